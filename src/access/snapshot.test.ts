@@ -1,0 +1,99 @@
+import { generateApiKey, hashApiKey } from './api-key';
+import { accessDocumentSchema } from './model';
+import { AccessSnapshot, compileApiPattern } from './snapshot';
+
+const activeKey = generateApiKey();
+const revokedKey = generateApiKey();
+const expiredKey = generateApiKey();
+const suspendedKey = generateApiKey();
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+const doc = accessDocumentSchema.parse({
+  vendors: [
+    {
+      id: 'acme',
+      name: 'Acme',
+      licences: [
+        { id: 'l1', api: 'GET*' },
+        { id: 'l2', api: 'POSTapi/transaction/*', expiresAt: '2026-01-01T00:00:00Z' },
+        { id: 'l3', api: 'POSTbankaccounts/add' },
+      ],
+      keys: [
+        { id: 'k1', prefix: activeKey.slice(0, 12), hash: hashApiKey(activeKey), userId: 'teller' },
+        { id: 'k2', prefix: revokedKey.slice(0, 12), hash: hashApiKey(revokedKey), userId: 'teller', status: 'revoked' },
+        { id: 'k3', prefix: expiredKey.slice(0, 12), hash: hashApiKey(expiredKey), userId: 'teller', expiresAt: '2026-05-01T00:00:00Z' },
+      ],
+    },
+    {
+      id: 'sleepy',
+      name: 'Sleepy',
+      status: 'suspended',
+      licences: [{ id: 'l4', api: '*' }],
+      keys: [{ id: 'k4', prefix: suspendedKey.slice(0, 12), hash: hashApiKey(suspendedKey), userId: 'teller' }],
+    },
+  ],
+  users: [{ id: 'teller', permissions: [{ id: 'p1', api: 'GETaccounts*' }, { id: 'p2', api: 'POST*' }] }],
+});
+
+describe('AccessSnapshot', () => {
+  const snapshot = new AccessSnapshot(doc, 1);
+
+  it.each([
+    [undefined, 'missing'],
+    ['', 'missing'],
+    ['not-a-key', 'malformed'],
+    [generateApiKey(), 'unknown'],
+    [revokedKey, 'revoked'],
+    [expiredKey, 'expired'],
+  ])('refuses %j as %s', (token, reason) => {
+    expect(snapshot.authenticate(token, NOW)).toEqual({ ok: false, reason });
+  });
+
+  it('authenticates an active key as its vendor and user', () => {
+    const result = snapshot.authenticate(activeKey, NOW);
+    expect(result.ok && result.principal).toEqual({ vendorId: 'acme', vendorName: 'Acme', keyId: 'k1', userId: 'teller' });
+  });
+
+  it('decides licence, then permission, then allows', () => {
+    const auth = snapshot.authenticate(activeKey, NOW);
+    if (!auth.ok) throw new Error('expected ok');
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'GETaccounts/{accountId}', NOW)).toBeNull();
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'GETbanks', NOW)).toBe('permission_denied');
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'POSTapi/transaction/savings/deposit', NOW)).toBe('licence_required');
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'POSTbankaccounts/add', NOW)).toBeNull();
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'DELETEaccounts/{accountId}', NOW)).toBe('licence_required');
+  });
+
+  it('refuses a suspended vendor before looking at licences', () => {
+    const auth = snapshot.authenticate(suspendedKey, NOW);
+    if (!auth.ok) throw new Error('expected ok');
+    expect(snapshot.authorize(auth.principal, auth.vendor, 'GETaccounts', NOW)).toBe('vendor_suspended');
+  });
+
+  it('stops honouring a licence once it expires, even after a memoised decision', () => {
+    const expiring = accessDocumentSchema.parse({
+      vendors: [{ id: 'v', name: 'V', licences: [{ id: 'l', api: 'GET*', expiresAt: '2026-06-01T12:00:01Z' }], keys: [{ id: 'k', prefix: activeKey.slice(0, 12), hash: hashApiKey(activeKey), userId: 'u' }] }],
+      users: [{ id: 'u', permissions: [{ id: 'p', api: '*' }] }],
+    });
+    const s = new AccessSnapshot(expiring, 2);
+    const auth = s.authenticate(activeKey, NOW);
+    if (!auth.ok) throw new Error('expected ok');
+    expect(s.authorize(auth.principal, auth.vendor, 'GETbanks', NOW)).toBeNull();
+    expect(s.authorize(auth.principal, auth.vendor, 'GETbanks', NOW + 1000)).toBe('licence_required');
+  });
+});
+
+describe('API patterns', () => {
+  it.each([
+    ['GET*', 'GETaccounts/{accountId}', true],
+    ['GET*', 'POSTaccounts', false],
+    ['POSTapi/transaction/*', 'POSTapi/transaction/savings/deposit', true],
+    ['POSTapi/transaction/*', 'POSTapi/transactions', false],
+    ['GETaccounts', 'GETaccounts/{accountId}', false],
+    ['GETaccounts/{accountId}', 'GETaccounts/{accountId}', true],
+    ['*', 'DELETEpeople/{memberId}', true],
+    ['GET*/transactions', 'GETaccounts/{accountId}/transactions', true],
+  ])('%s matches %s: %s', (pattern, apiId, expected) => {
+    expect(compileApiPattern(pattern)(apiId)).toBe(expected);
+  });
+});

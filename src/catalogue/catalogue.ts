@@ -1,0 +1,191 @@
+/**
+ * The API catalogue: every operation of the Core Banking Integration Service spec, as data.
+ *
+ * Reads nothing; exports the frozen list of operations and the route table derived from it.
+ * An operation is what the spec lists (ALL and SEARCH are two operations); a route is one
+ * method + path template, which is what the gateway matches, licenses and forwards. ALL and
+ * SEARCH share a route (`GET accounts`), and the spec lists `GET /customers/{id}/bankaccounts`
+ * both as an additional GET path and as a bank-account operation: it is one route.
+ *
+ * API id (public contract): method + path template as the spec writes it, no leading or
+ * trailing slash: `GETaccounts`, `GETaccounts/{accountId}`, `POSTapi/transaction/savings/deposit`.
+ */
+
+export type BreakerGroup = 'resources' | 'bankaccounts' | 'receipts';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type OperationKind =
+  | 'ALL'
+  | 'GET'
+  | 'SEARCH'
+  | 'POST'
+  | 'PUT'
+  | 'DELETE'
+  | 'ADDITIONAL_GET'
+  | 'BANK_ACCOUNT'
+  | 'RECEIPT';
+
+/** Body schema ids; the schemas themselves live in src/contracts (receipts, bank accounts). */
+export type BodySchemaId =
+  | 'ReceiptPaymentDto'
+  | 'ReceiptSavingsDepositWebDto'
+  | 'ReceiptReversalWebDto'
+  | 'BankAccountVerification'
+  | 'BankAccountAdd'
+  | 'BankAccountUpdate';
+
+export interface Operation {
+  /** What the spec calls it: ALL, GET, SEARCH, ... */
+  readonly kind: OperationKind;
+  readonly method: HttpMethod;
+  /** Path template as the spec writes it, without leading or trailing slash. */
+  readonly path: string;
+  /** The resource root (first path segment) the operation belongs to. */
+  readonly resource: string;
+}
+
+export interface Route {
+  /** Public contract: method + path template. */
+  readonly apiId: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly segments: readonly string[];
+  readonly group: BreakerGroup;
+  /** Media types the route accepts in a request body (empty: no body expected). */
+  readonly consumes: readonly string[];
+  readonly produces: readonly string[];
+  readonly bodySchema: BodySchemaId | null;
+  /** True where SEARCH's query string (sort, paged, page, pageSize, ascending) applies. */
+  readonly search: boolean;
+  /** True for money movement: idempotency-guarded, never retried. */
+  readonly movesMoney: boolean;
+  /** The spec operations this route serves. */
+  readonly operations: readonly Operation[];
+}
+
+export const JSON_TYPES = ['application/json'] as const;
+export const RECEIPT_MEDIA_TYPES = ['application/json', 'text/json', 'application/xml', 'text/xml'] as const;
+
+/** The 16 resource roots and the name the spec gives each one's id segment. */
+export const RESOURCE_ROOTS: ReadonlyArray<readonly [root: string, idName: string]> = [
+  ['accounts', 'accountId'],
+  ['addresses', 'id'],
+  ['branches', 'branchId'],
+  ['countrycodes', 'countryCodesId'],
+  ['customers', 'id'],
+  ['employers', 'employersId'],
+  ['genders', 'genderId'],
+  ['loanproducts', 'id'],
+  ['loanreasons', 'id'],
+  ['loanrepaymentperiods', 'id'],
+  ['messages', 'id'],
+  ['messagethread', 'id'],
+  ['people', 'memberId'],
+  ['productshares', 'productSharesId'],
+  ['titles', 'titleId'],
+  ['transactions', 'memberId'],
+];
+
+/** The spec's "Additional GET paths" table, in its order. */
+export const ADDITIONAL_GET_PATHS: readonly string[] = [
+  'accounts/{accountId}/transactions',
+  'branches/{branchId}/address',
+  'customers/{memberId}/accounts',
+  'customers/{memberId}/historicalaccounts',
+  'customers/{memberId}/bankaccounts',
+  'customers/{memberId}/productshares',
+  'customers/{memberId}/messagethreads',
+  'customers/{memberId}/marketingpreferences',
+  'customers/{memberId}/totalpledgedsavings',
+  'loanproducts/{id}/reasons',
+  'messagethreads/{id}/messages',
+  'transactions/{memberId}/batchstatement',
+  'transactions/{memberId}/between',
+];
+
+/** The spec's bank account operations, in its order. */
+export const BANK_ACCOUNT_OPERATIONS: ReadonlyArray<readonly [HttpMethod, string, BodySchemaId | null]> = [
+  ['POST', 'bankaccounts/add', 'BankAccountAdd'],
+  ['GET', 'customers/{id}/bankaccounts', null],
+  ['GET', 'bankaccounts/{id}', null],
+  ['PUT', 'bankaccounts/{bankaccountid}', 'BankAccountUpdate'],
+  ['POST', 'bankaccounts/verification', 'BankAccountVerification'],
+];
+
+/** The spec's receipt operations and their body DTOs. */
+export const RECEIPT_OPERATIONS: ReadonlyArray<readonly [string, BodySchemaId]> = [
+  ['api/transaction/savings/deposit', 'ReceiptPaymentDto'],
+  ['api/transaction/savings/payment', 'ReceiptSavingsDepositWebDto'],
+  ['api/transaction/loan/reversal', 'ReceiptReversalWebDto'],
+];
+
+function op(kind: OperationKind, method: HttpMethod, path: string): Operation {
+  return Object.freeze({ kind, method, path, resource: path.split('/')[0] as string });
+}
+
+/** Every operation the spec lists: 16 × 6 resource operations, 2 for banks, 13 + 5 + 3. */
+export function specOperations(): Operation[] {
+  const ops: Operation[] = [];
+  for (const [root, idName] of RESOURCE_ROOTS) {
+    ops.push(op('ALL', 'GET', root));
+    ops.push(op('GET', 'GET', `${root}/{${idName}}`));
+    ops.push(op('SEARCH', 'GET', root));
+    ops.push(op('POST', 'POST', root));
+    ops.push(op('PUT', 'PUT', `${root}/{${idName}}`));
+    ops.push(op('DELETE', 'DELETE', `${root}/{${idName}}`));
+  }
+  ops.push(op('ALL', 'GET', 'banks'));
+  ops.push(op('SEARCH', 'GET', 'banks'));
+  for (const path of ADDITIONAL_GET_PATHS) ops.push(op('ADDITIONAL_GET', 'GET', path));
+  for (const [method, path] of BANK_ACCOUNT_OPERATIONS) ops.push(op('BANK_ACCOUNT', method, path));
+  for (const [path] of RECEIPT_OPERATIONS) ops.push(op('RECEIPT', 'POST', path));
+  return ops;
+}
+
+/** Route shape key: parameter names do not make two routes different. */
+export function shapeKey(method: string, path: string): string {
+  return `${method} ${path.replace(/\{[^}]+\}/g, '{}').toLowerCase()}`;
+}
+
+function groupOf(operation: Operation): BreakerGroup {
+  if (operation.kind === 'RECEIPT') return 'receipts';
+  if (operation.kind === 'BANK_ACCOUNT' || operation.path.endsWith('/bankaccounts')) return 'bankaccounts';
+  return 'resources';
+}
+
+function buildRoutes(): Route[] {
+  const byShape = new Map<string, { first: Operation; operations: Operation[] }>();
+  for (const operation of specOperations()) {
+    const key = shapeKey(operation.method, operation.path);
+    const existing = byShape.get(key);
+    if (existing) existing.operations.push(operation);
+    else byShape.set(key, { first: operation, operations: [operation] });
+  }
+  const bodySchemas = new Map<string, BodySchemaId>();
+  for (const [method, path, schema] of BANK_ACCOUNT_OPERATIONS) if (schema) bodySchemas.set(`${method} ${path}`, schema);
+  for (const [path, schema] of RECEIPT_OPERATIONS) bodySchemas.set(`POST ${path}`, schema);
+
+  return [...byShape.values()].map(({ first, operations }) => {
+    const group = groupOf(first);
+    const bodySchema = bodySchemas.get(`${first.method} ${first.path}`) ?? null;
+    const isReceipt = group === 'receipts';
+    const hasBody = first.method === 'POST' || first.method === 'PUT';
+    return Object.freeze({
+      apiId: `${first.method}${first.path}`,
+      method: first.method,
+      path: first.path,
+      segments: Object.freeze(first.path.split('/')),
+      group,
+      consumes: Object.freeze(hasBody ? [...(isReceipt ? RECEIPT_MEDIA_TYPES : JSON_TYPES)] : []),
+      produces: Object.freeze([...(isReceipt ? RECEIPT_MEDIA_TYPES : JSON_TYPES)]),
+      bodySchema,
+      search: operations.some((o) => o.kind === 'SEARCH'),
+      movesMoney: isReceipt || first.path === 'bankaccounts/add',
+      operations: Object.freeze(operations),
+    });
+  });
+}
+
+/** The routes the gateway serves, one per method + path shape. */
+export const ROUTES: readonly Route[] = Object.freeze(buildRoutes());
+
+export const ROUTES_BY_API_ID: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [r.apiId, r]));

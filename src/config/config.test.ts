@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { ConfigError, loadConfig } from './config';
+import { configSchema } from './schema';
+
+const configDir = path.resolve(__dirname, '../../config');
+
+describe('configuration', () => {
+  it('states in config/default.yaml exactly the schema defaults', () => {
+    const fromFile: unknown = parse(readFileSync(path.join(configDir, 'default.yaml'), 'utf8'));
+    expect(fromFile).toEqual(configSchema.parse({}));
+  });
+
+  it('describes every key of the schema', () => {
+    const undescribed: string[] = [];
+    const walk = (schema: unknown, at: string): void => {
+      const s = schema as { description?: string; def?: { type: string; innerType?: unknown; shape?: Record<string, unknown> }; shape?: Record<string, unknown> };
+      const shape = s.shape ?? (s.def?.type === 'prefault' ? (s.def.innerType as { shape?: Record<string, unknown> })?.shape : undefined);
+      if (shape) {
+        for (const [key, child] of Object.entries(shape)) walk(child, at ? `${at}.${key}` : key);
+      } else if (!s.description) {
+        undescribed.push(at);
+      }
+    };
+    walk(configSchema, '');
+    expect(undescribed).toEqual([]);
+  });
+
+  it('applies the contract variables over the files', () => {
+    const config = loadConfig({
+      configDir,
+      env: { PORT: '9000', ADMIN_PORT: '9001', STATUS_PORT: '9002', SANDBOX_PORT: '9003', CORE_URL: 'http://core.internal:7000', LOG_LEVEL: 'warn', ACCESS_FILE: '/etc/access.yaml', REDIS_URL: 'redis://r:6379' },
+    });
+    expect(config.server).toMatchObject({ port: 9000, adminPort: 9001, statusPort: 9002 });
+    expect(config.sandbox.port).toBe(9003);
+    expect(config.core.url).toBe('http://core.internal:7000');
+    expect(config.log.level).toBe('warn');
+    expect(config.access.file).toBe('/etc/access.yaml');
+    expect(config.redis.url).toBe('redis://r:6379');
+  });
+
+  it('applies GATEWAY__section__key variables as typed YAML scalars', () => {
+    const config = loadConfig({ configDir, env: { GATEWAY__core__timeoutMs: '2500', GATEWAY__authentication__receiptTokenHeader: 'X-Receipt-Token' } });
+    expect(config.core.timeoutMs).toBe(2500);
+    expect(config.authentication.receiptTokenHeader).toBe('X-Receipt-Token');
+  });
+
+  it('loads config/<NODE_ENV>.yaml over the defaults', () => {
+    expect(loadConfig({ configDir, env: { NODE_ENV: 'test' } }).log.level).toBe('silent');
+    expect(loadConfig({ configDir, env: {} }).log.level).toBe('info');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'server.port'],
+    [{ PORT: '70000' }, 'server.port'],
+    [{ CORE_URL: 'not a url' }, 'core.url'],
+    [{ LOG_LEVEL: 'loud' }, 'log.level'],
+    [{ GATEWAY__core__maxSockets: '0' }, 'core.maxSockets'],
+    [{ GATEWAY__server__bogus: '1' }, 'server'],
+    [{ GATEWAY__server__headersTimeoutMs: '1000' }, 'server.headersTimeoutMs'],
+  ])('refuses %j with a message naming %s', (env, key) => {
+    expect(() => loadConfig({ configDir, env })).toThrow(ConfigError);
+    expect(() => loadConfig({ configDir, env })).toThrow(new RegExp(`\\b${key.replace('.', '\\.')}\\b`));
+  });
+
+  it('returns a frozen config', () => {
+    const config = loadConfig({ configDir, env: {} });
+    expect(Object.isFrozen(config.server)).toBe(true);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Process entry: load and validate the config, start the gateway, stop it on SIGTERM/SIGINT.
+ * No logic lives here.
+ *
+ * Reads the environment and config/; exits non-zero with a message naming the bad key when
+ * the configuration is invalid.
+ */
+import { ConfigError, loadConfig } from './config/config';
+import { AccessFileError } from './access/store';
+import { startGateway } from './gateway';
+import { createLogger } from './logging/logger';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`core-banking-gateway: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.log.level);
+  let gateway;
+  try {
+    gateway = await startGateway(config, logger);
+  } catch (err) {
+    if (err instanceof AccessFileError) {
+      process.stderr.write(`core-banking-gateway: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  logger.info(
+    { vendorPort: gateway.vendorPort, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
+    'gateway listening',
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    gateway
+      .stop()
+      .then(() => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`core-banking-gateway: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+/**
+ * The error handler: the only place that writes an error body, as RFC 9457 problem details.
+ *
+ * Reads the error (a GatewayError, a body-parser error, or anything else) and the request's
+ * Accept header; sets the status, the error's headers and an application/problem+json body
+ * (application/problem+xml when the client asked for XML). Anything that is not a known
+ * error becomes a 500 `internal_error` whose detail says nothing of the cause; the cause is
+ * logged with the request id so an operator can find it.
+ */
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { ERROR_CATALOGUE, GatewayError, problemType, type ErrorCode } from '../errors/catalogue';
+import type { Logger } from '../logging/logger';
+import { getContext } from './context';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  requestId: string | undefined;
+  errors?: ReadonlyArray<{ field: string; message: string }>;
+}
+
+/** Maps errors thrown by Node and Express internals (body parsers, sockets) to the catalogue. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const e = err as { type?: string; status?: number; code?: string } | null;
+  if (e?.type === 'entity.too.large' || e?.status === 413) {
+    return new GatewayError('payload_too_large', 'The request body is larger than this operation accepts.', { cause: err });
+  }
+  if (e?.type === 'entity.parse.failed') {
+    return new GatewayError('invalid_request', 'The request body is not well-formed.', { cause: err });
+  }
+  if (e?.code === 'ECONNREFUSED' || e?.code === 'ECONNRESET' || e?.code === 'EPIPE' || e?.code === 'ENOTFOUND') {
+    return new GatewayError('bad_gateway', 'The core banking system could not be reached.', { cause: err });
+  }
+  return new GatewayError('internal_error', 'An unexpected error occurred; quote the request id to support.', {
+    cause: err,
+  });
+}
+
+export function problemBody(error: GatewayError, requestId: string | undefined): ProblemBody {
+  const body: ProblemBody = {
+    type: problemType(error.code),
+    title: ERROR_CATALOGUE[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    requestId,
+  };
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  return body;
+}
+
+function wantsXml(req: Request): boolean {
+  const accept = req.headers.accept;
+  if (accept && accept !== '*/*') return /\b(application|text)\/(problem\+)?xml\b/i.test(accept) && !/json/i.test(accept);
+  const contentType = req.headers['content-type'];
+  return contentType !== undefined && /\bxml\b/i.test(contentType);
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const escapeXml = (text: string): string => text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);
+
+/** RFC 9457 appendix B: the XML form, in the urn:ietf:rfc:7807 namespace. */
+function problemXml(body: ProblemBody): string {
+  const el = (name: string, value: string | number | undefined): string =>
+    value === undefined ? '' : `<${name}>${escapeXml(String(value))}</${name}>`;
+  const errors = body.errors
+    ? `<errors>${body.errors.map((e) => `<i>${el('field', e.field)}${el('message', e.message)}</i>`).join('')}</errors>`
+    : '';
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    `<problem xmlns="urn:ietf:rfc:7807">${el('type', body.type)}${el('title', body.title)}${el('status', body.status)}` +
+    `${el('detail', body.detail)}${el('code', body.code)}${el('requestId', body.requestId)}${errors}</problem>`
+  );
+}
+
+export function sendProblem(req: Request, res: Response, error: GatewayError): void {
+  const requestId = getContext(res)?.requestId;
+  const body = problemBody(error, requestId);
+  res.status(error.status);
+  if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  if (wantsXml(req)) {
+    res.type('application/problem+xml').send(problemXml(body));
+  } else {
+    res.type('application/problem+json').send(JSON.stringify(body));
+  }
+}
+
+export function createErrorHandler(logger: Logger): ErrorRequestHandler {
+  return function errorHandler(err: unknown, req, res, _next) {
+    const error = toGatewayError(err);
+    if (error.status >= 500) {
+      logger.error({ err: error.cause ?? error, requestId: getContext(res)?.requestId, code: error.code }, 'request failed');
+    }
+    if (res.headersSent) {
+      // The answer is already on the wire: the only honest signal left is a cut connection.
+      res.destroy();
+      return;
+    }
+    sendProblem(req, res, error);
+  };
+}

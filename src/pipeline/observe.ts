@@ -1,0 +1,51 @@
+/**
+ * What happens when a vendor response finishes: one access-log line and the request metrics.
+ *
+ * Reads the request context (request id, route, principal, start time) and the response
+ * status and size; sets metrics and writes the line. Metric children are cached per label
+ * set so the hot path does not rebuild label keys on every request.
+ */
+import type { Request, Response } from 'express';
+import type { Counter, Histogram } from 'prom-client';
+import type { Logger } from '../logging/logger';
+import type { GatewayMetrics } from '../metrics/metrics';
+import type { RequestContext } from './context';
+
+export type RequestObserver = (req: Request, res: Response, ctx: RequestContext) => void;
+
+const UNMATCHED = 'unmatched';
+const ANONYMOUS = 'anonymous';
+
+export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): RequestObserver {
+  const durationChildren = new Map<string, Histogram.Internal<'api'>>();
+  const countChildren = new Map<string, Counter.Internal>();
+  return function observeRequest(req, res, ctx) {
+    const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
+    const api = ctx.route?.apiId ?? UNMATCHED;
+    const vendor = ctx.principal?.vendorId ?? ANONYMOUS;
+    const status = res.statusCode;
+
+    let duration = durationChildren.get(api);
+    if (!duration) durationChildren.set(api, (duration = metrics.requestDuration.labels(api)));
+    duration.observe(seconds);
+    const countKey = `${api} ${status} ${vendor}`;
+    let count = countChildren.get(countKey);
+    if (!count) countChildren.set(countKey, (count = metrics.requestsTotal.labels(api, String(status), vendor)));
+    count.inc();
+
+    logger.info(
+      {
+        requestId: ctx.requestId,
+        method: req.method,
+        path: req.path,
+        api,
+        vendor,
+        status,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        bytesOut: Number(res.getHeader('content-length') ?? 0) || undefined,
+        aborted: res.writableFinished ? undefined : true,
+      },
+      'request',
+    );
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Pipeline step 3: authenticate the vendor key against the in-process access snapshot.
+ *
+ * Reads the token header (the receipt operations' own header on those routes); sets the
+ * principal and vendor on the context, or fails with 401 `unauthorized`. The reason (missing,
+ * malformed, unknown, revoked, expired) is counted but never told to the caller, so a guess
+ * learns nothing about which keys exist.
+ */
+import type { RequestHandler } from 'express';
+import type { AccessCache } from '../../access/cache';
+import type { AuthFailureReason } from '../../access/snapshot';
+import { GatewayError } from '../../errors/catalogue';
+import { context } from '../../pipeline/context';
+import type { AuthenticateConfig } from './authenticate.schema';
+
+export interface AuthenticateDeps {
+  readonly access: AccessCache;
+  readonly onFailure?: (reason: AuthFailureReason) => void;
+}
+
+export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps): RequestHandler {
+  // Node lower-cases incoming header names; the spec's "must match exactly" is about the name's
+  // spelling, which HTTP itself treats case-insensitively.
+  const tokenHeader = config.tokenHeader.toLowerCase();
+  const receiptTokenHeader = config.receiptTokenHeader.toLowerCase();
+  return function authenticateStep(req, res, next) {
+    const ctx = context(res);
+    const snapshot = deps.access.snapshot;
+    if (!snapshot) {
+      next(new GatewayError('store_unavailable', 'Access configuration is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } }));
+      return;
+    }
+    const header = ctx.route?.group === 'receipts' ? receiptTokenHeader : tokenHeader;
+    const raw = req.headers[header];
+    const result = snapshot.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
+    if (!result.ok) {
+      deps.onFailure?.(result.reason);
+      next(new GatewayError('unauthorized', `A valid API key is required in the ${header === tokenHeader ? config.tokenHeader : config.receiptTokenHeader} header.`));
+      return;
+    }
+    ctx.principal = result.principal;
+    ctx.vendor = result.vendor;
+    next();
+  };
+}

@@ -1,0 +1,18 @@
+/** Config of the rate-limit step (config key `rateLimit`). */
+import { z } from 'zod';
+
+export const rateLimitConfigSchema = z
+  .object({
+    defaultPoints: z.number().int().min(1).default(600).describe('Requests per window for a vendor with no rateLimit of its own'),
+    defaultDurationSeconds: z.number().int().min(1).default(60).describe('Window length for a vendor with no rateLimit of its own'),
+    expectedInstances: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('Gateway instances sharing the limit; with Redis down each allows ceil(points / this)'),
+    keyPrefix: z.string().default('cbg:rl').describe('Prefix of the rate-limit counters in Redis'),
+  })
+  .strict();
+
+export type RateLimitConfig = z.infer<typeof rateLimitConfigSchema>;

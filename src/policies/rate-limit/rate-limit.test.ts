@@ -1,0 +1,158 @@
+/**
+ * The rate-limit step on real Redis: a shared window across instances, the IETF headers,
+ * 429 with Retry-After, and the insurance limiter when Redis is gone.
+ */
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import express, { type ErrorRequestHandler } from 'express';
+import Redis from 'ioredis';
+import { GatewayError } from '../../errors/catalogue';
+import { createLogger } from '../../logging/logger';
+import { setContext } from '../../pipeline/context';
+import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
+import { rateLimit } from './rate-limit';
+import type { RateLimitConfig } from './rate-limit.schema';
+
+interface Instance {
+  url: string;
+  close(): Promise<void>;
+}
+
+let prefixCounter = 0;
+
+function ready(client: Redis): Promise<void> {
+  return new Promise((resolve) => (client.status === 'ready' ? resolve() : client.once('ready', () => resolve())));
+}
+
+function redisClient(url: string): Redis {
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 100, retryStrategy: () => 50, disconnectTimeout: 50 });
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** An app with only this step behind a context that says who calls, as the pipeline would. */
+async function startInstance(config: RateLimitConfig, redis: Redis | null, limited: string[] = []): Promise<Instance> {
+  const app = express();
+  app.use(function fakeAuthenticated(req, res, next) {
+    const keyId = String(req.headers['x-key-id'] ?? 'key-1');
+    setContext(res, {
+      requestId: 'r',
+      startedAt: process.hrtime.bigint(),
+      match: null,
+      route: null,
+      params: null,
+      principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u' },
+      vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 5, durationSeconds: 30 }, licences: [], keys: [] },
+    });
+    next();
+  });
+  app.use(rateLimit(config, { redis, logger: createLogger('silent'), onLimited: (v) => limited.push(v) }));
+  app.get('/', (_req, res) => {
+    res.send('ok');
+  });
+  const onError: ErrorRequestHandler = (err: GatewayError, _req, res, _next) => {
+    res.status(err.status).set(err.headers ?? {}).send(err.code);
+  };
+  app.use(onError);
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function config(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
+  return { defaultPoints: 100, defaultDurationSeconds: 60, expectedInstances: 2, keyPrefix: `test:rl:${process.pid}:${++prefixCounter}`, ...overrides };
+}
+
+describe('rate limit per key', () => {
+  const clients: Redis[] = [];
+  afterAll(() => clients.forEach((c) => c.disconnect()));
+
+  it('lets exactly the vendor limit through in one window across two instances sharing Redis', async () => {
+    const shared = config();
+    const a = redisClient(process.env.TEST_REDIS_URL as string);
+    const b = redisClient(process.env.TEST_REDIS_URL as string);
+    clients.push(a, b);
+    await Promise.all([ready(a), ready(b)]);
+    const limited: string[] = [];
+    const one = await startInstance(shared, a, limited);
+    const two = await startInstance(shared, b, limited);
+    try {
+      const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => fetch(i % 2 ? one.url : two.url).then((r) => r.status)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      expect(limited).toEqual(Array(7).fill('acme'));
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('counts each key apart', async () => {
+    const instance = await startInstance(config(), null);
+    try {
+      for (let i = 0; i < 5; i++) await fetch(instance.url, { headers: { 'x-key-id': 'k-a' } });
+      expect((await fetch(instance.url, { headers: { 'x-key-id': 'k-a' } })).status).toBe(429);
+      expect((await fetch(instance.url, { headers: { 'x-key-id': 'k-b' } })).status).toBe(200);
+    } finally {
+      await instance.close();
+    }
+  });
+
+  it('states the policy and the remaining quota in the IETF draft headers, and Retry-After on 429', async () => {
+    const instance = await startInstance(config(), null);
+    try {
+      const first = await fetch(instance.url);
+      expect(first.headers.get('ratelimit-policy')).toBe('"per-key";q=5;w=30');
+      expect(first.headers.get('ratelimit')).toMatch(/^"per-key";r=4;t=(29|30)$/);
+      for (let i = 0; i < 4; i++) await fetch(instance.url);
+      const refused = await fetch(instance.url);
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(30);
+      expect(refused.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
+    } finally {
+      await instance.close();
+    }
+  });
+
+  describe('with Redis gone', () => {
+    let redis: RedisServerHandle;
+    beforeAll(async () => {
+      redis = await startRedisServer();
+    });
+    afterAll(async () => {
+      await redis.stop();
+    });
+
+    it('falls back to the insurance limiter at ceil(points / instances), fast and without 5xx', async () => {
+      const client = redisClient(redis.url);
+      clients.push(client);
+      await ready(client);
+      const instance = await startInstance(config({ expectedInstances: 2 }), client);
+      try {
+        expect((await fetch(instance.url)).status).toBe(200);
+        await redis.stop(true);
+        const timings: number[] = [];
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const started = performance.now();
+          statuses.push((await fetch(instance.url)).status);
+          timings.push(performance.now() - started);
+        }
+        // ceil(5 / 2) = 3 allowed by the insurance limiter, then 429; never a 5xx.
+        expect(statuses).toEqual([200, 200, 200, 429, 429]);
+        expect(Math.max(...timings)).toBeLessThan(250);
+      } finally {
+        await instance.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Pipeline step 5: rate limit per API key, with rate-limiter-flexible.
+ *
+ * Each vendor's `{points, durationSeconds}` (or the configured default) is one fixed window
+ * per key. With Redis the count is shared by every instance (one round trip, no per-request
+ * config read); `inMemoryBlockOnConsumed` answers an exhausted key from memory without Redis.
+ * If Redis fails, an in-memory insurance limiter at ceil(points / expectedInstances) takes
+ * over, so a store error never becomes a 429 and the fleet total stays near the limit.
+ *
+ * Reads the principal and vendor from the context; sets the IETF draft headers
+ * `RateLimit-Policy` and `RateLimit` on every answer, and `Retry-After` on a 429.
+ */
+import type { RequestHandler } from 'express';
+import type Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimit } from '../../access/model';
+import { GatewayError } from '../../errors/catalogue';
+import type { Logger } from '../../logging/logger';
+import { context } from '../../pipeline/context';
+import type { RateLimitConfig } from './rate-limit.schema';
+
+export interface RateLimitDeps {
+  /** Null in sandbox mode: counters live in this process. */
+  readonly redis: Redis | null;
+  readonly logger: Logger;
+  readonly onLimited?: (vendorId: string) => void;
+}
+
+interface PolicyLimiter {
+  readonly limiter: RateLimiterAbstract;
+  readonly policyHeader: string;
+}
+
+const POLICY_NAME = '"per-key"';
+
+/** Limiters are built once per distinct policy, not per request. */
+export class RateLimiters {
+  private readonly byPolicy = new Map<string, PolicyLimiter>();
+
+  constructor(
+    private readonly config: RateLimitConfig,
+    private readonly redis: Redis | null,
+  ) {}
+
+  forPolicy(policy: RateLimit | undefined): PolicyLimiter {
+    const points = policy?.points ?? this.config.defaultPoints;
+    const duration = policy?.durationSeconds ?? this.config.defaultDurationSeconds;
+    const id = `${points}:${duration}`;
+    let entry = this.byPolicy.get(id);
+    if (!entry) {
+      // The policy is part of the key prefix, so a changed limit starts a fresh window.
+      const keyPrefix = `${this.config.keyPrefix}:${id}`;
+      const limiter = this.redis
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            keyPrefix,
+            points,
+            duration,
+            inMemoryBlockOnConsumed: points,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory({
+              keyPrefix: `${keyPrefix}:insurance`,
+              points: Math.ceil(points / this.config.expectedInstances),
+              duration,
+            }),
+          })
+        : new RateLimiterMemory({ keyPrefix, points, duration });
+      entry = { limiter, policyHeader: `${POLICY_NAME};q=${points};w=${duration}` };
+      this.byPolicy.set(id, entry);
+    }
+    return entry;
+  }
+}
+
+function rateLimitHeader(res: RateLimiterRes): string {
+  return `${POLICY_NAME};r=${Math.max(0, res.remainingPoints)};t=${Math.ceil(res.msBeforeNext / 1000)}`;
+}
+
+export function rateLimit(config: RateLimitConfig, deps: RateLimitDeps): RequestHandler {
+  const limiters = new RateLimiters(config, deps.redis);
+  return function rateLimitStep(_req, res, next) {
+    const ctx = context(res);
+    const principal = ctx.principal;
+    if (!principal) {
+      next();
+      return;
+    }
+    const { limiter, policyHeader } = limiters.forPolicy(ctx.vendor?.rateLimit);
+    res.setHeader('RateLimit-Policy', policyHeader);
+    limiter.consume(principal.keyId).then(
+      (result) => {
+        res.setHeader('RateLimit', rateLimitHeader(result));
+        next();
+      },
+      (rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes) {
+          res.setHeader('RateLimit', rateLimitHeader(rejection));
+          deps.onLimited?.(principal.vendorId);
+          const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+          next(new GatewayError('rate_limited', `Rate limit exceeded for this key; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } }));
+          return;
+        }
+        // Both Redis and the insurance limiter failed: let the call through rather than refuse
+        // a vendor for our own fault; the error is logged for the operator.
+        deps.logger.warn({ err: rejection }, 'rate limiter unavailable; request let through');
+        next();
+      },
+    );
+  };
+}

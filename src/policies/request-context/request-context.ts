@@ -1,0 +1,41 @@
+/**
+ * Pipeline step 1: the request context. Keeps a sane client `X-Request-Id` (so a vendor can
+ * trace a call end to end) and generates one otherwise, starts the timer, and echoes the id
+ * on every response, errors included.
+ *
+ * Reads the X-Request-Id header; sets the RequestContext and the X-Request-Id response header,
+ * and hands the finished exchange to the observer (access log, metrics).
+ */
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { setContext, type RequestContext } from '../../pipeline/context';
+import type { RequestObserver } from '../../pipeline/observe';
+import type { RequestContextConfig } from './request-context.schema';
+
+export interface RequestContextDeps {
+  /** Called once when the exchange ends, finished or cut off (access log, metrics). */
+  readonly onFinish?: RequestObserver;
+}
+
+export function requestContext(config: RequestContextConfig, deps: RequestContextDeps = {}): RequestHandler {
+  const trusted = new RegExp(config.trustedRequestIdPattern);
+  const onFinish = deps.onFinish;
+  return function requestContextStep(req, res, next) {
+    const sent = req.headers['x-request-id'];
+    const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
+    const ctx: RequestContext = {
+      requestId,
+      startedAt: process.hrtime.bigint(),
+      match: null,
+      route: null,
+      params: null,
+      principal: null,
+      vendor: null,
+    };
+    setContext(res, ctx);
+    // 'close' fires for every exchange, also when the client goes away before the end.
+    if (onFinish) res.once('close', () => onFinish(req, res, ctx));
+    res.setHeader('X-Request-Id', requestId);
+    next();
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The status port's app: liveness and readiness for the orchestrator, and metrics.
+ *
+ * `/health/live` says only that the event loop turns (a restart cannot fix anything else);
+ * `/health/ready` is 503 until the access config is loaded and from the moment shutdown
+ * begins, so a load balancer stops sending before the listeners close.
+ *
+ * `/metrics` is the Prometheus exposition; it lives here, not on the vendor port, so vendors
+ * never see it.
+ *
+ * Reads the access cache status, the shutdown flag and the metrics registry; sets nothing.
+ */
+import express, { type Express } from 'express';
+import type { Registry } from 'prom-client';
+import type { AccessCacheStatus } from '../access/cache';
+
+export interface StatusAppDeps {
+  readonly accessStatus: () => AccessCacheStatus;
+  readonly isShuttingDown: () => boolean;
+  readonly mode: { readonly accessStore: 'memory' | 'redis'; readonly core: 'sandbox' | 'remote' };
+  readonly registry: Registry;
+}
+
+export function createStatusApp(deps: StatusAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/health/live', function liveness(_req, res) {
+    res.json({ status: 'ok' });
+  });
+  app.get('/health/ready', function readiness(_req, res) {
+    const access = deps.accessStatus();
+    const shuttingDown = deps.isShuttingDown();
+    const ready = access.loaded && !shuttingDown;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      shuttingDown,
+      mode: deps.mode,
+      accessConfig: access,
+    });
+  });
+  app.get('/metrics', async function metrics(_req, res) {
+    res.type(deps.registry.contentType).send(await deps.registry.metrics());
+  });
+  return app;
+}

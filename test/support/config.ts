@@ -1,0 +1,11 @@
+/** The test config: config/test.yaml plus loopback ports picked by the OS, plus the test's overrides. */
+import { deepMerge, loadConfig } from '../../src/config/config';
+import type { ConfigInput, GatewayConfig } from '../../src/config/schema';
+
+export function testConfig(overrides: ConfigInput = {}): Readonly<GatewayConfig> {
+  const base = {
+    server: { host: '127.0.0.1', port: 0, adminPort: 0, statusPort: 0 },
+    sandbox: { port: 0 },
+  };
+  return loadConfig({ env: { NODE_ENV: 'test' }, overrides: deepMerge(base, overrides as Record<string, unknown>) as ConfigInput });
+}

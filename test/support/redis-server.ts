@@ -1,0 +1,71 @@
+/**
+ * Starts a real `redis-server` on a free loopback port for tests, so fault tests can stop and
+ * restart their own instance. Nothing is persisted; the process dies with the test run.
+ *
+ * Reads nothing from the environment; spawns redis-server from PATH.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { freePort } from './free-port';
+
+export interface RedisServerHandle {
+  readonly port: number;
+  readonly url: string;
+  /** Kills the server (SIGKILL when `abrupt`, as a crash would). */
+  stop(abrupt?: boolean): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export async function startRedisServer(): Promise<RedisServerHandle> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+
+  const start = async (): Promise<void> => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+      stdio: 'ignore',
+    });
+    child.once('error', (err) => {
+      throw new Error(`redis-server failed to start (is it installed?): ${err.message}`);
+    });
+    await waitFor(() => ping(port), `redis-server on port ${port}`);
+  };
+
+  const stop = async (abrupt = false): Promise<void> => {
+    const running = child;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill(abrupt ? 'SIGKILL' : 'SIGTERM');
+    await exited;
+    child = null;
+  };
+
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+}
