@@ -1,16 +1,20 @@
 /**
  * Builds and starts a whole gateway instance from a validated config: the access store and
- * its cache, the in-process sandbox core when no CORE_URL is set, the vendor and status
+ * its cache, the in-process sandbox core when no CORE_URL is set, the vendor, admin and status
  * listeners with their Node server limits, and an orderly stop.
  *
  * Reads the config and the access file; opens the listeners. Used by main.ts and by tests,
  * which pass port 0 and read the bound ports back.
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Express } from 'express';
+import { AccessService } from './access/access-service';
 import { AccessCache } from './access/cache';
+import { createAdminApp } from './admin/admin-app';
+import { MemoryAuditLog } from './admin/audit';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/store';
 import type { GatewayConfig } from './config/schema';
 import { createCoreAgent } from './core-client/agent';
@@ -23,7 +27,10 @@ import { createStatusApp } from './status/status-app';
 
 export interface RunningGateway {
   readonly vendorPort: number;
+  readonly adminPort: number;
   readonly statusPort: number;
+  /** The admin token generated at start in sandbox mode when ADMIN_TOKEN is unset; else null. */
+  readonly generatedAdminToken: string | null;
   /** Set when the in-process sandbox core runs. */
   readonly sandboxPort: number | null;
   readonly coreUrl: string;
@@ -69,7 +76,24 @@ function createStore(config: Readonly<GatewayConfig>): AccessStore {
   return new MemoryAccessStore(readAccessFile(file));
 }
 
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+/**
+ * The admin token: ADMIN_TOKEN, or in sandbox mode (no Redis, no real core) a fresh random
+ * one. A production gateway without one refuses to start rather than run an open admin API.
+ */
+function resolveAdminToken(config: Readonly<GatewayConfig>): { token: string; generated: boolean } {
+  if (config.admin.token) return { token: config.admin.token, generated: false };
+  if (config.redis.url || config.core.url) {
+    throw new StartupError('admin.token (ADMIN_TOKEN) is required when REDIS_URL or CORE_URL is set');
+  }
+  return { token: randomBytes(24).toString('base64url'), generated: true };
+}
+
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
+  const adminToken = resolveAdminToken(config);
   const servers: http.Server[] = [];
   let sandboxServer: http.Server | null = null;
   let coreUrl = config.core.url;
@@ -101,13 +125,17 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     isShuttingDown: () => shuttingDown,
     mode: { accessStore: config.redis.url ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
+  const adminApp = createAdminApp({ service: new AccessService(store), audit: new MemoryAuditLog(), adminToken: adminToken.token, logger });
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config);
-  servers.push(vendorServer);
+  const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config);
+  servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config);
 
   return {
     vendorPort: portOf(vendorServer),
+    adminPort: portOf(adminServer),
     statusPort: portOf(statusServer),
+    generatedAdminToken: adminToken.generated ? adminToken.token : null,
     sandboxPort: sandboxServer ? portOf(sandboxServer) : null,
     coreUrl,
     access,

@@ -7,7 +7,7 @@
  */
 import { ConfigError, loadConfig } from './config/config';
 import { AccessFileError } from './access/store';
-import { startGateway } from './gateway';
+import { StartupError, startGateway } from './gateway';
 import { createLogger } from './logging/logger';
 
 async function main(): Promise<void> {
@@ -26,14 +26,18 @@ async function main(): Promise<void> {
   try {
     gateway = await startGateway(config, logger);
   } catch (err) {
-    if (err instanceof AccessFileError) {
+    if (err instanceof AccessFileError || err instanceof StartupError) {
       process.stderr.write(`core-banking-gateway: ${err.message}\n`);
       process.exit(2);
     }
     throw err;
   }
+  if (gateway.generatedAdminToken) {
+    // Printed to the console once, never to the log: sandbox mode only, for the person trying it.
+    process.stdout.write(`Sandbox admin token (ADMIN_TOKEN was unset): ${gateway.generatedAdminToken}\n`);
+  }
   logger.info(
-    { vendorPort: gateway.vendorPort, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
+    { vendorPort: gateway.vendorPort, adminPort: gateway.adminPort, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
     'gateway listening',
   );
 

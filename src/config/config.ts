@@ -60,10 +60,8 @@ export function validateConfig(input: unknown): Readonly<GatewayConfig> {
     throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   }
   const config = result.data;
-  if (config.server.headersTimeoutMs <= config.server.keepAliveTimeoutMs) {
-    throw new ConfigError(
-      'invalid configuration:\n  server.headersTimeoutMs: must be above server.keepAliveTimeoutMs, or Node drops idle keep-alive sockets as header timeouts',
-    );
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+    throw new ConfigError('invalid configuration:\n  server.headersTimeoutMs: must not exceed server.requestTimeoutMs (Node refuses it)');
   }
   return deepFreeze(config);
 }

@@ -24,7 +24,7 @@ export const configSchema = z
         keepAliveTimeoutMs: ms
           .default(65_000)
           .describe('Idle keep-alive time; above the 60 s idle timeout of common load balancers'),
-        headersTimeoutMs: ms.default(66_000).describe('Time a client has to send all request headers'),
+        headersTimeoutMs: ms.default(10_000).describe('Time a client has to send a request\'s headers; drops slow-header clients'),
         requestTimeoutMs: ms.default(30_000).describe('Time a client has to send a whole request'),
         maxHeaderSize: z.number().int().min(1024).default(16_384).describe('Largest request header block in bytes'),
       })

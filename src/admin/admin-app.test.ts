@@ -1,0 +1,540 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { stringify as toYaml } from 'yaml';
+import { AccessService } from '../access/access-service';
+import { isWellFormedApiKey } from '../access/api-key';
+import { AccessSnapshot } from '../access/snapshot';
+import { MemoryAccessStore, readAccessFile } from '../access/store';
+import { createLogger } from '../logging/logger';
+import { createAdminApp } from './admin-app';
+import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
+
+interface Harness {
+  readonly url: string;
+  readonly store: MemoryAccessStore;
+  readonly audit: AuditLog;
+  close(): Promise<void>;
+}
+
+async function listen(store: MemoryAccessStore, audit: AuditLog): Promise<{ url: string; close(): Promise<void> }> {
+  const app = createAdminApp({ service: new AccessService(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function startAdmin(audit: AuditLog = new MemoryAuditLog()): Promise<Harness> {
+  const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
+  const { url, close } = await listen(store, audit);
+  return { url, store, audit, close };
+}
+
+function expectProblem(res: request.Response, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code, type: `https://errors.core-banking-gateway.dev/${code}` });
+  expect(typeof res.body.requestId).toBe('string');
+}
+
+const fields = (res: request.Response): string[] => (res.body.errors as Array<{ field: string }>).map((e) => e.field).sort();
+
+describe('admin API', () => {
+  let admin: Harness;
+  let api: ReturnType<typeof request>;
+
+  beforeEach(async () => {
+    admin = await startAdmin();
+    api = request(admin.url);
+  });
+  afterEach(() => admin.close());
+
+  describe('authentication', () => {
+    it.each([
+      ['no Authorization header', {}],
+      ['a wrong token', { Authorization: 'Bearer not-the-token' }],
+      ['the token with another scheme', { Authorization: `Basic ${TOKEN}` }],
+      ['a prefix of the token', { Authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+    ])('answers 401 unauthorized to %s', async (_what, headers) => {
+      const res = await api.get('/v1/vendors').set(headers);
+
+      expectProblem(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(res.text).not.toContain(TOKEN);
+    });
+
+    it('answers 401 before saying whether a route exists', async () => {
+      expectProblem(await api.get('/v1/nothing-here'), 401, 'unauthorized');
+    });
+
+    it('answers an unknown route with a 404 problem and a wrong method with 405 and Allow', async () => {
+      expectProblem(await api.get('/v1/nothing-here').set(auth), 404, 'not_found');
+      expectProblem(await api.get('/').set(auth), 404, 'not_found');
+      const wrongMethod = await api.put('/v1/vendors').set(auth).send({});
+      expectProblem(wrongMethod, 405, 'method_not_allowed');
+      expect(wrongMethod.headers.allow).toBe('GET, POST');
+    });
+
+    it('sends no X-Powered-By and forbids caching', async () => {
+      const res = await api.get('/v1/vendors').set(auth);
+
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  it('lists the API catalogue', async () => {
+    const res = await api.get('/v1/apis').set(auth);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toContainEqual({ apiId: 'GETaccounts/{accountId}', method: 'GET', path: 'accounts/{accountId}', group: 'resources' });
+    expect(res.body).toContainEqual(expect.objectContaining({ apiId: 'POSTapi/transaction/savings/deposit', group: 'receipts' }));
+  });
+
+  describe('vendors', () => {
+    it('lists vendors with their keys shown by prefix, without hashes', async () => {
+      const res = await api.get('/v1/vendors').set(auth);
+
+      expect(res.status).toBe(200);
+      expect(res.body.map((v: { id: string }) => v.id)).toEqual(['demo-vendor', 'readonly-partner']);
+      expect(res.body[0].keys[0]).toMatchObject({ id: 'key-demo-sandbox', prefix: 'cbk_5fd3cTg5', status: 'active' });
+      expect(res.text).not.toContain('sha256:');
+    });
+
+    it('creates a vendor (201 with Location), reads, updates and deletes it', async () => {
+      const created = await api
+        .post('/v1/vendors')
+        .set(auth)
+        .send({ id: 'acme', name: 'Acme Ltd', rateLimit: { points: 100, durationSeconds: 60 }, licences: [{ api: 'GET*' }] });
+      expect(created.status).toBe(201);
+      expect(created.headers.location).toBe('/v1/vendors/acme');
+      expect(created.body).toMatchObject({ id: 'acme', name: 'Acme Ltd', status: 'active', keys: [], licences: [{ api: 'GET*' }] });
+      expect(created.body.licences[0].id).toMatch(/^lic-/);
+
+      const read = await api.get('/v1/vendors/acme').set(auth);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(created.body);
+
+      const patched = await api.patch('/v1/vendors/acme').set(auth).send({ status: 'suspended', name: 'Acme plc' });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ id: 'acme', name: 'Acme plc', status: 'suspended' });
+
+      const deleted = await api.delete('/v1/vendors/acme').set(auth);
+      expect(deleted.status).toBe(204);
+      expect(deleted.text).toBe('');
+      expectProblem(await api.get('/v1/vendors/acme').set(auth), 404, 'not_found');
+    });
+
+    it('answers 409 conflict to a vendor id that exists', async () => {
+      const res = await api.post('/v1/vendors').set(auth).send({ id: 'demo-vendor', name: 'Impostor' });
+
+      expectProblem(res, 409, 'conflict');
+      expect(res.body.detail).toContain('demo-vendor');
+    });
+
+    it('names each bad field of a vendor body', async () => {
+      const res = await api.post('/v1/vendors').set(auth).send({ id: 'has space', status: 'sleeping', rateLimit: { points: -1, durationSeconds: 1 }, keys: [] });
+
+      expectProblem(res, 400, 'invalid_request');
+      expect(fields(res)).toEqual(['id', 'keys', 'name', 'rateLimit.points', 'status']);
+    });
+
+    it('names the fields of a bad patch, and refuses an empty one', async () => {
+      const bad = await api.patch('/v1/vendors/demo-vendor').set(auth).send({ status: 'gone', id: 'renamed' });
+      expectProblem(bad, 400, 'invalid_request');
+      expect(fields(bad)).toEqual(['id', 'status']);
+
+      expectProblem(await api.patch('/v1/vendors/demo-vendor').set(auth).send({}), 400, 'invalid_request');
+    });
+
+    it('answers 400 to a body that is not JSON and 415 to another media type', async () => {
+      expectProblem(await api.post('/v1/vendors').set(auth).set('Content-Type', 'application/json').send('{"id":'), 400, 'invalid_request');
+      expectProblem(await api.post('/v1/vendors').set(auth).set('Content-Type', 'text/plain').send('id=acme'), 415, 'unsupported_media_type');
+    });
+
+    it('answers 404 for an unknown vendor on every vendor route', async () => {
+      const responses = await Promise.all([
+        api.get('/v1/vendors/ghost').set(auth),
+        api.patch('/v1/vendors/ghost').set(auth).send({ name: 'Ghost' }),
+        api.delete('/v1/vendors/ghost').set(auth),
+        api.get('/v1/vendors/ghost/keys').set(auth),
+        api.post('/v1/vendors/ghost/keys').set(auth).send({ userId: 'teller' }),
+        api.get('/v1/vendors/ghost/licences').set(auth),
+        api.post('/v1/vendors/ghost/licences').set(auth).send({ api: 'GET*' }),
+        api.delete('/v1/vendors/ghost/licences/lic-demo-read').set(auth),
+        api.put('/v1/vendors/ghost/rate-limit').set(auth).send({ points: 1, durationSeconds: 1 }),
+      ]);
+      for (const res of responses) expectProblem(res, 404, 'not_found');
+    });
+  });
+
+  describe('keys', () => {
+    it('issues a key whose secret is shown once and works, and lists it by prefix', async () => {
+      const issued = await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ userId: 'demo.teller', expiresAt: '2099-01-01T00:00:00Z' });
+
+      expect(issued.status).toBe(201);
+      expect(issued.headers.location).toBe(`/v1/keys/${issued.body.id}`);
+      const secret: string = issued.body.secret;
+      expect(isWellFormedApiKey(secret)).toBe(true);
+      expect(issued.body).toMatchObject({ prefix: secret.slice(0, 12), userId: 'demo.teller', status: 'active', expiresAt: '2099-01-01T00:00:00Z' });
+      expect(issued.body.hash).toBeUndefined();
+
+      const listed = await api.get('/v1/vendors/demo-vendor/keys').set(auth);
+      expect(listed.status).toBe(200);
+      expect(listed.body.map((k: { id: string }) => k.id)).toEqual(['key-demo-sandbox', issued.body.id]);
+      expect(listed.text).not.toContain(secret);
+      expect(listed.text).not.toContain('sha256:');
+
+      const { version, document } = await admin.store.read();
+      expect(JSON.stringify(document)).not.toContain(secret);
+      expect(new AccessSnapshot(document, version).authenticate(secret)).toMatchObject({ ok: true, principal: { vendorId: 'demo-vendor', userId: 'demo.teller' } });
+    });
+
+    it('revokes a key: 204, listed as revoked, refused by authentication; an unknown key is 404', async () => {
+      const issued = await api.post('/v1/vendors/readonly-partner/keys').set(auth).send({ userId: 'partner.reader' });
+
+      const revoked = await api.delete(`/v1/keys/${issued.body.id}`).set(auth);
+      expect(revoked.status).toBe(204);
+
+      const listed = await api.get('/v1/vendors/readonly-partner/keys').set(auth);
+      expect(listed.body.find((k: { id: string }) => k.id === issued.body.id)).toMatchObject({ status: 'revoked' });
+      const { version, document } = await admin.store.read();
+      expect(new AccessSnapshot(document, version).authenticate(issued.body.secret)).toEqual({ ok: false, reason: 'revoked' });
+
+      expectProblem(await api.delete('/v1/keys/key-nobody').set(auth), 404, 'not_found');
+    });
+
+    it('answers 409 to a key id in use and names bad key fields', async () => {
+      expectProblem(await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ id: 'key-partner-sandbox', userId: 'x' }), 409, 'conflict');
+
+      const bad = await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ expiresAt: 'tomorrow', hash: 'sha256:00' });
+      expectProblem(bad, 400, 'invalid_request');
+      expect(fields(bad)).toEqual(['expiresAt', 'hash', 'userId']);
+
+      const past = await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ userId: 'x', expiresAt: '2001-01-01T00:00:00Z' });
+      expect(fields(past)).toEqual(['expiresAt']);
+    });
+  });
+
+  describe('licences', () => {
+    it('grants (generated id, 201), lists and revokes (204) a licence; revoking it again is 404', async () => {
+      const granted = await api.post('/v1/vendors/readonly-partner/licences').set(auth).send({ api: 'POSTapi/transaction/*', expiresAt: '2099-06-01T00:00:00+01:00' });
+      expect(granted.status).toBe(201);
+      expect(granted.body).toMatchObject({ api: 'POSTapi/transaction/*', expiresAt: '2099-06-01T00:00:00+01:00' });
+      expect(granted.headers.location).toBe(`/v1/vendors/readonly-partner/licences/${granted.body.id}`);
+
+      const listed = await api.get('/v1/vendors/readonly-partner/licences').set(auth);
+      expect(listed.body).toEqual([{ id: 'lic-partner-read', api: 'GET*' }, granted.body]);
+
+      expect((await api.delete(`/v1/vendors/readonly-partner/licences/${granted.body.id}`).set(auth)).status).toBe(204);
+      expect((await api.get('/v1/vendors/readonly-partner/licences').set(auth)).body).toEqual([{ id: 'lic-partner-read', api: 'GET*' }]);
+      expectProblem(await api.delete(`/v1/vendors/readonly-partner/licences/${granted.body.id}`).set(auth), 404, 'not_found');
+    });
+
+    it('answers 409 to a licence id the vendor has and names a bad API pattern', async () => {
+      expectProblem(await api.post('/v1/vendors/demo-vendor/licences').set(auth).send({ id: 'lic-demo-read', api: 'GET*' }), 409, 'conflict');
+
+      const bad = await api.post('/v1/vendors/demo-vendor/licences').set(auth).send({ api: 'FETCH everything' });
+      expectProblem(bad, 400, 'invalid_request');
+      expect(fields(bad)).toEqual(['api']);
+    });
+  });
+
+  describe('user permissions', () => {
+    it('creates a user on the first grant, lists and revokes permissions', async () => {
+      expectProblem(await api.get('/v1/users/new.clerk/permissions').set(auth), 404, 'not_found');
+
+      const granted = await api.post('/v1/users/new.clerk/permissions').set(auth).send({ api: 'GETaccounts/{accountId}' });
+      expect(granted.status).toBe(201);
+      expect(granted.body.id).toMatch(/^perm-/);
+      expect(granted.headers.location).toBe(`/v1/users/new.clerk/permissions/${granted.body.id}`);
+
+      const listed = await api.get('/v1/users/new.clerk/permissions').set(auth);
+      expect(listed.body).toEqual([{ id: granted.body.id, api: 'GETaccounts/{accountId}' }]);
+
+      expect((await api.delete(`/v1/users/new.clerk/permissions/${granted.body.id}`).set(auth)).status).toBe(204);
+      expect((await api.get('/v1/users/new.clerk/permissions').set(auth)).body).toEqual([]);
+      expectProblem(await api.delete(`/v1/users/new.clerk/permissions/${granted.body.id}`).set(auth), 404, 'not_found');
+      expectProblem(await api.delete('/v1/users/nobody/permissions/perm-x').set(auth), 404, 'not_found');
+    });
+
+    it('answers 409 to a permission id the user has and 400 naming a bad user id or pattern', async () => {
+      expectProblem(await api.post('/v1/users/demo.teller/permissions').set(auth).send({ id: 'perm-teller-read', api: 'GET*' }), 409, 'conflict');
+
+      const badPattern = await api.post('/v1/users/demo.teller/permissions').set(auth).send({ api: 'everything' });
+      expect(fields(badPattern)).toEqual(['api']);
+      const badUser = await api.post('/v1/users/-x/permissions').set(auth).send({ api: 'GET*' });
+      expectProblem(badUser, 400, 'invalid_request');
+      expect(fields(badUser)).toEqual(['userId']);
+    });
+  });
+
+  it('sets a vendor rate limit and names bad rate-limit fields', async () => {
+    const set = await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 50, durationSeconds: 10 });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ points: 50, durationSeconds: 10 });
+    expect((await api.get('/v1/vendors/readonly-partner').set(auth)).body.rateLimit).toEqual({ points: 50, durationSeconds: 10 });
+
+    const bad = await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 1.5, durationSeconds: 0 });
+    expectProblem(bad, 400, 'invalid_request');
+    expect(fields(bad)).toEqual(['durationSeconds', 'points']);
+  });
+
+  describe('the whole access document', () => {
+    it('exports the document with its version as ETag', async () => {
+      const res = await api.get('/v1/access').set(auth);
+
+      expect(res.status).toBe(200);
+      expect(res.headers.etag).toBe('"1"');
+      expect(res.body).toEqual(JSON.parse(JSON.stringify(readAccessFile(SANDBOX_ACCESS))));
+    });
+
+    it('answers a dry run with the diff and changes nothing', async () => {
+      const next = structuredClone(readAccessFile(SANDBOX_ACCESS));
+      next.vendors = next.vendors.filter((v) => v.id !== 'readonly-partner');
+      next.vendors[0]!.status = 'suspended';
+      next.users.push({ id: 'auditor', permissions: [{ id: 'perm-audit', api: 'GET*' }] });
+
+      const res = await api.put('/v1/access?dryRun=true').set(auth).send(next);
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        dryRun: true,
+        applied: false,
+        version: 1,
+        diff: {
+          identical: false,
+          vendors: { added: [], removed: ['readonly-partner'], changed: [{ id: 'demo-vendor', fields: [{ field: 'status', from: 'active', to: 'suspended' }] }] },
+          users: { added: ['auditor'], removed: [], changed: [] },
+        },
+      });
+      expect((await admin.store.read()).version).toBe(1);
+      expect((await api.get('/v1/access').set(auth)).headers.etag).toBe('"1"');
+      expect(await admin.audit.list({ limit: 10 })).toEqual([]);
+    });
+
+    it('applies a whole document in one change, from JSON or YAML', async () => {
+      const changes: number[] = [];
+      admin.store.subscribe(() => changes.push(Date.now()));
+      const next = structuredClone(readAccessFile(SANDBOX_ACCESS));
+      next.vendors.push({ id: 'acme', name: 'Acme', status: 'active', licences: [{ id: 'lic-a', api: 'GET*' }], keys: [] });
+      next.users = [];
+
+      const applied = await api.put('/v1/access').set(auth).set('Content-Type', 'application/yaml').send(toYaml(next));
+
+      expect(applied.status).toBe(200);
+      expect(applied.body).toMatchObject({ dryRun: false, applied: true, version: 2, diff: { vendors: { added: ['acme'] }, users: { removed: ['demo.teller', 'partner.reader'] } } });
+      expect(applied.headers.etag).toBe('"2"');
+      expect(changes).toHaveLength(1);
+      const exported = await api.get('/v1/access').set(auth);
+      expect(exported.body).toEqual(JSON.parse(JSON.stringify(next)));
+
+      const again = await api.put('/v1/access').set(auth).send(exported.body);
+      expect(again.body).toMatchObject({ applied: false, version: 2, diff: { identical: true } });
+    });
+
+    it('takes the sandbox access file exactly as it is on disk', async () => {
+      const res = await api.put('/v1/access?dryRun=true').set(auth).set('Content-Type', 'application/yaml').send(readFileSync(SANDBOX_ACCESS, 'utf8'));
+
+      expect(res.status).toBe(200);
+      expect(res.body.diff.identical).toBe(true);
+    });
+
+    it('applies nothing of a document with one bad field, and names it', async () => {
+      const next = structuredClone(readAccessFile(SANDBOX_ACCESS)) as unknown as { vendors: Array<{ keys: Array<{ hash: string }> }> };
+      next.vendors[1]!.keys[0]!.hash = 'md5:abc';
+
+      const res = await api.put('/v1/access').set(auth).send(next);
+
+      expectProblem(res, 400, 'invalid_request');
+      expect(fields(res)).toEqual(['vendors.1.keys.0.hash']);
+      expect((await admin.store.read()).version).toBe(1);
+    });
+
+    it('refuses a stale If-Match (409), bad YAML or no document (400) and another media type (415)', async () => {
+      const current = (await api.get('/v1/access').set(auth)).body;
+      await api.post('/v1/vendors').set(auth).send({ id: 'acme', name: 'Acme' });
+
+      expectProblem(await api.put('/v1/access').set(auth).set('If-Match', '"1"').send(current), 409, 'conflict');
+      expectProblem(await api.put('/v1/access').set(auth).set('Content-Type', 'text/yaml').send('vendors: [unclosed'), 400, 'invalid_request');
+      expectProblem(await api.put('/v1/access').set(auth).set('Content-Type', 'text/csv').send('a,b'), 415, 'unsupported_media_type');
+      expectProblem(await api.put('/v1/access?dryRun=maybe').set(auth).send(current), 400, 'invalid_request');
+      expectProblem(await api.put('/v1/access').set(auth), 400, 'invalid_request');
+      expectProblem(await api.put('/v1/access').set(auth).set('Content-Type', 'application/yaml').send(''), 400, 'invalid_request');
+      expect((await admin.store.read()).version).toBe(2);
+    });
+  });
+
+  describe('audit log', () => {
+    it('records every write with actor, before and after, newest first, and never a secret or the token', async () => {
+      await api.post('/v1/vendors').set(auth).send({ id: 'acme', name: 'Acme' });
+      const issued = await api.post('/v1/vendors/acme/keys').set(auth).send({ userId: 'teller' });
+      await api.patch('/v1/vendors/acme').set(auth).send({ status: 'suspended' });
+      await api.delete(`/v1/keys/${issued.body.id}`).set(auth);
+      await api.put('/v1/vendors/acme/rate-limit').set(auth).send({ points: 5, durationSeconds: 1 });
+      await api.post('/v1/users/teller/permissions').set(auth).send({ id: 'perm-t', api: 'GET*' });
+      await api.delete('/v1/users/teller/permissions/perm-t').set(auth);
+      await api.post('/v1/vendors/acme/licences').set(auth).send({ id: 'lic-t', api: 'GET*' });
+      await api.delete('/v1/vendors/acme/licences/lic-t').set(auth);
+      await api.delete('/v1/vendors/acme').set(auth);
+
+      const res = await api.get('/v1/audit').set(auth);
+
+      expect(res.status).toBe(200);
+      const entries = res.body as AuditEntry[];
+      expect(entries.map((e) => e.action)).toEqual([
+        'vendor.delete',
+        'licence.revoke',
+        'licence.grant',
+        'permission.revoke',
+        'permission.grant',
+        'rate-limit.set',
+        'key.revoke',
+        'vendor.update',
+        'key.issue',
+        'vendor.create',
+      ]);
+      const byAction = new Map(entries.map((e) => [e.action, e]));
+      expect(byAction.get('vendor.update')).toMatchObject({ target: 'vendors/acme', before: { status: 'active' }, after: { status: 'suspended' } });
+      expect(byAction.get('key.issue')).toMatchObject({ target: `vendors/acme/keys/${issued.body.id}`, before: null, after: { prefix: issued.body.prefix } });
+      expect(byAction.get('key.revoke')).toMatchObject({ before: { status: 'active' }, after: { status: 'revoked' } });
+      expect(byAction.get('vendor.delete')).toMatchObject({ before: { id: 'acme' }, after: null });
+      for (const entry of entries) {
+        expect(entry.actor).toMatch(/^admin:[0-9a-f]{8}$/);
+        expect(Date.parse(entry.at)).not.toBeNaN();
+      }
+      expect(res.text).not.toContain(issued.body.secret);
+      expect(res.text).not.toContain(TOKEN);
+    });
+
+    it('records a document replacement as versions and the diff', async () => {
+      const next = structuredClone(readAccessFile(SANDBOX_ACCESS));
+      next.vendors.pop();
+      await api.put('/v1/access').set(auth).send(next);
+
+      const [entry] = (await api.get('/v1/audit').set(auth)).body as AuditEntry[];
+
+      expect(entry).toMatchObject({ action: 'access.replace', target: 'access', before: { version: 1 }, after: { version: 2, diff: { vendors: { removed: ['readonly-partner'] } } } });
+    });
+
+    it('pages with limit and before, and names a bad limit', async () => {
+      for (const id of ['a1', 'a2', 'a3', 'a4', 'a5']) await api.post('/v1/users/pager/permissions').set(auth).send({ id, api: 'GET*' });
+
+      const first = (await api.get('/v1/audit?limit=2').set(auth)).body as AuditEntry[];
+      const second = (await api.get(`/v1/audit?limit=2&before=${first[1]!.id}`).set(auth)).body as AuditEntry[];
+
+      expect(first.map((e) => e.target)).toEqual(['users/pager/permissions/a5', 'users/pager/permissions/a4']);
+      expect(second.map((e) => e.target)).toEqual(['users/pager/permissions/a3', 'users/pager/permissions/a2']);
+      const bad = await api.get('/v1/audit?limit=0').set(auth);
+      expectProblem(bad, 400, 'invalid_request');
+      expect(fields(bad)).toEqual(['limit']);
+    });
+  });
+
+  it('lands every one of 20 concurrent licence grants made through two instances', async () => {
+    const second = await listen(admin.store, admin.audit);
+    try {
+      const apis = [api, request(second.url)];
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => apis[i % 2]!.post('/v1/vendors/demo-vendor/licences').set(auth).send({ id: `lic-c${i}`, api: `GETaccounts/c${i}` })),
+      );
+
+      expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+      const licences = (await api.get('/v1/vendors/demo-vendor/licences').set(auth)).body as Array<{ id: string }>;
+      expect(licences.map((l) => l.id).filter((id) => id.startsWith('lic-c')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `lic-c${i}`).sort());
+      expect((await admin.store.read()).version).toBe(21);
+      expect(await admin.audit.list({ limit: 100 })).toHaveLength(20);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('admin API with the Redis audit log', () => {
+  let redis: Redis;
+  let keyPrefix: string;
+
+  beforeAll(() => {
+    redis = new Redis(process.env.TEST_REDIS_URL as string, { maxRetriesPerRequest: 1 });
+  });
+  beforeEach(() => {
+    keyPrefix = `test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('keeps entries in Redis under one hash-tagged key, newest first, without the issued secret', async () => {
+    const audit = new RedisAuditLog(redis, { keyPrefix });
+    const admin = await startAdmin(audit);
+    try {
+      const api = request(admin.url);
+      await api.post('/v1/vendors').set(auth).send({ id: 'acme', name: 'Acme' });
+      const issued = await api.post('/v1/vendors/acme/keys').set(auth).send({ userId: 'teller' });
+
+      expect(audit.key).toBe(`${keyPrefix}{audit}:log`);
+      const raw = await redis.lrange(audit.key, 0, -1);
+      expect(raw).toHaveLength(2);
+      expect(raw.join('\n')).not.toContain(issued.body.secret);
+      const listed = await api.get('/v1/audit').set(auth);
+      expect(listed.body.map((e: AuditEntry) => e.action)).toEqual(['key.issue', 'vendor.create']);
+      expect(listed.body[0].after).toMatchObject({ id: issued.body.id, prefix: issued.body.prefix });
+    } finally {
+      await admin.close();
+      await redis.del(`${keyPrefix}{audit}:log`);
+    }
+  });
+
+  it('keeps only the newest entries up to its capacity, and pages with before', async () => {
+    const audit = new RedisAuditLog(redis, { keyPrefix, capacity: 5 });
+    try {
+      for (let i = 1; i <= 8; i++) await audit.append({ actor: 'admin', action: 'test.step', target: `step/${i}`, before: null, after: { i } });
+
+      expect(await redis.llen(audit.key)).toBe(5);
+      const newest = await audit.list({ limit: 3 });
+      expect(newest.map((e) => e.target)).toEqual(['step/8', 'step/7', 'step/6']);
+      const older = await audit.list({ limit: 3, before: newest[2]!.id });
+      expect(older.map((e) => e.target)).toEqual(['step/5', 'step/4']);
+      expect(await audit.list({ limit: 3, before: 'no-such-entry' })).toEqual([]);
+    } finally {
+      await redis.del(audit.key);
+    }
+  });
+
+  it('drops secret-named properties and masks anything shaped like an API key', async () => {
+    const audit = new RedisAuditLog(redis, { keyPrefix });
+    const leaked = 'cbk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA_AAAAAA';
+    try {
+      await audit.append({ actor: 'admin', action: 'test.leak', target: 'x', before: { secret: 's3cr3t', note: `was ${leaked}` }, after: { nested: [{ token: 't0k3n' }] } });
+
+      const [entry] = await audit.list({ limit: 1 });
+      expect(entry).toMatchObject({ before: { note: 'was [redacted]' }, after: { nested: [{}] } });
+      expect(JSON.stringify(await redis.lrange(audit.key, 0, -1))).not.toMatch(/s3cr3t|t0k3n|cbk_A{32}/);
+    } finally {
+      await redis.del(audit.key);
+    }
+  });
+});
+
+describe('memory audit log', () => {
+  it('keeps only the newest entries up to its capacity', async () => {
+    const audit = new MemoryAuditLog(3);
+    for (let i = 1; i <= 5; i++) await audit.append({ actor: 'admin', action: 'test.step', target: `step/${i}`, before: null, after: null });
+
+    expect((await audit.list({ limit: 10 })).map((e) => e.target)).toEqual(['step/5', 'step/4', 'step/3']);
+  });
+});

@@ -1,0 +1,335 @@
+/**
+ * The admin API (public contract, DESIGN.md "Admin API"): vendors, keys, licences, user
+ * permissions, rate limits, the whole access document and the audit log, under `/v1`.
+ *
+ * Reads `Authorization: Bearer <admin token>` (compared in constant time), JSON bodies, and a
+ * JSON or YAML body (`application/yaml`, `text/yaml`) for `PUT /v1/access`. Sets nothing but
+ * the access document (through the AccessService) and the audit log: every write that changes
+ * something appends one entry whose actor is a label derived from the token, never the token.
+ * Errors are problem details from the shared error handler; responses are never cached.
+ *
+ * To add routes (e.g. the sandbox SMS outbox), write one more `register...` function taking
+ * the `/v1` router and call it from `createAdminApp`.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { parse as parseYaml } from 'yaml';
+import type { AccessService, Outcome } from '../access/access-service';
+import { ROUTES } from '../catalogue/catalogue';
+import { GatewayError } from '../errors/catalogue';
+import type { Logger } from '../logging/logger';
+import { createErrorHandler } from '../pipeline/error-handler';
+import { getContext } from '../pipeline/context';
+import { requestContext } from '../policies/request-context/request-context';
+import { requestContextSchema } from '../policies/request-context/request-context.schema';
+import type { AuditLog } from './audit';
+
+export interface AdminAppDeps {
+  readonly service: AccessService;
+  readonly audit: AuditLog;
+  /** The bootstrap admin bearer token; never logged, never stored in the audit log. */
+  readonly adminToken: string;
+  readonly logger: Logger;
+}
+
+const BODY_LIMIT = '1mb';
+const JSON_TYPES = ['application/json'];
+const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
+const DEFAULT_AUDIT_LIMIT = 50;
+const MAX_AUDIT_LIMIT = 1000;
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Who did it, for the audit log: a short fingerprint of the token, so token rotations show. */
+function adminActor(adminToken: string): string {
+  return `admin:${digest(adminToken).toString('hex').slice(0, 8)}`;
+}
+
+function bearerAuth(adminToken: string): RequestHandler {
+  // Both sides hashed first: equal lengths for timingSafeEqual, and no length leak.
+  const expected = digest(adminToken);
+  const actor = adminActor(adminToken);
+  return function adminAuth(req, res, next) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+    if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
+      next(
+        new GatewayError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="gateway-admin"' },
+        }),
+      );
+      return;
+    }
+    res.locals.actor = actor;
+    next();
+  };
+}
+
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
+/** 415 for a body of another media type; an empty body passes (validation names the fields). */
+function accepts(types: readonly string[]): RequestHandler {
+  return function mediaType(req, _res, next) {
+    if (req.headers['content-length'] !== '0' && req.is([...types]) === false) {
+      next(new GatewayError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`));
+      return;
+    }
+    next();
+  };
+}
+
+function methodNotAllowed(allow: string): RequestHandler {
+  return function wrongMethod(req, _res, next) {
+    next(new GatewayError('method_not_allowed', `${req.method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } }));
+  };
+}
+
+function notFound(req: Request, _res: Response, next: NextFunction): void {
+  next(new GatewayError('not_found', `No admin route ${req.method} ${req.path}.`));
+}
+
+function queryFlag(req: Request, name: string): boolean {
+  const value = req.query[name];
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw new GatewayError('invalid_request', `The query parameter ${name} is not valid.`, {
+    errors: [{ field: name, message: 'true or false' }],
+  });
+}
+
+function queryInteger(req: Request, name: string, fallback: number, max: number): number {
+  const value = req.query[name];
+  if (value === undefined) return fallback;
+  const parsed = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  if (!(parsed >= 1 && parsed <= max)) {
+    throw new GatewayError('invalid_request', `The query parameter ${name} is not valid.`, {
+      errors: [{ field: name, message: `a whole number from 1 to ${max}` }],
+    });
+  }
+  return parsed;
+}
+
+/** `If-Match: "7"` (or `7`) as a version; `*` means any; anything else is a bad request. */
+function ifMatchVersion(req: Request): number | undefined {
+  const header = req.headers['if-match'];
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match?.[1]) {
+    throw new GatewayError('invalid_request', 'If-Match must be an access document version, e.g. "7".', {
+      errors: [{ field: 'If-Match', message: 'a version number from GET /v1/access' }],
+    });
+  }
+  return Number(match[1]);
+}
+
+/** The document as sent: parsed JSON, or YAML text parsed here (a YAML syntax error is a 400). */
+function accessBody(req: Request): unknown {
+  if (typeof req.body !== 'string') return req.body;
+  try {
+    return parseYaml(req.body);
+  } catch (err) {
+    throw new GatewayError('invalid_request', `The body is not valid YAML: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+type Responder = (req: Request, res: Response, result: unknown) => void;
+
+/** 201 with the new thing's address; `path` gets the request and the new thing's id. */
+const created =
+  (path: (req: Request, id: string) => string): Responder =>
+  (req, res, result) => {
+    res.status(201).location(`/v1/${path(req, (result as { id: string }).id)}`).json(result);
+  };
+const ok: Responder = (_req, res, result) => {
+  res.status(200).json(result);
+};
+const noContent: Responder = (_req, res) => {
+  res.status(204).end();
+};
+
+const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), express.json({ limit: BODY_LIMIT })];
+/** `PUT /v1/access` also takes YAML, so `gatewayctl apply -f file.yaml` sends the file as it is. */
+const accessDocumentBody: RequestHandler[] = [
+  accepts([...JSON_TYPES, ...YAML_TYPES]),
+  express.json({ limit: BODY_LIMIT }),
+  express.text({ type: YAML_TYPES, limit: BODY_LIMIT }),
+];
+
+const param = (req: Request, name: string): string => req.params[name] as string;
+
+/** Route registration context: the service, and `write` which audits a change then answers. */
+interface Routes {
+  readonly service: AccessService;
+  readonly audit: AuditLog;
+  write(respond: Responder, run: (req: Request) => Promise<Outcome<unknown>>): RequestHandler;
+}
+
+function registerCatalogue(router: Router): void {
+  const apis = ROUTES.map((route) => ({ apiId: route.apiId, method: route.method, path: route.path, group: route.group }));
+  router
+    .route('/apis')
+    .get(function listApis(_req, res) {
+      res.json(apis);
+    })
+    .all(methodNotAllowed('GET'));
+}
+
+function registerVendors(router: Router, { service, write }: Routes): void {
+  router
+    .route('/vendors')
+    .get(async function listVendors(_req, res) {
+      res.json(await service.listVendors());
+    })
+    .post(jsonBody, write(created((_req, id) => `vendors/${id}`), (req) => service.createVendor(req.body)))
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/vendors/:vendorId')
+    .get(async function getVendor(req, res) {
+      res.json(await service.getVendor(param(req, 'vendorId')));
+    })
+    .patch(jsonBody, write(ok, (req) => service.patchVendor(param(req, 'vendorId'), req.body)))
+    .delete(write(noContent, (req) => service.deleteVendor(param(req, 'vendorId'))))
+    .all(methodNotAllowed('GET, PATCH, DELETE'));
+  router
+    .route('/vendors/:vendorId/rate-limit')
+    .put(jsonBody, write(ok, (req) => service.setRateLimit(param(req, 'vendorId'), req.body)))
+    .all(methodNotAllowed('PUT'));
+}
+
+function registerKeys(router: Router, { service, write }: Routes): void {
+  router
+    .route('/vendors/:vendorId/keys')
+    .get(async function listKeys(req, res) {
+      res.json(await service.listKeys(param(req, 'vendorId')));
+    })
+    .post(jsonBody, write(created((_req, id) => `keys/${id}`), (req) => service.issueKey(param(req, 'vendorId'), req.body)))
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/keys/:keyId')
+    .delete(write(noContent, (req) => service.revokeKey(param(req, 'keyId'))))
+    .all(methodNotAllowed('DELETE'));
+}
+
+function registerLicences(router: Router, { service, write }: Routes): void {
+  router
+    .route('/vendors/:vendorId/licences')
+    .get(async function listLicences(req, res) {
+      res.json(await service.listLicences(param(req, 'vendorId')));
+    })
+    .post(
+      jsonBody,
+      write(
+        created((req, id) => `vendors/${param(req, 'vendorId')}/licences/${id}`),
+        (req) => service.grantLicence(param(req, 'vendorId'), req.body),
+      ),
+    )
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/vendors/:vendorId/licences/:licenceId')
+    .delete(write(noContent, (req) => service.revokeLicence(param(req, 'vendorId'), param(req, 'licenceId'))))
+    .all(methodNotAllowed('DELETE'));
+}
+
+function registerPermissions(router: Router, { service, write }: Routes): void {
+  router
+    .route('/users/:userId/permissions')
+    .get(async function listPermissions(req, res) {
+      res.json(await service.listPermissions(param(req, 'userId')));
+    })
+    .post(
+      jsonBody,
+      write(
+        created((req, id) => `users/${param(req, 'userId')}/permissions/${id}`),
+        (req) => service.grantPermission(param(req, 'userId'), req.body),
+      ),
+    )
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/users/:userId/permissions/:permissionId')
+    .delete(write(noContent, (req) => service.revokePermission(param(req, 'userId'), param(req, 'permissionId'))))
+    .all(methodNotAllowed('DELETE'));
+}
+
+function registerAccessDocument(router: Router, { service, write }: Routes): void {
+  router
+    .route('/access')
+    .get(async function exportAccess(_req, res) {
+      const { version, document } = await service.getDocument();
+      res.setHeader('ETag', `"${version}"`);
+      res.json(document);
+    })
+    .put(
+      accessDocumentBody,
+      write(
+        (req, res, result) => {
+          res.setHeader('ETag', `"${(result as { version: number }).version}"`);
+          ok(req, res, result);
+        },
+        (req) => service.replaceDocument(accessBody(req), { dryRun: queryFlag(req, 'dryRun'), expectedVersion: ifMatchVersion(req) }),
+      ),
+    )
+    .all(methodNotAllowed('GET, PUT'));
+}
+
+function registerAudit(router: Router, { audit }: Routes): void {
+  router
+    .route('/audit')
+    .get(async function listAudit(req, res) {
+      const limit = queryInteger(req, 'limit', DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
+      const before = typeof req.query.before === 'string' ? req.query.before : undefined;
+      res.json(await audit.list({ limit, before }));
+    })
+    .all(methodNotAllowed('GET'));
+}
+
+export function createAdminApp(deps: AdminAppDeps): Express {
+  if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
+  const { service, audit, logger } = deps;
+
+  const routes: Routes = {
+    service,
+    audit,
+    write(respond, run) {
+      return async function auditedWrite(req, res) {
+        const outcome = await run(req);
+        if (outcome.change) {
+          const actor = res.locals.actor as string;
+          const requestId = getContext(res)?.requestId;
+          logger.info({ requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'admin change');
+          try {
+            await audit.append({ actor, ...outcome.change });
+          } catch (err) {
+            // The change is already in force; failing the request now would invite a repeat.
+            logger.error({ err, requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'audit append failed');
+          }
+        }
+        respond(req, res, outcome.result);
+      };
+    },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(requestContextSchema.parse({})));
+  app.use(noStore);
+  // Before routing, so nothing (not even whether a route exists) is told without the token.
+  app.use(bearerAuth(deps.adminToken));
+
+  const v1 = express.Router();
+  registerCatalogue(v1);
+  registerVendors(v1, routes);
+  registerKeys(v1, routes);
+  registerLicences(v1, routes);
+  registerPermissions(v1, routes);
+  registerAccessDocument(v1, routes);
+  registerAudit(v1, routes);
+  app.use('/v1', v1);
+
+  app.use(notFound);
+  app.use(createErrorHandler(logger));
+  return app;
+}

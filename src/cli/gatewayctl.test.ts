@@ -1,0 +1,220 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { AccessService } from '../access/access-service';
+import { MemoryAccessStore, readAccessFile } from '../access/store';
+import { createAdminApp } from '../admin/admin-app';
+import { MemoryAuditLog } from '../admin/audit';
+import { createLogger } from '../logging/logger';
+import { freePort } from '../../test/support/free-port';
+import { runGatewayctl } from './gatewayctl';
+
+const TOKEN = 'cli-test-admin-token-abcdef';
+const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+describe('gatewayctl', () => {
+  let server: http.Server;
+  let store: MemoryAccessStore;
+  let env: Record<string, string>;
+  let dir: string;
+
+  async function ctl(...argv: string[]): Promise<Run> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runGatewayctl(argv, {
+      env,
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  }
+
+  beforeEach(async () => {
+    store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
+    const app = createAdminApp({ service: new AccessService(store), audit: new MemoryAuditLog(), adminToken: TOKEN, logger: createLogger('silent') });
+    server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN: TOKEN };
+    dir = mkdtempSync(path.join(os.tmpdir(), 'gatewayctl-'));
+  });
+  afterEach(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  });
+
+  function accessFileWithAcme(extension: 'yaml' | 'json'): string {
+    const document = readAccessFile(SANDBOX_ACCESS);
+    document.vendors.push({ id: 'acme', name: 'Acme', status: 'active', licences: [{ id: 'lic-acme', api: 'GET*' }], keys: [] });
+    document.vendors[1]!.status = 'suspended';
+    const file = path.join(dir, `access.${extension}`);
+    writeFileSync(file, extension === 'json' ? JSON.stringify(document) : toYaml(document));
+    return file;
+  }
+
+  it('shows what apply --dry-run would change and changes nothing', async () => {
+    const run = await ctl('apply', '-f', accessFileWithAcme('yaml'), '--dry-run');
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('Dry run against version 1; nothing applied.');
+    expect(run.stdout).toContain('+ vendor acme');
+    expect(run.stdout).toContain('~ vendor readonly-partner');
+    expect(run.stdout).toContain('status: active -> suspended');
+    expect((await store.read()).version).toBe(1);
+  });
+
+  it('applies a YAML or JSON file, and says so when it is already in force', async () => {
+    const applied = await ctl('apply', '-f', accessFileWithAcme('yaml'));
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('Applied; the access document is now version 2.');
+    expect((await store.read()).document.vendors.map((v) => v.id)).toEqual(['demo-vendor', 'readonly-partner', 'acme']);
+
+    const again = await ctl('apply', '-f', accessFileWithAcme('json'));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Already in force at version 2; nothing applied.\nNo changes.');
+  });
+
+  it('exports the live document as YAML that apply takes back unchanged, or as JSON', async () => {
+    const exported = await ctl('export');
+    expect(exported.code).toBe(0);
+    expect(parseYaml(exported.stdout)).toEqual(JSON.parse(JSON.stringify(readAccessFile(SANDBOX_ACCESS))));
+
+    const file = path.join(dir, 'exported.yaml');
+    writeFileSync(file, exported.stdout);
+    expect((await ctl('apply', '-f', file, '--dry-run')).stdout).toContain('No changes.');
+
+    const json = await ctl('export', '--json');
+    expect(JSON.parse(json.stdout)).toEqual(parseYaml(exported.stdout));
+  });
+
+  it('issues a key and prints its secret once, lists it by prefix, and revokes it', async () => {
+    const issued = await ctl('keys', 'issue', 'demo-vendor', '--user', 'demo.teller', '--id', 'key-cli');
+    expect(issued.code).toBe(0);
+    const secrets = issued.stdout.match(/cbk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g) ?? [];
+    expect(secrets).toHaveLength(1);
+    const secret = secrets[0] as string;
+    expect(issued.stdout).toContain(`Issued key key-cli (${secret.slice(0, 12)}) for vendor demo-vendor, user demo.teller.`);
+
+    const listed = await ctl('keys', 'list', 'demo-vendor');
+    expect(listed.stdout).toMatch(/^ID\s+PREFIX\s+USER\s+STATUS/);
+    expect(listed.stdout).toMatch(new RegExp(`key-cli\\s+${secret.slice(0, 12)}\\s+demo.teller\\s+active`));
+    expect(listed.stdout).not.toContain(secret);
+
+    expect(await ctl('keys', 'revoke', 'key-cli')).toMatchObject({ code: 0, stdout: 'Revoked key key-cli.\n' });
+    expect((await ctl('keys', 'list', 'demo-vendor')).stdout).toMatch(/key-cli\s+\S+\s+demo.teller\s+revoked/);
+  });
+
+  it('prints JSON that parses with --json, the secret included only in the issue answer', async () => {
+    const vendors = JSON.parse((await ctl('vendors', 'list', '--json')).stdout) as Array<{ id: string }>;
+    expect(vendors.map((v) => v.id)).toEqual(['demo-vendor', 'readonly-partner']);
+
+    const issued = JSON.parse((await ctl('--json', 'keys', 'issue', 'readonly-partner', '--user', 'partner.reader')).stdout) as { id: string; secret: string };
+    expect(issued.secret).toMatch(/^cbk_/);
+
+    const keys = JSON.parse((await ctl('keys', 'list', 'readonly-partner', '--json')).stdout) as Array<{ id: string }>;
+    expect(keys.map((k) => k.id)).toContain(issued.id);
+    expect(JSON.stringify(keys)).not.toContain(issued.secret);
+  });
+
+  it('creates, suspends and resumes vendors, and sets a rate limit', async () => {
+    expect((await ctl('vendors', 'create', 'acme', '--name', 'Acme Ltd', '--points', '60', '--duration-seconds', '60')).stdout).toBe('Created vendor acme (active).\n');
+    expect((await ctl('vendors', 'suspend', 'acme')).stdout).toBe('Vendor acme is suspended.\n');
+    expect((await ctl('vendors', 'list')).stdout).toMatch(/acme\s+Acme Ltd\s+suspended\s+60\/60s/);
+    expect((await ctl('vendors', 'resume', 'acme')).stdout).toBe('Vendor acme is active.\n');
+
+    const limited = await ctl('rate-limit', 'set', 'acme', '--points', '5', '--duration-seconds', '1');
+    expect(limited).toMatchObject({ code: 0, stdout: 'Vendor acme may make 5 requests per 1 s.\n' });
+    expect((await store.read()).document.vendors.find((v) => v.id === 'acme')).toMatchObject({ status: 'active', rateLimit: { points: 5, durationSeconds: 1 } });
+  });
+
+  it('grants, lists and revokes licences and permissions', async () => {
+    expect((await ctl('licences', 'grant', 'readonly-partner', 'POSTapi/transaction/*', '--id', 'lic-cli')).stdout).toBe(
+      'Granted licence lic-cli (POSTapi/transaction/*) to vendor readonly-partner.\n',
+    );
+    expect((await ctl('licences', 'list', 'readonly-partner')).stdout).toMatch(/lic-cli\s+POSTapi\/transaction\/\*/);
+    expect((await ctl('licences', 'revoke', 'readonly-partner', 'lic-cli')).code).toBe(0);
+    expect((await ctl('licences', 'list', 'readonly-partner')).stdout).not.toContain('lic-cli');
+
+    expect((await ctl('permissions', 'grant', 'new.clerk', 'GETaccounts', '--id', 'perm-cli')).code).toBe(0);
+    expect((await ctl('permissions', 'list', 'new.clerk')).stdout).toBe('ID        API\nperm-cli  GETaccounts\n');
+    expect((await ctl('permissions', 'revoke', 'new.clerk', 'perm-cli')).code).toBe(0);
+    expect((await ctl('permissions', 'list', 'new.clerk')).stdout).toBe('ID  API\n');
+  });
+
+  it('shows the audit log newest first', async () => {
+    await ctl('vendors', 'create', 'acme', '--name', 'Acme');
+    await ctl('vendors', 'suspend', 'acme');
+
+    const run = await ctl('audit', '--limit', '1');
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+ID$/);
+    expect(run.stdout).toMatch(/admin:[0-9a-f]{8}\s+vendor.update\s+vendors\/acme/);
+    expect(run.stdout).not.toContain('vendor.create');
+    expect(run.stdout).not.toContain(TOKEN);
+  });
+
+  it('fails with exit 1 and the problem detail, naming each bad field', async () => {
+    const unknown = await ctl('keys', 'revoke', 'key-nobody');
+    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'error: No key "key-nobody".\n' });
+
+    const invalid = await ctl('licences', 'grant', 'demo-vendor', 'not an api', '--expires-at', 'soon');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('error: The licence is not valid; see errors.\n');
+    expect(invalid.stderr).toMatch(/^ {2}api: /m);
+    expect(invalid.stderr).toMatch(/^ {2}expiresAt: /m);
+
+    const duplicate = await ctl('vendors', 'create', 'demo-vendor', '--name', 'Again');
+    expect(duplicate).toMatchObject({ code: 1, stderr: 'error: A vendor with id "demo-vendor" already exists.\n' });
+
+    const badFile = path.join(dir, 'bad.yaml');
+    writeFileSync(badFile, 'vendors:\n  - id: x\n');
+    const badApply = await ctl('apply', '-f', badFile);
+    expect(badApply.code).toBe(1);
+    expect(badApply.stderr).toContain('  vendors.0.name: ');
+  });
+
+  it('fails with exit 1 without a token, with a wrong token, with a missing file, or when the API is unreachable', async () => {
+    env = { GATEWAY_ADMIN_URL: env.GATEWAY_ADMIN_URL as string };
+    expect(await ctl('vendors', 'list')).toMatchObject({ code: 1, stderr: 'error: ADMIN_TOKEN is not set; export the admin token first.\n' });
+
+    env.ADMIN_TOKEN = 'wrong';
+    const wrong = await ctl('vendors', 'list');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Authorization: Bearer');
+
+    env.ADMIN_TOKEN = TOKEN;
+    const missing = await ctl('apply', '-f', path.join(dir, 'absent.yaml'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('cannot read');
+
+    env.GATEWAY_ADMIN_URL = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await ctl('vendors', 'list');
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(`cannot reach the admin API at ${env.GATEWAY_ADMIN_URL}`);
+  });
+
+  it('rejects a bad command line with exit 1 and prints help with exit 0', async () => {
+    const unknown = await ctl('vendors', 'explode');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'explode'");
+
+    const badNumber = await ctl('rate-limit', 'set', 'acme', '--points', 'many', '--duration-seconds', '1');
+    expect(badNumber.code).toBe(1);
+    expect(badNumber.stderr).toContain('expected a whole number');
+
+    const help = await ctl('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: gatewayctl');
+  });
+});

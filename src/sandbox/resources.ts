@@ -1,0 +1,196 @@
+/**
+ * The generic resource operations (ALL, SEARCH, GET, POST, PUT, DELETE) over the spec's 16
+ * resource roots, and ALL/SEARCH over banks, which always answers the paged envelope.
+ *
+ * Reads and writes the sandbox data's tables. Each root is bound to its table, field schema and
+ * key field; the id segment names come from the catalogue. Writes validate every field by its
+ * spec type and check the links the sandbox's own reads follow (an account's customerId, a
+ * transaction's AccountId, ...), so navigation never meets a dangling id it created itself.
+ * Writes store what they are given and nothing more: posting a transaction records the line
+ * but does not move its account's balance (money movement is the receipts' business).
+ * GET /transactions/{memberId} is the exception to "one record by id": it lists that member's
+ * transactions, while PUT and DELETE /transactions/{x} address one transaction by ReceiptNumber.
+ */
+import { RESOURCE_ROOTS } from '../catalogue/catalogue';
+import type { SandboxData } from './data';
+import { pathId, sendJson, type Handler } from './exchange';
+import {
+  ACCOUNT_FIELDS,
+  ADDRESS_FIELDS,
+  BANK_FIELDS,
+  BRANCH_FIELDS,
+  COUNTRY_CODE_FIELDS,
+  CUSTOMER_FIELDS,
+  EMPLOYER_FIELDS,
+  LOAN_PRODUCT_FIELDS,
+  LOAN_REASON_FIELDS,
+  MESSAGE_FIELDS,
+  MESSAGE_THREAD_FIELDS,
+  PERSON_FIELDS,
+  PRODUCT_SHARE_FIELDS,
+  TRANSACTION_FIELDS,
+  VALUE_NAME_FIELDS,
+  fieldDefinitions,
+  inSchemaOrder,
+  type FieldDefinition,
+  type FieldSchema,
+} from './model';
+import { SandboxProblem, invalid, notFound, type FieldProblem } from './problems';
+import { memberTransactions } from './relations';
+import { isSearch, pageLinkBuilder, pageOf, parseSearchQuery, sortRows, type PageLimits } from './search';
+import type { Rows } from './table';
+import { readFields, readJsonObject } from './validation';
+
+type SandboxRecord = Record<string, unknown>;
+
+interface Link {
+  readonly table: { has(key: number): boolean };
+  readonly resource: string;
+}
+
+interface Binding {
+  readonly root: string;
+  /** The id segment's name in the catalogue: `accountId`, `memberId`, ... */
+  readonly idParam: string;
+  readonly schema: FieldSchema;
+  readonly fields: readonly FieldDefinition[];
+  readonly key: FieldDefinition;
+  readonly table: Rows<SandboxRecord>;
+  /** True where the client names the key (a person's MemberId is its customer's Number). */
+  readonly clientKey: boolean;
+  readonly links: Readonly<Record<string, Link>>;
+}
+
+export function resourceHandlers(data: SandboxData, limits: PageLimits): Map<string, Handler> {
+  const handlers = new Map<string, Handler>();
+  for (const binding of bindings(data)) {
+    const { root, idParam } = binding;
+    handlers.set(`GET${root}`, listHandler(binding, limits));
+    handlers.set(`GET${root}/{${idParam}}`, getHandler(binding));
+    handlers.set(`POST${root}`, createHandler(binding));
+    handlers.set(`PUT${root}/{${idParam}}`, updateHandler(binding));
+    handlers.set(`DELETE${root}/{${idParam}}`, deleteHandler(binding));
+  }
+  handlers.set('GETtransactions/{memberId}', ({ res, params }) => sendJson(res, 200, memberTransactions(data, pathId(params, 'memberId'))));
+  handlers.set('GETbanks', banksHandler(data, limits));
+  return handlers;
+}
+
+function bindings(data: SandboxData): Binding[] {
+  const idParams = new Map(RESOURCE_ROOTS);
+  const bind = (
+    root: string,
+    schema: FieldSchema,
+    key: string,
+    table: Rows<SandboxRecord>,
+    links: Readonly<Record<string, Link>> = {},
+    clientKey = false,
+  ): Binding => {
+    const idParam = idParams.get(root);
+    const fields = fieldDefinitions(schema);
+    const keyField = fields.find((f) => f.name === key);
+    if (idParam === undefined || !keyField) throw new Error(`bad sandbox binding for ${root}`);
+    return { root, idParam, schema, fields, key: keyField, table, clientKey, links };
+  };
+  const customers: Link = { table: data.customers, resource: 'customers' };
+  return [
+    bind('accounts', ACCOUNT_FIELDS, 'id', data.accounts, { customerId: customers }),
+    bind('addresses', ADDRESS_FIELDS, 'id', data.addresses),
+    bind('branches', BRANCH_FIELDS, 'Id', data.branches, { AddressId: { table: data.addresses, resource: 'addresses' } }),
+    bind('countrycodes', COUNTRY_CODE_FIELDS, 'Id', data.countryCodes),
+    bind('customers', CUSTOMER_FIELDS, 'Number', data.customers),
+    bind('employers', EMPLOYER_FIELDS, 'Id', data.employers),
+    bind('genders', VALUE_NAME_FIELDS, 'Value', data.genders),
+    bind('loanproducts', LOAN_PRODUCT_FIELDS, 'Id', data.loanProducts),
+    bind('loanreasons', LOAN_REASON_FIELDS, 'Id', data.loanReasons),
+    bind('loanrepaymentperiods', VALUE_NAME_FIELDS, 'Value', data.loanRepaymentPeriods),
+    bind('messages', MESSAGE_FIELDS, 'Id', data.messages, { MessageThreadId: { table: data.messageThreads, resource: 'messagethread' } }),
+    bind('messagethread', MESSAGE_THREAD_FIELDS, 'Id', data.messageThreads, { CustomerId: customers }),
+    bind('people', PERSON_FIELDS, 'MemberId', data.people, { MemberId: customers }, true),
+    bind('productshares', PRODUCT_SHARE_FIELDS, 'ProductId', data.productShares),
+    bind('titles', VALUE_NAME_FIELDS, 'Value', data.titles),
+    bind('transactions', TRANSACTION_FIELDS, 'ReceiptNumber', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }),
+  ];
+}
+
+/** ALL without SEARCH parameters; with them, sorted (by the key unless `sort` says) and maybe paged. */
+function listHandler(binding: Binding, limits: PageLimits): Handler {
+  return ({ req, res, query }) => {
+    const rows = binding.table.list();
+    if (!isSearch(query)) return sendJson(res, 200, rows);
+    const search = parseSearchQuery(query, binding.fields, limits);
+    const sorted = sortRows(rows, search.sort ?? binding.key, search.ascending);
+    sendJson(res, 200, search.paged ? pageOf(sorted, search, pageLinkBuilder(req)) : sorted);
+  };
+}
+
+function banksHandler(data: SandboxData, limits: PageLimits): Handler {
+  const fields = fieldDefinitions(BANK_FIELDS);
+  const key = fields.find((f) => f.name === 'id') as FieldDefinition;
+  return ({ req, res, query }) => {
+    const search = parseSearchQuery(query, fields, limits);
+    const sorted = sortRows(data.banks.list(), search.sort ?? key, search.ascending);
+    sendJson(res, 200, pageOf(sorted, search, pageLinkBuilder(req)));
+  };
+}
+
+function existing(binding: Binding, key: number): SandboxRecord {
+  const row = binding.table.get(key);
+  if (!row) throw notFound(`no ${binding.root} record with ${binding.key.name} ${key}`);
+  return row;
+}
+
+function getHandler(binding: Binding): Handler {
+  return ({ res, params }) => sendJson(res, 200, existing(binding, pathId(params, binding.idParam)));
+}
+
+function createHandler(binding: Binding): Handler {
+  const keyName = binding.key.name;
+  return ({ req, res }) => {
+    const body = readJsonObject(req);
+    if (!binding.clientKey && keyName in body) {
+      throw invalid([{ field: keyName, message: 'assigned by the sandbox core; leave it out' }]);
+    }
+    const { values } = readFields(body, binding.fields, { requireAll: true, exempt: binding.clientKey ? [] : [keyName] });
+    checkLinks(binding, values);
+    const key = binding.clientKey ? (values[keyName] as number) : binding.table.nextKey();
+    if (binding.table.has(key)) throw new SandboxProblem(409, `a ${binding.root} record with ${keyName} ${key} already exists`);
+    const record = binding.table.insert(inSchemaOrder(binding.schema, { ...values, [keyName]: key }));
+    res.location(`/${binding.root}/${key}`);
+    sendJson(res, 201, record);
+  };
+}
+
+/** Whole or partial: the fields sent replace the record's; an optional field sent as null is removed. */
+function updateHandler(binding: Binding): Handler {
+  const keyName = binding.key.name;
+  return ({ req, res, params }) => {
+    const key = pathId(params, binding.idParam);
+    const current = existing(binding, key);
+    const { values, cleared } = readFields(readJsonObject(req), binding.fields, { requireAll: false });
+    if (keyName in values && values[keyName] !== key) {
+      throw invalid([{ field: keyName, message: `does not match the id in the path (${key})` }]);
+    }
+    checkLinks(binding, values);
+    const merged: SandboxRecord = { ...current, ...values };
+    for (const name of cleared) delete merged[name];
+    sendJson(res, 200, binding.table.replace(inSchemaOrder(binding.schema, merged)));
+  };
+}
+
+function deleteHandler(binding: Binding): Handler {
+  return ({ res, params }) => {
+    const key = pathId(params, binding.idParam);
+    if (!binding.table.delete(key)) throw notFound(`no ${binding.root} record with ${binding.key.name} ${key}`);
+    res.status(204).end();
+  };
+}
+
+function checkLinks(binding: Binding, values: SandboxRecord): void {
+  const errors: FieldProblem[] = [];
+  for (const [field, link] of Object.entries(binding.links)) {
+    const value = values[field];
+    if (typeof value === 'number' && !link.table.has(value)) errors.push({ field, message: `no ${link.resource} record ${value}` });
+  }
+  if (errors.length > 0) throw invalid(errors);
+}
