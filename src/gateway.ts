@@ -14,7 +14,10 @@ import type { Express } from 'express';
 import { AccessService } from './access/access-service';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
-import { MemoryAuditLog } from './admin/audit';
+import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
+import type { Redis } from 'ioredis';
+import { createRedisClient, RedisHealth } from './access/redis-client';
+import { RedisAccessStore } from './access/redis-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/store';
 import type { GatewayConfig } from './config/schema';
 import { createCoreAgent } from './core-client/agent';
@@ -38,11 +41,6 @@ export interface RunningGateway {
   readonly store: AccessStore;
   /** Readiness turns 503 at once; listeners stop accepting; in-flight requests finish. */
   stop(): Promise<void>;
-}
-
-export interface StartOptions {
-  /** An access store to use instead of the one the config selects (tests). */
-  readonly store?: AccessStore;
 }
 
 function listen(app: Express | http.RequestListener, port: number, host: string, config: Readonly<GatewayConfig>): Promise<http.Server> {
@@ -71,9 +69,53 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
-function createStore(config: Readonly<GatewayConfig>): AccessStore {
-  const file = path.resolve(config.access.file);
-  return new MemoryAccessStore(readAccessFile(file));
+/** Where access config, audit entries and rate-limit counters live: memory, or one shared Redis. */
+interface AccessBackend {
+  readonly store: AccessStore;
+  readonly audit: AuditLog;
+  /** The command connection, for rate limits; null in memory mode. */
+  readonly redis: Redis | null;
+  readonly health: RedisHealth | null;
+}
+
+function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
+  const rule = config.redis.seedAccessFile;
+  return rule === 'always' || (rule === 'sandbox-only' && config.core.url === null);
+}
+
+async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger): Promise<AccessBackend> {
+  if (!config.redis.url) {
+    return { store: new MemoryAccessStore(readAccessFile(path.resolve(config.access.file))), audit: new MemoryAuditLog(), redis: null, health: null };
+  }
+  const health = new RedisHealth(logger);
+  const client = createRedisClient(config.redis, { name: 'cbg-main' });
+  health.watch(client, 'main');
+  const subscriber = createRedisClient(config.redis, { name: 'cbg-subscriber' });
+  health.watch(subscriber, 'subscriber');
+  const store = new RedisAccessStore({
+    client,
+    subscriber,
+    keyPrefix: config.redis.keyPrefix,
+    pollIntervalMs: config.redis.configPollIntervalMs,
+    logger,
+    seed: shouldSeedRedis(config) ? readAccessFile(path.resolve(config.access.file)) : undefined,
+  });
+  try {
+    // Without Redis at start there is no last good copy to serve: fail, and let the
+    // orchestrator restart us, rather than answer every vendor with 503.
+    await store.init();
+  } catch (err) {
+    await store.close();
+    throw new StartupError(`Redis at ${redactUrl(config.redis.url)} is not reachable: ${(err as Error).message}`);
+  }
+  return { store, audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix }), redis: client, health };
+}
+
+/** A Redis URL without its password, for messages. */
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
 export class StartupError extends Error {
@@ -92,7 +134,7 @@ function resolveAdminToken(config: Readonly<GatewayConfig>): { token: string; ge
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
-export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
+export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
   const adminToken = resolveAdminToken(config);
   const servers: http.Server[] = [];
   let sandboxServer: http.Server | null = null;
@@ -107,25 +149,29 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreUrl = `http://${config.sandbox.host}:${portOf(sandboxServer)}`;
   }
 
-  const store = options.store ?? createStore(config);
+  const backend = await createAccessBackend(config, logger);
+  const { store, health } = backend;
   const access = new AccessCache(store, logger);
   await access.start();
 
   const metrics = createMetrics();
-  metrics.redisUp.set(1);
-  metrics.accessConfigVersion.set(access.status().version ?? 0);
-  const unfollowVersion = store.subscribe(() => metrics.accessConfigVersion.set(access.status().version ?? 0));
+  access.onSnapshot((snapshot) => metrics.accessConfigVersion.set(snapshot.version));
+  if (health) {
+    metrics.redisUp.set(health.up ? 1 : 0);
+    health.onChange((up) => metrics.redisUp.set(up ? 1 : 0));
+  }
 
   let shuttingDown = false;
   const coreAgent = createCoreAgent(coreUrl, config.core);
-  const vendorApp = buildVendorApp({ config, logger, access, coreUrl, coreAgent, metrics, redis: null });
+  const vendorApp = buildVendorApp({ config, logger, access, coreUrl, coreAgent, metrics, redis: backend.redis });
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),
+    redisStatus: health ? () => ({ up: health.up, downSeconds: health.downSeconds() }) : null,
     isShuttingDown: () => shuttingDown,
     mode: { accessStore: config.redis.url ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
-  const adminApp = createAdminApp({ service: new AccessService(store), audit: new MemoryAuditLog(), adminToken: adminToken.token, logger });
+  const adminApp = createAdminApp({ service: new AccessService(store), audit: backend.audit, adminToken: adminToken.token, logger });
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config);
   const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config);
   servers.push(vendorServer, adminServer);
@@ -144,7 +190,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       shuttingDown = true;
       await Promise.all(servers.map(closeServer));
       access.stop();
-      unfollowVersion();
+      // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();
       coreAgent.destroy();
       if (sandboxServer) await closeServer(sandboxServer);

@@ -19,6 +19,7 @@ export class AccessCache {
   private current: AccessSnapshot | null = null;
   private unsubscribe: (() => void) | null = null;
   private refreshing: Promise<void> | null = null;
+  private readonly snapshotListeners = new Set<(snapshot: AccessSnapshot) => void>();
 
   constructor(
     private readonly store: AccessStore,
@@ -31,6 +32,12 @@ export class AccessCache {
     this.unsubscribe = this.store.subscribe(() => {
       this.refresh().catch((err: unknown) => this.logger.warn({ err }, 'access config refresh failed; serving the last good copy'));
     });
+  }
+
+  /** Calls `listener` with each new snapshot once it serves requests. */
+  onSnapshot(listener: (snapshot: AccessSnapshot) => void): void {
+    this.snapshotListeners.add(listener);
+    if (this.current) listener(this.current);
   }
 
   get snapshot(): AccessSnapshot | null {
@@ -51,6 +58,7 @@ export class AccessCache {
         if (!this.current || version !== this.current.version) {
           this.current = new AccessSnapshot(document, version);
           this.logger.info({ version }, 'access config loaded');
+          for (const listener of this.snapshotListeners) listener(this.current);
         }
       } finally {
         this.refreshing = null;
@@ -62,5 +70,6 @@ export class AccessCache {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.snapshotListeners.clear();
   }
 }

@@ -5,6 +5,7 @@
  * environment, then validates the result against this schema once at start-up.
  */
 import { z } from 'zod';
+import { redisSchema } from '../access/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
 import { rateLimitConfigSchema } from '../policies/rate-limit/rate-limit.schema';
@@ -53,12 +54,7 @@ export const configSchema = z
     requestContext: requestContextSchema.prefault({}),
     authentication: authenticateSchema.prefault({}),
     rateLimit: rateLimitConfigSchema.prefault({}),
-    redis: z
-      .object({
-        url: z.string().nullable().default(null).describe('Redis URL (env REDIS_URL); null keeps access config in memory'),
-      })
-      .strict()
-      .prefault({}),
+    redis: redisSchema.prefault({}),
     admin: z
       .object({
         token: z

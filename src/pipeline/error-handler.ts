@@ -8,6 +8,7 @@
  * logged with the request id so an operator can find it.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import { StoreUnavailableError } from '../access/store';
 import { ERROR_CATALOGUE, GatewayError, problemType, type ErrorCode } from '../errors/catalogue';
 import type { Logger } from '../logging/logger';
 import { getContext } from './context';
@@ -31,6 +32,9 @@ export function toGatewayError(err: unknown): GatewayError {
   }
   if (e?.type === 'entity.parse.failed') {
     return new GatewayError('invalid_request', 'The request body is not well-formed.', { cause: err });
+  }
+  if (err instanceof StoreUnavailableError) {
+    return new GatewayError('store_unavailable', 'The gateway store (Redis) is unavailable; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } });
   }
   if (e?.code === 'ECONNREFUSED' || e?.code === 'ECONNRESET' || e?.code === 'EPIPE' || e?.code === 'ENOTFOUND') {
     return new GatewayError('bad_gateway', 'The core banking system could not be reached.', { cause: err });

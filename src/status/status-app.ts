@@ -16,6 +16,8 @@ import type { AccessCacheStatus } from '../access/cache';
 
 export interface StatusAppDeps {
   readonly accessStatus: () => AccessCacheStatus;
+  /** Null in memory mode. Redis down does not make the instance unready: it serves its last good copy. */
+  readonly redisStatus: (() => { up: boolean; downSeconds: number }) | null;
   readonly isShuttingDown: () => boolean;
   readonly mode: { readonly accessStore: 'memory' | 'redis'; readonly core: 'sandbox' | 'remote' };
   readonly registry: Registry;
@@ -37,6 +39,7 @@ export function createStatusApp(deps: StatusAppDeps): Express {
       shuttingDown,
       mode: deps.mode,
       accessConfig: access,
+      ...(deps.redisStatus ? { redis: deps.redisStatus() } : {}),
     });
   });
   app.get('/metrics', async function metrics(_req, res) {

@@ -4,7 +4,7 @@
  */
 import type { ConfigInput, GatewayConfig } from '../../src/config/schema';
 import { testConfig } from './config';
-import { startGateway, type RunningGateway, type StartOptions } from '../../src/gateway';
+import { startGateway, type RunningGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 
 export interface TestGateway extends RunningGateway {
@@ -13,9 +13,9 @@ export interface TestGateway extends RunningGateway {
   readonly config: Readonly<GatewayConfig>;
 }
 
-export async function startTestGateway(overrides: ConfigInput = {}, options: StartOptions = {}): Promise<TestGateway> {
+export async function startTestGateway(overrides: ConfigInput = {}): Promise<TestGateway> {
   const config = testConfig(overrides);
-  const gateway = await startGateway(config, createLogger('silent'), options);
+  const gateway = await startGateway(config, createLogger('silent'));
   return Object.assign(gateway, {
     url: `http://127.0.0.1:${gateway.vendorPort}`,
     statusUrl: `http://127.0.0.1:${gateway.statusPort}`,
