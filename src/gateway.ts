@@ -16,6 +16,7 @@ import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
 import type { Redis } from 'ioredis';
+import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { createRedisClient, RedisHealth } from './access/redis-client';
 import { RedisAccessStore } from './access/redis-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/store';
@@ -76,6 +77,7 @@ interface AccessBackend {
   /** The command connection, for rate limits; null in memory mode. */
   readonly redis: Redis | null;
   readonly health: RedisHealth | null;
+  readonly keyUsage: KeyUsageStore;
 }
 
 function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
@@ -85,7 +87,13 @@ function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
 
 async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger): Promise<AccessBackend> {
   if (!config.redis.url) {
-    return { store: new MemoryAccessStore(readAccessFile(path.resolve(config.access.file))), audit: new MemoryAuditLog(), redis: null, health: null };
+    return {
+      store: new MemoryAccessStore(readAccessFile(path.resolve(config.access.file))),
+      audit: new MemoryAuditLog(),
+      redis: null,
+      health: null,
+      keyUsage: new MemoryKeyUsageStore(),
+    };
   }
   const health = new RedisHealth(logger);
   const client = createRedisClient(config.redis, { name: 'cbg-main' });
@@ -108,7 +116,13 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     await store.close();
     throw new StartupError(`Redis at ${redactUrl(config.redis.url)} is not reachable: ${(err as Error).message}`);
   }
-  return { store, audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix }), redis: client, health };
+  return {
+    store,
+    audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix }),
+    redis: client,
+    health,
+    keyUsage: new RedisKeyUsageStore(client, config.redis.keyPrefix),
+  };
 }
 
 /** A Redis URL without its password, for messages. */
@@ -163,7 +177,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
 
   let shuttingDown = false;
   const coreAgent = createCoreAgent(coreUrl, config.core);
-  const vendorApp = buildVendorApp({ config, logger, access, coreUrl, coreAgent, metrics, redis: backend.redis });
+  const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
+  keyUsage.start();
+  const vendorApp = buildVendorApp({ config, logger, access, coreUrl, coreAgent, metrics, redis: backend.redis, keyUsage });
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),
@@ -171,7 +187,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     isShuttingDown: () => shuttingDown,
     mode: { accessStore: config.redis.url ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
-  const adminApp = createAdminApp({ service: new AccessService(store), audit: backend.audit, adminToken: adminToken.token, logger });
+  const adminApp = createAdminApp({ service: new AccessService(store, { keyUsage }), audit: backend.audit, adminToken: adminToken.token, logger });
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config);
   const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config);
   servers.push(vendorServer, adminServer);
@@ -190,6 +206,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       shuttingDown = true;
       await Promise.all(servers.map(closeServer));
       access.stop();
+      await keyUsage.stop();
       // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();
       coreAgent.destroy();

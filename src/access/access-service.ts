@@ -101,6 +101,8 @@ export interface ReplaceOptions {
 export interface AccessServiceOptions {
   /** Attempts per write when other instances keep changing the document meanwhile. */
   readonly maxAttempts?: number;
+  /** Where each key's lastUsedAt comes from (kept apart from the document; see key-usage.ts). */
+  readonly keyUsage?: { lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> };
 }
 
 const DEFAULT_MAX_ATTEMPTS = 10;
@@ -292,21 +294,35 @@ export class AccessService {
   /** The last queued write of this instance; each write starts after the one before. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
+  private readonly keyUsage: AccessServiceOptions['keyUsage'];
+
   constructor(
     private readonly store: AccessStore,
     options: AccessServiceOptions = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.keyUsage = options.keyUsage;
+  }
+
+  /** Key views with lastUsedAt filled in from the usage tracker. */
+  private async withLastUse(keys: readonly KeyView[]): Promise<KeyView[]> {
+    if (!this.keyUsage || keys.length === 0) return [...keys];
+    const lastUsed = await this.keyUsage.lastUsed(keys.map((k) => k.id));
+    return keys.map((k) => {
+      const at = lastUsed.get(k.id);
+      return at ? { ...k, lastUsedAt: at } : k;
+    });
   }
 
   async listVendors(): Promise<VendorView[]> {
     const { document } = await this.store.read();
-    return document.vendors.map(vendorView);
+    return Promise.all(document.vendors.map(async (v) => ({ ...vendorView(v), keys: await this.withLastUse(v.keys.map(keyView)) })));
   }
 
   async getVendor(vendorId: string): Promise<VendorView> {
     const { document } = await this.store.read();
-    return vendorView(findVendor(document, vendorId));
+    const view = vendorView(findVendor(document, vendorId));
+    return { ...view, keys: await this.withLastUse(view.keys) };
   }
 
   async createVendor(input: unknown): Promise<Outcome<VendorView>> {
@@ -352,7 +368,7 @@ export class AccessService {
 
   async listKeys(vendorId: string): Promise<KeyView[]> {
     const { document } = await this.store.read();
-    return findVendor(document, vendorId).keys.map(keyView);
+    return this.withLastUse(findVendor(document, vendorId).keys.map(keyView));
   }
 
   /** Issues a key: the secret is in the result only, once; the store keeps its hash and prefix. */

@@ -48,6 +48,12 @@ export const configSchema = z
           .string()
           .default('config/sandbox-access.yaml')
           .describe('Declarative access file seeding the memory store (env ACCESS_FILE)'),
+        keyUsageFlushIntervalMs: z
+          .number()
+          .int()
+          .min(100)
+          .default(5000)
+          .describe("How often each instance saves its keys' last-use times (lastUsedAt) to the store"),
       })
       .strict()
       .prefault({}),

@@ -6,6 +6,7 @@
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type { AccessCache } from '../access/cache';
+import type { KeyUsageTracker } from '../access/key-usage';
 import { RouteMatcher } from '../catalogue/matcher';
 import { ROUTES } from '../catalogue/catalogue';
 import type { GatewayConfig } from '../config/schema';
@@ -32,6 +33,7 @@ export interface VendorPipelineDeps {
   readonly metrics: GatewayMetrics;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: Redis | null;
+  readonly keyUsage: KeyUsageTracker;
 }
 
 export function buildVendorApp(deps: VendorPipelineDeps): Express {
@@ -50,7 +52,11 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // 2. Before authentication, which needs the route to pick the receipt token header.
     routeMatch(new RouteMatcher(ROUTES)),
     // 3. 401 before anything reveals whether a path exists.
-    authenticate(config.authentication, { access: deps.access, onFailure: (reason) => metrics.authFailuresTotal.inc({ reason }) }),
+    authenticate(config.authentication, {
+      access: deps.access,
+      onFailure: (reason) => metrics.authFailuresTotal.inc({ reason }),
+      onSuccess: (principal) => deps.keyUsage.record(principal.keyId),
+    }),
     // 4. 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
     // 5. After authorization, so refused calls spend no quota; before any body is read.

@@ -113,7 +113,7 @@ describe('two instances on one Redis', () => {
     const shared = {
       redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix: uniquePrefix(), seedAccessFile: 'always' as const },
       rateLimit: { keyPrefix: `rl-${uniquePrefix()}`, expectedInstances: 2 },
-      access: { file: writeAccessFile(matrixDocument()) },
+      access: { file: writeAccessFile(matrixDocument()), keyUsageFlushIntervalMs: 100 },
     };
     a = await startTestGateway(shared);
     b = await startTestGateway(shared);
@@ -121,6 +121,19 @@ describe('two instances on one Redis', () => {
   afterAll(async () => {
     await a.stop();
     await b.stop();
+  });
+
+  it("shows on instance A a key's lastUsedAt from its use on instance B", async () => {
+    const before = Date.now();
+    expect((await vendorCall(b, '/accounts/50001', keys.reader)).status).toBe(200);
+    const lastUsedAt = async (): Promise<string | undefined> => {
+      const list = (await (await admin(a, 'GET', '/vendors/acme/keys')).json()) as Array<{ id: string; lastUsedAt?: string }>;
+      return list.find((k) => k.id === 'k-reader')?.lastUsedAt;
+    };
+    await within(1000, async () => (await lastUsedAt()) !== undefined);
+    const seen = Date.parse((await lastUsedAt()) as string);
+    expect(seen).toBeGreaterThanOrEqual(before - 5);
+    expect(seen).toBeLessThanOrEqual(Date.now());
   });
 
   it('refuses on instance B, within 1 s, a key revoked through instance A', async () => {

@@ -8,7 +8,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
-import type { AuthFailureReason } from '../../access/snapshot';
+import type { AuthFailureReason, Principal } from '../../access/snapshot';
 import { GatewayError } from '../../errors/catalogue';
 import { context } from '../../pipeline/context';
 import type { AuthenticateConfig } from './authenticate.schema';
@@ -16,6 +16,7 @@ import type { AuthenticateConfig } from './authenticate.schema';
 export interface AuthenticateDeps {
   readonly access: AccessCache;
   readonly onFailure?: (reason: AuthFailureReason) => void;
+  readonly onSuccess?: (principal: Principal) => void;
 }
 
 export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps): RequestHandler {
@@ -40,6 +41,7 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
     }
     ctx.principal = result.principal;
     ctx.vendor = result.vendor;
+    deps.onSuccess?.(result.principal);
     next();
   };
 }
