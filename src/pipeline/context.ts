@@ -11,6 +11,21 @@ import type { MatchResult } from '../catalogue/matcher';
 import type { Principal } from '../access/snapshot';
 import type { Vendor } from '../access/model';
 
+export type WireFormat = 'json' | 'xml';
+
+/** A request body that the body step parsed and validated (routes with a body schema only). */
+export interface ParsedBody {
+  /** The canonical value: the schema's JSON (camelCase) names, decimals kept exact. */
+  readonly value: Readonly<Record<string, unknown>>;
+  /** Canonical JSON text, exactly what the core receives; idempotency fingerprints it. */
+  readonly coreJson: string;
+  readonly requestFormat: WireFormat;
+  /** Chosen from Accept, else the request's family. */
+  readonly responseFormat: WireFormat;
+  /** The media type to answer with (one of the route's `produces`). */
+  readonly responseMediaType: string;
+}
+
 export interface RequestContext {
   readonly requestId: string;
   /** process.hrtime.bigint() when the request arrived. */
@@ -20,6 +35,8 @@ export interface RequestContext {
   params: Record<string, string> | null;
   principal: Principal | null;
   vendor: Vendor | null;
+  /** Set by the body step on routes with a body schema; null on streamed routes. */
+  body: ParsedBody | null;
 }
 
 export function setContext(res: Response, context: RequestContext): void {

@@ -43,6 +43,7 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
       params: null,
       principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u' },
       vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 5, durationSeconds: 30 }, licences: [], keys: [] },
+      body: null,
     });
     next();
   });

@@ -31,6 +31,7 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
       params: null,
       principal: null,
       vendor: null,
+      body: null,
     };
     setContext(res, ctx);
     // 'close' fires for every exchange, also when the client goes away before the end.
