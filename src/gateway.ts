@@ -7,26 +7,34 @@
  * which pass port 0 and read the bound ports back.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Express } from 'express';
 import { AccessService } from './access/access-service';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
-import type { Redis } from 'ioredis';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
-import { createRedisClient, RedisHealth } from './access/redis-client';
+import { createRedisClient, describeRedisTarget, redisConfigured, RedisHealth, type RedisClient } from './access/redis-client';
 import { RedisAccessStore } from './access/redis-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/store';
 import type { GatewayConfig } from './config/schema';
 import { createCoreAgent } from './core-client/agent';
+import { CoreBreakers } from './core-client/breakers';
+import { createCoreExchange } from './core-client/exchange';
 import type { Logger } from './logging/logger';
 import { createMetrics } from './metrics/metrics';
+import { createBodyContracts } from './contracts/registry';
+import { loadReceiptEnums } from './contracts/enums';
 import { buildVendorApp } from './pipeline/chain';
+import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
+import { drainListener, inFlightRequests, openListener, type ListenOptions } from './status/listener';
+import { SHUTDOWN_DEFAULTS, type ShutdownConfig } from './status/shutdown.schema';
 import { createStatusApp } from './status/status-app';
 
 export interface RunningGateway {
@@ -40,34 +48,20 @@ export interface RunningGateway {
   readonly coreUrl: string;
   readonly access: AccessCache;
   readonly store: AccessStore;
-  /** Readiness turns 503 at once; listeners stop accepting; in-flight requests finish. */
-  stop(): Promise<void>;
+  /**
+   * Readiness turns 503 at once; after `lameDuckMs` the listeners stop accepting, responses
+   * ask for `Connection: close`, idle keep-alive connections close, in-flight requests finish
+   * (at most `drainTimeoutMs`, then their connections are cut), Redis disconnects.
+   */
+  stop(options?: Partial<ShutdownConfig>): Promise<void>;
 }
 
-function listen(app: Express | http.RequestListener, port: number, host: string, config: Readonly<GatewayConfig>): Promise<http.Server> {
-  const server = http.createServer(
-    { maxHeaderSize: config.server.maxHeaderSize, requestTimeout: config.server.requestTimeoutMs, headersTimeout: config.server.headersTimeoutMs },
-    app,
-  );
-  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server);
-    });
-  });
+function listen(app: Express | http.RequestListener, port: number, host: string, config: Readonly<GatewayConfig>, options: ListenOptions): Promise<http.Server> {
+  return openListener(app, port, host, config.server, options);
 }
 
 function portOf(server: http.Server): number {
   return (server.address() as AddressInfo).port;
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
 }
 
 /** Where access config, audit entries and rate-limit counters live: memory, or one shared Redis. */
@@ -75,7 +69,7 @@ interface AccessBackend {
   readonly store: AccessStore;
   readonly audit: AuditLog;
   /** The command connection, for rate limits; null in memory mode. */
-  readonly redis: Redis | null;
+  readonly redis: RedisClient | null;
   readonly health: RedisHealth | null;
   readonly keyUsage: KeyUsageStore;
 }
@@ -86,7 +80,7 @@ function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
 }
 
 async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger): Promise<AccessBackend> {
-  if (!config.redis.url) {
+  if (!redisConfigured(config.redis)) {
     return {
       store: new MemoryAccessStore(readAccessFile(path.resolve(config.access.file))),
       audit: new MemoryAuditLog(),
@@ -114,7 +108,7 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     await store.init();
   } catch (err) {
     await store.close();
-    throw new StartupError(`Redis at ${redactUrl(config.redis.url)} is not reachable: ${(err as Error).message}`);
+    throw new StartupError(`Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
   }
   return {
     store,
@@ -125,11 +119,10 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
   };
 }
 
-/** A Redis URL without its password, for messages. */
-function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
+/** The package version, for the OpenAPI document (package.json sits beside src/ and dist/). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '../package.json'), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 export class StartupError extends Error {
@@ -142,7 +135,7 @@ export class StartupError extends Error {
  */
 function resolveAdminToken(config: Readonly<GatewayConfig>): { token: string; generated: boolean } {
   if (config.admin.token) return { token: config.admin.token, generated: false };
-  if (config.redis.url || config.core.url) {
+  if (redisConfigured(config.redis) || config.core.url) {
     throw new StartupError('admin.token (ADMIN_TOKEN) is required when REDIS_URL or CORE_URL is set');
   }
   return { token: randomBytes(24).toString('base64url'), generated: true };
@@ -159,7 +152,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       defaultPageSize: config.sandbox.defaultPageSize,
       maxPageSize: config.sandbox.maxPageSize,
     });
-    sandboxServer = await listen(sandbox, config.sandbox.port, config.sandbox.host, config);
+    sandboxServer = await listen(sandbox, config.sandbox.port, config.sandbox.host, config, { logger });
     coreUrl = `http://${config.sandbox.host}:${portOf(sandboxServer)}`;
   }
 
@@ -168,30 +161,64 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const access = new AccessCache(store, logger);
   await access.start();
 
-  const metrics = createMetrics();
+  const metrics = createMetrics(undefined, { accessConfigAgeSeconds: () => access.status().ageSeconds });
   access.onSnapshot((snapshot) => metrics.accessConfigVersion.set(snapshot.version));
   if (health) {
     metrics.redisUp.set(health.up ? 1 : 0);
     health.onChange((up) => metrics.redisUp.set(up ? 1 : 0));
+  } else {
+    metrics.redisUp.set(1);
   }
 
   let shuttingDown = false;
   const coreAgent = createCoreAgent(coreUrl, config.core);
+  const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
+  const coreExchange = createCoreExchange({ coreUrl, agent: coreAgent, breakers });
   const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
   keyUsage.start();
-  const vendorApp = buildVendorApp({ config, logger, access, coreUrl, coreAgent, metrics, redis: backend.redis, keyUsage });
+  const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
+  if (sms.outbox && config.core.url) logger.warn('sms.provider is outbox with a real core: codes are kept at the admin API, not sent to phones');
+  const bodyContracts = createBodyContracts({
+    enums: loadReceiptEnums(path.resolve(config.body.receiptEnumsFile)),
+    adjustmentNotesRequired: config.body.adjustmentNotesRequired,
+  });
+  const vendorApp = buildVendorApp({
+    config,
+    logger,
+    access,
+    coreUrl,
+    coreAgent,
+    breakers,
+    coreExchange,
+    metrics,
+    redis: backend.redis,
+    keyUsage,
+    bodyContracts,
+    sms: sms.provider,
+    version: packageVersion(),
+  });
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),
     redisStatus: health ? () => ({ up: health.up, downSeconds: health.downSeconds() }) : null,
+    breakerStates: () => breakers.states(),
     isShuttingDown: () => shuttingDown,
-    mode: { accessStore: config.redis.url ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
+    mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
-  const adminApp = createAdminApp({ service: new AccessService(store, { keyUsage }), audit: backend.audit, adminToken: adminToken.token, logger });
-  const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config);
-  const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config);
+  const adminApp = createAdminApp({
+    service: new AccessService(store, { keyUsage }),
+    audit: backend.audit,
+    adminToken: adminToken.token,
+    logger,
+    smsOutbox: sms.outbox ?? undefined,
+  });
+  const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config, {
+    logger,
+    onClientError: (status) => metrics.requestsTotal.inc({ api: 'unmatched', status: String(status), vendor: 'anonymous' }),
+  });
+  const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config, { logger });
   servers.push(vendorServer, adminServer);
-  const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config);
+  const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
 
   return {
     vendorPort: portOf(vendorServer),
@@ -202,16 +229,23 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreUrl,
     access,
     store,
-    async stop() {
+    async stop(overrides) {
+      const options: ShutdownConfig = { ...SHUTDOWN_DEFAULTS, ...overrides };
       shuttingDown = true;
-      await Promise.all(servers.map(closeServer));
+      // Readiness answers 503 from here on. Even without a lame-duck time this waits one turn of
+      // the event loop, so requests whose bytes had already arrived are read before the close.
+      await delay(options.lameDuckMs);
+      const inFlight = servers.reduce((sum, server) => sum + inFlightRequests(server), 0);
+      logger.info({ inFlight, drainTimeoutMs: options.drainTimeoutMs }, 'closing the listeners; draining the requests in flight');
+      await Promise.all(servers.map((server) => drainListener(server, options.drainTimeoutMs, logger)));
       access.stop();
       await keyUsage.stop();
       // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();
+      breakers.shutdown();
       coreAgent.destroy();
-      if (sandboxServer) await closeServer(sandboxServer);
-      await closeServer(statusServer);
+      if (sandboxServer) await drainListener(sandboxServer, options.drainTimeoutMs, logger);
+      await drainListener(statusServer, options.drainTimeoutMs, logger);
     },
   };
 }

@@ -1,9 +1,10 @@
 /**
- * Process entry: load and validate the config, start the gateway, stop it on SIGTERM/SIGINT.
- * No logic lives here.
+ * Process entry: load and validate the config, start the gateway, stop it gracefully on
+ * SIGTERM/SIGINT (readiness 503 at once, then the `shutdown` section's lame-duck and drain
+ * times; see RunningGateway.stop). No logic lives here.
  *
  * Reads the environment and config/; exits non-zero with a message naming the bad key when
- * the configuration is invalid.
+ * the configuration is invalid, 0 after a graceful stop, 1 when stopping failed.
  */
 import { ConfigError, loadConfig } from './config/config';
 import { AccessFileError } from './access/store';
@@ -45,17 +46,16 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal }, 'shutting down: readiness answers 503 from now');
     gateway
-      .stop()
+      .stop(config.shutdown)
       .then(() => {
         logger.info('stopped');
-        logger.flush();
-        process.exit(0);
+        logger.flush(() => process.exit(0));
       })
       .catch((err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        logger.flush(() => process.exit(1));
       });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -7,7 +7,7 @@
  * a request never waits on it and the access document's version never moves for it.
  * Reads: the authenticated key ids; sets: the usage store.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { Logger } from '../logging/logger';
 
 export interface KeyUsageStore {
@@ -45,7 +45,7 @@ export class RedisKeyUsageStore implements KeyUsageStore {
   private readonly key: string;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     keyPrefix: string,
   ) {
     this.key = `${keyPrefix}{keys}:last-used`;

@@ -3,14 +3,22 @@
  *
  * No request may wait on Redis: there is no offline queue (a command issued while the
  * connection is down fails at once), every command has a short timeout, and the connection
- * keeps reconnecting in the background, at most about a second apart.
+ * keeps reconnecting in the background, at most about a second apart. The same rules hold for
+ * the three topologies the `redis` config can name: one server (`url`), a master found through
+ * Sentinel (`sentinels` + `name`, which follows failovers) and a Redis Cluster (`nodes`).
  *
- * Reads the `redis` config; opens a connection on creation unless `lazyConnect`. RedisHealth
- * reads connection events and reports up/down (for gateway_redis_up) to its subscribers.
+ * Reads the `redis` config and, when `tls.caFile` is set, that CA file; opens a connection on
+ * creation unless `lazyConnect`. RedisHealth reads connection events and reports up/down (for
+ * gateway_redis_up) to its subscribers.
  */
-import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger';
 import type { RedisConfig } from './redis.schema';
+
+/** A connection of any topology; the stores use only commands both kinds share. */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** Connect on `connect()` or on the first command instead of at once. */
@@ -32,12 +40,37 @@ export function reconnectDelayMs(attempt: number): number {
   return Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (attempt - 1), MAX_RECONNECT_DELAY_MS);
 }
 
-export function createRedisClient(config: RedisConfig, options: RedisClientOptions = {}): Redis {
-  if (config.url === null) throw new Error('redis.url is not set (env REDIS_URL)');
-  return new Redis(config.url, {
+/** True when the config names a Redis of any topology: the access config is shared there. */
+export function redisConfigured(config: RedisConfig): boolean {
+  return config.url !== null || config.sentinels.length > 0 || config.nodes.length > 0;
+}
+
+/** Where the config points, without credentials: for start-up messages and logs. */
+export function describeRedisTarget(config: RedisConfig): string {
+  const list = (addresses: RedisConfig['nodes']): string => addresses.map(({ host, port }) => `${host}:${port}`).join(',');
+  if (config.sentinels.length > 0) return `Sentinel master "${config.name ?? ''}" via ${list(config.sentinels)}`;
+  if (config.nodes.length > 0) return `Cluster ${list(config.nodes)}`;
+  if (config.url === null) return 'no Redis';
+  const url = new URL(config.url);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
+function tlsOptions(config: RedisConfig): ConnectionOptions | undefined {
+  if (!config.tls.enabled && !config.url?.startsWith('rediss:')) return undefined;
+  return {
+    ...(config.tls.caFile ? { ca: readFileSync(config.tls.caFile) } : {}),
+    ...(config.tls.serverName ? { servername: config.tls.serverName } : {}),
+  };
+}
+
+/** What every connection to a Redis server gets, whatever the topology. */
+function serverOptions(config: RedisConfig, options: RedisClientOptions): RedisOptions {
+  const tls = tlsOptions(config);
+  return {
     lazyConnect: options.lazyConnect ?? false,
     connectionName: options.name,
-    enableOfflineQueue: false,
     enableReadyCheck: true,
     commandTimeout: config.commandTimeoutMs,
     connectTimeout: config.connectTimeoutMs,
@@ -46,8 +79,54 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
     // again after the reconnect. Redis may have applied a write whose reply was lost (the
     // access replace script, a rate-limit increment), and sending it again would apply it twice.
     maxRetriesPerRequest: 0,
-    retryStrategy: reconnectDelayMs,
-  });
+    ...(config.username !== null ? { username: config.username } : {}),
+    ...(config.password !== null ? { password: config.password } : {}),
+    ...(tls ? { tls } : {}),
+  };
+}
+
+export function createRedisClient(config: RedisConfig, options: RedisClientOptions = {}): RedisClient {
+  if (!redisConfigured(config)) throw new Error('no Redis is configured: set redis.url (env REDIS_URL), redis.sentinels + redis.name, or redis.nodes');
+  const server = serverOptions(config, options);
+  if (config.nodes.length > 0) {
+    return new Cluster(
+      config.nodes.map(({ host, port }) => ({ host, port })),
+      {
+        lazyConnect: server.lazyConnect,
+        enableOfflineQueue: false,
+        // The cluster's ready check sends CLUSTER INFO to any node, often one still connecting,
+        // which a cluster without offline queue refuses: it would loop on reconnects. The slot
+        // map it loads first already shows the cluster answering.
+        enableReadyCheck: false,
+        clusterRetryStrategy: reconnectDelayMs,
+        // With TLS the certificates name the hosts, not their addresses: connect by name.
+        ...(server.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
+        redisOptions: server,
+      },
+    );
+  }
+  if (config.sentinels.length > 0) {
+    const sentinelTls = server.tls;
+    return new Redis({
+      ...server,
+      enableOfflineQueue: false,
+      retryStrategy: reconnectDelayMs,
+      sentinels: config.sentinels.map(({ host, port }) => ({ host, port })),
+      name: config.name ?? undefined,
+      role: 'master',
+      sentinelRetryStrategy: reconnectDelayMs,
+      sentinelCommandTimeout: config.connectTimeoutMs,
+      // A demoted master that is still reachable refuses writes with READONLY: reconnect, and so
+      // ask the sentinels again (the failed command is not sent again). Sentinel's own failover
+      // also drops the old master's clients; ioredis's failoverDetector would add nothing but
+      // sentinel connections that hold a stopping process open for 2 s.
+      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+      ...(config.sentinelUsername !== null ? { sentinelUsername: config.sentinelUsername } : {}),
+      ...(config.sentinelPassword !== null ? { sentinelPassword: config.sentinelPassword } : {}),
+      ...(sentinelTls ? { enableTLSForSentinelMode: true, sentinelTLS: sentinelTls } : {}),
+    });
+  }
+  return new Redis(config.url as string, { ...server, enableOfflineQueue: false, retryStrategy: reconnectDelayMs });
 }
 
 /** Up while every watched connection is ready; tells subscribers when that changes. */
@@ -68,7 +147,7 @@ export class RedisHealth {
     return this.wentDownAtMs === null ? 0 : Math.round((nowMs - this.wentDownAtMs) / 1000);
   }
 
-  watch(client: Redis, name: string): this {
+  watch(client: RedisClient, name: string): this {
     let lastError: string | undefined;
     let outageLogged = false;
     // Listening to 'error' also stops ioredis printing every failed reconnect to stderr; an

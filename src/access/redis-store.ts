@@ -14,10 +14,10 @@
  * Reads and writes those keys through the two connections it is given (one is for SUBSCRIBE
  * only) and closes both on `close()`.
  */
-import type { Redis } from 'ioredis';
 import type { ZodError } from 'zod';
 import type { Logger } from '../logging/logger';
 import { accessDocumentSchema, type AccessDocument } from './model';
+import type { RedisClient } from './redis-client';
 import { StoreUnavailableError, VersionConflictError, type AccessStore, type VersionedAccessDocument } from './store';
 
 
@@ -32,9 +32,9 @@ async function unavailableOnRedisError<T>(pending: Promise<T>): Promise<T> {
 }
 
 export interface RedisAccessStoreOptions {
-  readonly client: Redis;
+  readonly client: RedisClient;
   /** A second connection: one that has sent SUBSCRIBE accepts no other command. */
-  readonly subscriber: Redis;
+  readonly subscriber: RedisClient;
   readonly keyPrefix: string;
   readonly pollIntervalMs: number;
   readonly logger: Logger;
@@ -91,7 +91,7 @@ function describeIssues(error: ZodError): string {
   return error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
 }
 
-function whenReady(client: Redis, timeoutMs: number): Promise<void> {
+function whenReady(client: RedisClient, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   // A failed first attempt is retried by the client's retryStrategy; the wait below bounds it.
   if (client.status === 'wait') client.connect().catch(() => undefined);
@@ -108,7 +108,7 @@ function whenReady(client: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-async function closeConnection(client: Redis): Promise<void> {
+async function closeConnection(client: RedisClient): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, QUIT_GRACE_MS);
@@ -121,8 +121,8 @@ async function closeConnection(client: Redis): Promise<void> {
 }
 
 export class RedisAccessStore implements AccessStore {
-  private readonly client: Redis;
-  private readonly subscriber: Redis;
+  private readonly client: RedisClient;
+  private readonly subscriber: RedisClient;
   private readonly logger: Logger;
   private readonly pollIntervalMs: number;
   private readonly documentKey: string;

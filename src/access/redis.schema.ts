@@ -1,6 +1,8 @@
 /**
  * Config of the Redis connection that shares the access config between instances (config key
- * `redis`). Without a URL the access config stays in memory (sandbox mode).
+ * `redis`). One topology at a time: a single server (`url`), a Sentinel-monitored master
+ * (`sentinels` + `name`) or a Redis Cluster (`nodes`). With none of them the access config
+ * stays in memory (sandbox mode).
  *
  * Reads nothing; exports the schema and its type.
  */
@@ -8,13 +10,52 @@ import { z } from 'zod';
 
 const ms = z.number().int().min(1);
 
+const address = z
+  .object({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535),
+  })
+  .strict();
+
+export type RedisAddress = z.infer<typeof address>;
+
+const credential = z.string().min(1).nullable().default(null);
+
 export const redisSchema = z
   .object({
     url: z
       .url({ protocol: /^rediss?$/ })
       .nullable()
       .default(null)
-      .describe('Redis URL (env REDIS_URL); null keeps access config in memory'),
+      .describe('Redis URL of a single server (env REDIS_URL); rediss:// turns TLS on'),
+    sentinels: z
+      .array(address)
+      .default([])
+      .describe('Sentinel addresses [{host, port}]; with `name`, the master is found through them (instead of url)'),
+    name: z.string().min(1).nullable().default(null).describe('Name of the master group the sentinels monitor (Sentinel mode)'),
+    nodes: z.array(address).default([]).describe('Cluster seed nodes [{host, port}] (Cluster mode, instead of url)'),
+    username: credential.describe('ACL user of the Redis servers; null uses the URL\'s user or "default"'),
+    password: credential.describe('Password of that user; set it from a Secret (env GATEWAY__redis__password)'),
+    sentinelUsername: credential.describe('ACL user of the sentinels, when they require one'),
+    sentinelPassword: credential.describe('Password of the sentinels, when they require one'),
+    tls: z
+      .object({
+        enabled: z.boolean().default(false).describe('TLS to every Redis server and sentinel (a rediss:// url turns it on too)'),
+        caFile: z
+          .string()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe('PEM file of the CA that signed the servers\' certificates; null trusts the system CAs'),
+        serverName: z
+          .string()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe('Name the server certificates must carry, when it differs from the host connected to'),
+      })
+      .strict()
+      .prefault({}),
     keyPrefix: z
       // Braces are left out so that the prefix never overrides the hash tags the keys carry.
       .string()
@@ -34,6 +75,22 @@ export const redisSchema = z
       .default(2000)
       .describe('How often each instance checks the access config version; heals a lost change message'),
   })
-  .strict();
+  .strict()
+  .superRefine((redis, ctx) => {
+    const topologies = [redis.url !== null && 'url', redis.sentinels.length > 0 && 'sentinels', redis.nodes.length > 0 && 'nodes'].filter(Boolean);
+    if (topologies.length > 1) {
+      ctx.addIssue({ code: 'custom', path: [topologies[1] as string], message: `set one of url, sentinels or nodes, not ${topologies.join(' and ')}` });
+    }
+    if (redis.sentinels.length > 0 && redis.name === null) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: 'the master group name is required with sentinels' });
+    }
+    if (redis.name !== null && redis.sentinels.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'name is only used with sentinels; list them' });
+    }
+    if (redis.url !== null && (redis.username !== null || redis.password !== null) && /^rediss?:\/\/[^/]*@/.test(redis.url)) {
+      // Which one would win is not obvious to an operator; refuse rather than guess.
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'credentials are set both in url and in username/password; keep one' });
+    }
+  });
 
 export type RedisConfig = z.infer<typeof redisSchema>;

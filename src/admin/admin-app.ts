@@ -22,7 +22,9 @@ import { createErrorHandler } from '../pipeline/error-handler';
 import { getContext } from '../pipeline/context';
 import { requestContext } from '../policies/request-context/request-context';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
+import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from './audit';
+import { registerSandbox } from './sandbox-routes';
 
 export interface AdminAppDeps {
   readonly service: AccessService;
@@ -30,6 +32,8 @@ export interface AdminAppDeps {
   /** The bootstrap admin bearer token; never logged, never stored in the audit log. */
   readonly adminToken: string;
   readonly logger: Logger;
+  /** The SMS outbox, in sandbox mode only: serves GET /v1/sandbox/sms when set. */
+  readonly smsOutbox?: SmsOutboxReader;
 }
 
 const BODY_LIMIT = '1mb';
@@ -327,6 +331,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerPermissions(v1, routes);
   registerAccessDocument(v1, routes);
   registerAudit(v1, routes);
+  if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);
 
   app.use(notFound);

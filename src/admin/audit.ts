@@ -8,7 +8,7 @@
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../access/redis-client';
 
 export interface AuditEntry {
   readonly id: string;
@@ -105,7 +105,7 @@ export class RedisAuditLog implements AuditLog {
   private readonly capacity: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: RedisAuditLogOptions,
   ) {
     this.key = `${options.keyPrefix}{audit}:log`;

@@ -46,6 +46,13 @@ describe('configuration', () => {
     expect(config.authentication.receiptTokenHeader).toBe('X-Receipt-Token');
   });
 
+  it('keeps GATEWAY__ values of text keys as written, so secrets such as "123456" or "@x" stay strings', () => {
+    const config = loadConfig({ configDir, env: { GATEWAY__twoFactor__pepper: '12345678901234567890123456789012345', GATEWAY__sms__http__bearerToken: '@token: with yaml chars' } });
+    expect(config.twoFactor.pepper).toBe('12345678901234567890123456789012345');
+    expect(config.sms.http.bearerToken).toBe('@token: with yaml chars');
+    expect(loadConfig({ configDir, env: { GATEWAY__idempotency__header: '"X-Idem-Key"' } }).idempotency.header).toBe('X-Idem-Key');
+  });
+
   it('loads config/<NODE_ENV>.yaml over the defaults', () => {
     expect(loadConfig({ configDir, env: { NODE_ENV: 'test' } }).log.level).toBe('silent');
     expect(loadConfig({ configDir, env: {} }).log.level).toBe('info');

@@ -87,10 +87,45 @@ function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(GENERIC_PREFIX) || raw === undefined) continue;
     const keyPath = name.slice(GENERIC_PREFIX.length).split('__');
-    // A YAML scalar, so that numbers, booleans and null arrive typed.
-    setPath(out, keyPath, parseYaml(raw) as unknown);
+    // Text keys take the text as it is (a password "123456" or "@x" stays a string); any other
+    // key takes a YAML scalar, so that numbers, booleans, null and lists arrive typed.
+    setPath(out, keyPath, expectsText(keyPath) ? unquoted(raw) : parseYamlOrRaw(raw));
   }
   return out;
+}
+
+/** A quoted scalar (as charts write every value) loses its quotes; any other text is kept whole. */
+function unquoted(raw: string): string {
+  const quoted = /^(".*"|'.*')$/s.test(raw);
+  const value = quoted ? parseYamlOrRaw(raw) : raw;
+  return typeof value === 'string' ? value : raw;
+}
+
+function parseYamlOrRaw(raw: string): unknown {
+  try {
+    return parseYaml(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+interface SchemaNode {
+  readonly def?: { readonly type?: string; readonly innerType?: SchemaNode; readonly options?: readonly SchemaNode[] };
+  readonly shape?: Record<string, SchemaNode>;
+}
+
+/** Peels defaults, prefaults, optionals and nullables off a schema node. */
+function unwrap(node: SchemaNode | undefined): SchemaNode | undefined {
+  let current = node;
+  while (current?.def?.innerType && ['default', 'prefault', 'optional', 'nullable'].includes(current.def.type ?? '')) current = current.def.innerType;
+  return current;
+}
+
+/** True when the schema types the key at `keyPath` as text (or text-or-null). */
+function expectsText(keyPath: readonly string[]): boolean {
+  let node = unwrap(configSchema as unknown as SchemaNode);
+  for (const key of keyPath) node = unwrap(node?.shape?.[key]);
+  return node?.def?.type === 'string' || (node?.def?.type === 'union' && (node.def.options ?? []).some((o) => unwrap(o)?.def?.type === 'string'));
 }
 
 function intOrRaw(raw: string): number | string {

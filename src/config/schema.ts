@@ -8,8 +8,13 @@ import { z } from 'zod';
 import { redisSchema } from '../access/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
+import { bodyConfigSchema } from '../policies/body/body.schema';
+import { idempotencySchema } from '../policies/idempotency/idempotency.schema';
+import { twoFactorSchema } from '../policies/two-factor/two-factor.schema';
+import { smsSchema } from '../sms/sms.schema';
 import { rateLimitConfigSchema } from '../policies/rate-limit/rate-limit.schema';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
+import { shutdownSchema } from '../status/shutdown.schema';
 
 const port = z.number().int().min(0).max(65535);
 const ms = z.number().int().min(1);
@@ -60,6 +65,10 @@ export const configSchema = z
     requestContext: requestContextSchema.prefault({}),
     authentication: authenticateSchema.prefault({}),
     rateLimit: rateLimitConfigSchema.prefault({}),
+    body: bodyConfigSchema.prefault({}),
+    idempotency: idempotencySchema.prefault({}),
+    twoFactor: twoFactorSchema.prefault({}),
+    sms: smsSchema.prefault({}),
     redis: redisSchema.prefault({}),
     admin: z
       .object({
@@ -72,6 +81,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    shutdown: shutdownSchema.prefault({}),
     log: z
       .object({
         level: z

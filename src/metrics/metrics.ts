@@ -2,13 +2,17 @@
  * The gateway's Prometheus metrics (names are public contract, DESIGN.md "Status port"), on a
  * registry injected per app so tests and several instances in one process never share state.
  *
- * Reads nothing; creates the metrics on the given registry. Labels are bounded: `api` is an
- * API id or `unmatched`, `vendor` a configured vendor id or `anonymous`, `reason` a fixed set.
+ * Reads nothing but the access-config age source it is given, at scrape time; creates the
+ * metrics on the given registry. Labels are bounded: `api` is an API id or `unmatched`,
+ * `vendor` a configured vendor id or `anonymous`, `reason` a fixed set, `group` a breaker group.
+ *
+ * Additions to the contract list: `gateway_access_config_age_seconds` (the dashboard's config
+ * age) and `gateway_sms_sent_total{outcome}` (two-factor SMS).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Sub-millisecond buckets, so the gateway's own overhead is visible next to the core's time. */
-export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Sub-millisecond buckets, so the gateway's own overhead (a few hundred µs) is visible next to the core's time. */
+export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -18,12 +22,38 @@ export interface GatewayMetrics {
   readonly authFailuresTotal: Counter<'reason'>;
   readonly accessDeniedTotal: Counter<'reason'>;
   readonly accessConfigVersion: Gauge;
+  readonly accessConfigAge: Gauge;
   readonly redisUp: Gauge;
+  readonly upstreamDuration: Histogram<'group'>;
+  readonly circuitState: Gauge<'group'>;
+  readonly idempotencyReplaysTotal: Counter;
+  readonly smsSentTotal: Counter<'outcome'>;
 }
 
-export function createMetrics(registry = new Registry(), options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+export interface MetricsOptions {
+  /** Node's default process metrics; off in tests that build many registries. */
+  readonly defaultMetrics?: boolean;
+  /** Seconds since the served access config was loaded, read at scrape time; null while none is. */
+  readonly accessConfigAgeSeconds?: () => number | null;
+}
+
+/** `gateway_circuit_state` values (public contract). */
+export const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/**
+ * prom-client's gauges that break Prometheus naming (a `_total` suffix on a gauge), which
+ * `promtool check metrics` rejects; their per-type gauges (`nodejs_active_handles{type}`, ...)
+ * stay and add up to them.
+ */
+const MISNAMED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+export function createMetrics(registry = new Registry(), options: MetricsOptions = {}): GatewayMetrics {
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name);
+  }
   const registers = [registry];
+  const ageSource = options.accessConfigAgeSeconds;
   return {
     registry,
     requestsTotal: new Counter({
@@ -62,9 +92,42 @@ export function createMetrics(registry = new Registry(), options: { defaultMetri
       help: 'Version of the access config this instance serves from',
       registers,
     }),
+    accessConfigAge: new Gauge({
+      name: 'gateway_access_config_age_seconds',
+      help: 'Seconds since this instance loaded the access config it serves from (a change anywhere reloads it)',
+      registers,
+      collect() {
+        const age = ageSource?.();
+        if (age !== undefined && age !== null) this.set(age);
+      },
+    }),
     redisUp: new Gauge({
       name: 'gateway_redis_up',
       help: '1 when this instance has a ready Redis connection, else 0 (always 1 without Redis)',
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: 'gateway_upstream_duration_seconds',
+      help: "Time the core took to answer, by breaker group: to its response headers on streamed routes, to its whole answer on buffered calls",
+      labelNames: ['group'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    circuitState: new Gauge({
+      name: 'gateway_circuit_state',
+      help: 'State of the circuit breaker to the core, by breaker group: 0 closed, 1 half-open, 2 open',
+      labelNames: ['group'] as const,
+      registers,
+    }),
+    idempotencyReplaysTotal: new Counter({
+      name: 'gateway_idempotency_replays_total',
+      help: 'Money-movement requests answered from the idempotency store instead of the core',
+      registers,
+    }),
+    smsSentTotal: new Counter({
+      name: 'gateway_sms_sent_total',
+      help: 'Two-factor SMS handed to the provider, by outcome (sent, rejected, failed)',
+      labelNames: ['outcome'] as const,
       registers,
     }),
   };

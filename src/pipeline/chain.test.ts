@@ -3,7 +3,15 @@ import { AccessCache } from '../access/cache';
 import { KeyUsageTracker, MemoryKeyUsageStore } from '../access/key-usage';
 import { MemoryAccessStore } from '../access/store';
 import { createCoreAgent } from '../core-client/agent';
+import { CoreBreakers } from '../core-client/breakers';
+import { breakersSchema } from '../core-client/breakers.schema';
+import { createCoreExchange } from '../core-client/exchange';
+import path from 'node:path';
+import { loadReceiptEnums } from '../contracts/enums';
+import { createBodyContracts } from '../contracts/registry';
 import { createLogger } from '../logging/logger';
+import { smsSchema } from '../sms/sms.schema';
+import { createSmsProvider } from '../sms/create-provider';
 import { createMetrics } from '../metrics/metrics';
 import { testConfig } from '../../test/support/config';
 import { buildVendorApp } from './chain';
@@ -12,17 +20,41 @@ describe('vendor pipeline', () => {
   it('runs its steps in the documented order, then the error handler', () => {
     const logger = createLogger('silent');
     const access = new AccessCache(new MemoryAccessStore({ vendors: [], users: [] }), logger);
+    const metrics = createMetrics(undefined, { defaultMetrics: false });
+    const coreAgent = createCoreAgent('http://127.0.0.1:9', { maxSockets: 1, maxFreeSockets: 1 });
+    const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 1000, metrics, logger });
     const app = buildVendorApp({
       config: testConfig(),
       logger,
       access,
       coreUrl: 'http://127.0.0.1:9',
-      coreAgent: createCoreAgent('http://127.0.0.1:9', { maxSockets: 1, maxFreeSockets: 1 }),
-      metrics: createMetrics(undefined, { defaultMetrics: false }),
+      coreAgent,
+      breakers,
+      coreExchange: createCoreExchange({ coreUrl: 'http://127.0.0.1:9', agent: coreAgent, breakers }),
+      metrics,
       redis: null,
       keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),
+      bodyContracts: createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false }),
+      sms: createSmsProvider(smsSchema.parse({})).provider,
+      version: '0.0.0-test',
     });
-    const names = (app as unknown as { router: { stack: Array<{ name: string }> } }).router.stack.map((layer) => layer.name);
-    expect(names).toEqual(['requestContextStep', 'routeMatchStep', 'authenticateStep', 'authorizeStep', 'rateLimitStep', 'forwardStep', 'errorHandler']);
+    breakers.shutdown();
+    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string } }> } }).router.stack;
+    const names = layers.map((layer) => layer.route?.path ?? layer.name);
+    expect(names).toEqual([
+      '/openapi.json',
+      'requestContextStep',
+      'routeMatchStep',
+      'authenticateStep',
+      'authorizeStep',
+      'rateLimitStep',
+      'bodyStep',
+      'twoFactorVerification',
+      'idempotencyStep',
+      'twoFactorCheck',
+      'exchangeStep',
+      'forwardStep',
+      'errorHandler',
+    ]);
   });
 });

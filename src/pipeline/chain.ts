@@ -10,10 +10,19 @@ import type { KeyUsageTracker } from '../access/key-usage';
 import { RouteMatcher } from '../catalogue/matcher';
 import { ROUTES } from '../catalogue/catalogue';
 import type { GatewayConfig } from '../config/schema';
+import type { CoreBreakers } from '../core-client/breakers';
+import type { CoreExchange } from '../core-client/exchange';
 import type { GatewayError } from '../errors/catalogue';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
+import type { BodyContracts } from '../contracts/body-contract';
+import { buildOpenApiDocument, openApiHandler } from '../openapi/openapi';
+import { body } from '../policies/body/body';
+import { exchange } from '../policies/exchange/exchange';
+import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
 import { rateLimit } from '../policies/rate-limit/rate-limit';
+import { twoFactor } from '../policies/two-factor/two-factor';
+import type { SmsProvider } from '../sms/provider';
 import { authenticate } from '../policies/authenticate/authenticate';
 import { authorize } from '../policies/authorize/authorize';
 import { forward } from '../policies/forward/forward';
@@ -22,7 +31,7 @@ import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from './error-handler';
 import { createRequestObserver } from './observe';
 import type http from 'node:http';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../access/redis-client';
 
 export interface VendorPipelineDeps {
   readonly config: Readonly<GatewayConfig>;
@@ -30,10 +39,19 @@ export interface VendorPipelineDeps {
   readonly access: AccessCache;
   readonly coreUrl: string;
   readonly coreAgent: http.Agent;
+  /** One circuit breaker per breaker group, shared by the forward step and the buffered core calls. */
+  readonly breakers: CoreBreakers;
+  /** The buffered core call (receipts, bank accounts), through the same breakers and agent. */
+  readonly coreExchange: CoreExchange;
   readonly metrics: GatewayMetrics;
   /** Null in sandbox mode: rate-limit counters live in this process. */
-  readonly redis: Redis | null;
+  readonly redis: RedisClient | null;
   readonly keyUsage: KeyUsageTracker;
+  /** Body schemas of receipts and bank-account operations (validation, formats, responses). */
+  readonly bodyContracts: BodyContracts;
+  readonly sms: SmsProvider;
+  /** The version OpenAPI states. */
+  readonly version: string;
 }
 
 export function buildVendorApp(deps: VendorPipelineDeps): Express {
@@ -46,6 +64,20 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
 
   const { metrics } = deps;
   const errorHandler = createErrorHandler(deps.logger);
+  const twoFactorSteps = twoFactor(config.twoFactor, { redis: deps.redis, keyPrefix: config.redis.keyPrefix, sms: deps.sms, logger: deps.logger });
+  // The API description needs no key: vendors read it before they have one.
+  app.get(
+    '/openapi.json',
+    openApiHandler(
+      buildOpenApiDocument({
+        routes: ROUTES,
+        contracts: deps.bodyContracts,
+        version: deps.version,
+        tokenHeader: config.authentication.tokenHeader,
+        receiptTokenHeader: config.authentication.receiptTokenHeader,
+      }),
+    ),
+  );
   const steps: RequestHandler[] = [
     // 1. First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger) }),
@@ -61,11 +93,27 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
     // 5. After authorization, so refused calls spend no quota; before any body is read.
     rateLimit(config.rateLimit, { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) }),
-    // 8. Last: only requests that passed every policy reach the core.
+    // 6. After the rate limit (a refused call reads no body); before idempotency, which fingerprints ctx.body.coreJson.
+    body(config.body, { contracts: deps.bodyContracts }),
+    // 6b. After the body step (it reads the normalised number): answers verification itself; the core never sees it.
+    twoFactorSteps.verification,
+    // 7. Right before the core call: a keyed money movement reaches the core at most once.
+    idempotency(config.idempotency, {
+      store: createIdempotencyStore(config.idempotency, deps.redis, config.redis.keyPrefix),
+      logger: deps.logger,
+      coreTimeoutMs: Math.max(deps.breakers.get('receipts').timeoutMs, deps.breakers.get('bankaccounts').timeoutMs),
+      onReplay: () => metrics.idempotencyReplaysTotal.inc(),
+    }),
+    // 7b. After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
+    twoFactorSteps.check,
+    // 8a. Parsed bodies (receipts, bank-account writes) go to the core whole and come back translated.
+    exchange({ coreExchange: deps.coreExchange, contracts: deps.bodyContracts }),
+    // 8b. Everything else streams: only requests that passed every policy reach the core.
     forward({
       coreUrl: deps.coreUrl,
       agent: deps.coreAgent,
-      timeoutMs: config.core.timeoutMs,
+      breakers: deps.breakers,
+      maxBodyBytes: config.core.maxStreamedBodyBytes,
       credentialHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader],
       onError: (error: GatewayError, req, res) => errorHandler(error, req, res, () => undefined),
     }),

@@ -93,6 +93,23 @@ export function sendProblem(req: Request, res: Response, error: GatewayError): v
   }
 }
 
+/**
+ * A whole HTTP/1.1 response carrying the problem, for errors Node raises before any request
+ * object exists (an oversized header block): the server's clientError handler writes it to the
+ * socket and closes the connection. Always JSON: no Accept header has been read.
+ */
+export function socketProblemResponse(error: GatewayError, requestId: string): string {
+  const body = JSON.stringify(problemBody(error, requestId));
+  return (
+    `HTTP/1.1 ${error.status} ${ERROR_CATALOGUE[error.code].title}\r\n` +
+    'Content-Type: application/problem+json\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
 export function createErrorHandler(logger: Logger): ErrorRequestHandler {
   return function errorHandler(err: unknown, req, res, _next) {
     const error = toGatewayError(err);

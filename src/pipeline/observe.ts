@@ -1,9 +1,11 @@
 /**
  * What happens when a vendor response finishes: one access-log line and the request metrics.
  *
- * Reads the request context (request id, route, principal, start time) and the response
- * status and size; sets metrics and writes the line. Metric children are cached per label
- * set so the hot path does not rebuild label keys on every request.
+ * Reads the request context (request id, route, principal, start time), the time the core
+ * took (noted by whoever called it, through `noteUpstreamDuration`), and the request and
+ * response sizes; sets metrics and writes the line. Metric children are cached per label set
+ * so the hot path does not rebuild label keys on every request. The line never holds a header
+ * or a body: secrets cannot reach it.
  */
 import type { Request, Response } from 'express';
 import type { Counter, Histogram } from 'prom-client';
@@ -15,6 +17,29 @@ export type RequestObserver = (req: Request, res: Response, ctx: RequestContext)
 
 const UNMATCHED = 'unmatched';
 const ANONYMOUS = 'anonymous';
+const UPSTREAM_SECONDS = 'upstreamSeconds';
+const STREAMED_BYTES = 'streamedBytesOut';
+
+/** Records how long the core took for this request, for its access-log line (`upstreamMs`). */
+export function noteUpstreamDuration(res: Response, seconds: number): void {
+  res.locals[UPSTREAM_SECONDS] = seconds;
+}
+
+/** Adds bytes of a body streamed without Content-Length, for the access-log line (`bytesOut`). */
+export function noteStreamedBytes(res: Response, bytes: number): void {
+  res.locals[STREAMED_BYTES] = ((res.locals[STREAMED_BYTES] as number | undefined) ?? 0) + bytes;
+}
+
+function milliseconds(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e3;
+}
+
+/** Bytes as a Content-Length header states them; undefined without one. */
+function declaredLength(value: string | number | readonly string[] | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = Number(value);
+  return Number.isFinite(bytes) ? bytes : undefined;
+}
 
 export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): RequestObserver {
   const durationChildren = new Map<string, Histogram.Internal<'api'>>();
@@ -33,6 +58,7 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
     if (!count) countChildren.set(countKey, (count = metrics.requestsTotal.labels(api, String(status), vendor)));
     count.inc();
 
+    const upstreamSeconds = res.locals[UPSTREAM_SECONDS] as number | undefined;
     logger.info(
       {
         requestId: ctx.requestId,
@@ -41,8 +67,10 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
         api,
         vendor,
         status,
-        durationMs: Math.round(seconds * 1e6) / 1e3,
-        bytesOut: Number(res.getHeader('content-length') ?? 0) || undefined,
+        durationMs: milliseconds(seconds),
+        upstreamMs: upstreamSeconds === undefined ? undefined : milliseconds(upstreamSeconds),
+        bytesIn: declaredLength(req.headers['content-length']),
+        bytesOut: declaredLength(res.getHeader('content-length')) ?? (res.locals[STREAMED_BYTES] as number | undefined),
         aborted: res.writableFinished ? undefined : true,
       },
       'request',

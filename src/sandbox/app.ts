@@ -12,10 +12,12 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { ROUTES } from '../catalogue/catalogue';
 import { RouteMatcher } from '../catalogue/matcher';
+import { bankAccountHandlers } from './bank-accounts';
 import type { SandboxData } from './data';
 import type { Handler } from './exchange';
 import { writeJson } from './json';
 import { SandboxProblem, notFound } from './problems';
+import { receiptHandlers } from './receipts';
 import { relationHandlers } from './relations';
 import { resourceHandlers } from './resources';
 import type { PageLimits } from './search';
@@ -28,21 +30,14 @@ export interface SandboxAppOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Catalogue routes this module does not simulate: receipt posting and bank-account writes. */
-export const ROUTES_NOT_SIMULATED: ReadonlySet<string> = new Set([
-  'POSTapi/transaction/savings/deposit',
-  'POSTapi/transaction/savings/payment',
-  'POSTapi/transaction/loan/reversal',
-  'POSTbankaccounts/add',
-  'PUTbankaccounts/{bankaccountid}',
-  'POSTbankaccounts/verification',
-]);
+/** Catalogue routes this module does not simulate: the SMS verification, which the gateway answers itself. */
+export const ROUTES_NOT_SIMULATED: ReadonlySet<string> = new Set(['POSTbankaccounts/verification']);
 
 const BODY_LIMIT = '1mb';
 
 export function createSandboxApp(options: SandboxAppOptions): express.Express {
   const limits = pageLimits(options);
-  const handlers = new Map<string, Handler>([...resourceHandlers(options.data, limits), ...relationHandlers(options.data)]);
+  const handlers = new Map<string, Handler>([...resourceHandlers(options.data, limits), ...relationHandlers(options.data), ...receiptHandlers(options.data), ...bankAccountHandlers(options.data)]);
   const served = ROUTES.filter((route) => !ROUTES_NOT_SIMULATED.has(route.apiId));
   for (const route of served) if (!handlers.has(route.apiId)) throw new Error(`sandbox has no handler for ${route.apiId}`);
   const known = new Set(ROUTES.map((route) => route.apiId));

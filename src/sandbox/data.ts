@@ -14,6 +14,7 @@
  */
 import { AccountBook } from './account-book';
 import { addDays, addMonths, businessMoment, daysBetween, fromIso, iso } from './calendar';
+import { createReceiptTable, createSupervisorTable, type PostedReceipt, type Supervisor } from './ledger';
 import { GENDERS, MemberFactory, TITLE, type Member, type Places } from './members';
 import {
   EMPLOYER_FIELDS,
@@ -110,6 +111,10 @@ export interface SandboxData {
   readonly productShares: Table<ProductShare>;
   /** Keyed by ReceiptNumber, numbered in posting order across the whole core. */
   readonly transactions: Table<Transaction, 'account'>;
+  /** Receipts posted by the receipt ledger, keyed by receipt number. */
+  readonly receipts: Table<PostedReceipt, 'account'>;
+  /** Who may authorise a receipt override; passwords held as hashes only. */
+  readonly supervisors: Table<Supervisor>;
 }
 
 const CUSTOMER_COUNT = 250;
@@ -191,6 +196,8 @@ class BookBuilder implements Places {
       people,
       productShares,
       transactions,
+      receipts: createReceiptTable(),
+      supervisors: createSupervisorTable(),
     };
   }
 

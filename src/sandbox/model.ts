@@ -355,6 +355,7 @@ export const ACCOUNT_STATUS = {
   Dormant: { value: 1, meaning: 'no member-initiated transaction for two years; still open' },
   Closed: { value: 2, meaning: 'balance cleared and closed; listed under historicalaccounts' },
   BadDebt: { value: 3, meaning: 'loan written off; still open for recovery payments' },
+  Approved: { value: 4, meaning: 'loan approved but not issued: its issue was reversed and it may be issued again' },
 } as const satisfies CodeTable;
 
 /** accounts.productTypeId: says which table accounts.productId points into. */

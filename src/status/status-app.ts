@@ -3,21 +3,29 @@
  *
  * `/health/live` says only that the event loop turns (a restart cannot fix anything else);
  * `/health/ready` is 503 until the access config is loaded and from the moment shutdown
- * begins, so a load balancer stops sending before the listeners close.
+ * begins, so a load balancer stops sending before the listeners close. Its body reports the
+ * access config (loaded, version, age), Redis, and each circuit breaker's state; neither Redis
+ * nor an open breaker makes the instance unready: every instance shares the same core and
+ * Redis, so taking them all out of the load balancer would only turn 503s into refused
+ * connections.
  *
  * `/metrics` is the Prometheus exposition; it lives here, not on the vendor port, so vendors
  * never see it.
  *
- * Reads the access cache status, the shutdown flag and the metrics registry; sets nothing.
+ * Reads the access cache status, Redis health, the breakers' states, the shutdown flag and the
+ * metrics registry; sets nothing.
  */
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { AccessCacheStatus } from '../access/cache';
+import type { BreakerGroup } from '../catalogue/catalogue';
+import type { BreakerState } from '../core-client/breakers';
 
 export interface StatusAppDeps {
   readonly accessStatus: () => AccessCacheStatus;
   /** Null in memory mode. Redis down does not make the instance unready: it serves its last good copy. */
   readonly redisStatus: (() => { up: boolean; downSeconds: number }) | null;
+  readonly breakerStates: () => Record<BreakerGroup, BreakerState>;
   readonly isShuttingDown: () => boolean;
   readonly mode: { readonly accessStore: 'memory' | 'redis'; readonly core: 'sandbox' | 'remote' };
   readonly registry: Registry;
@@ -40,6 +48,7 @@ export function createStatusApp(deps: StatusAppDeps): Express {
       mode: deps.mode,
       accessConfig: access,
       ...(deps.redisStatus ? { redis: deps.redisStatus() } : {}),
+      breakers: deps.breakerStates(),
     });
   });
   app.get('/metrics', async function metrics(_req, res) {

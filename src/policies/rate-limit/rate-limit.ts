@@ -11,7 +11,7 @@
  * `RateLimit-Policy` and `RateLimit` on every answer, and `Retry-After` on a 429.
  */
 import type { RequestHandler } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../access/redis-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../access/model';
 import { GatewayError } from '../../errors/catalogue';
@@ -21,7 +21,7 @@ import type { RateLimitConfig } from './rate-limit.schema';
 
 export interface RateLimitDeps {
   /** Null in sandbox mode: counters live in this process. */
-  readonly redis: Redis | null;
+  readonly redis: RedisClient | null;
   readonly logger: Logger;
   readonly onLimited?: (vendorId: string) => void;
 }
@@ -39,7 +39,7 @@ export class RateLimiters {
 
   constructor(
     private readonly config: RateLimitConfig,
-    private readonly redis: Redis | null,
+    private readonly redis: RedisClient | null,
   ) {}
 
   forPolicy(policy: RateLimit | undefined): PolicyLimiter {

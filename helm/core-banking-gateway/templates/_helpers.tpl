@@ -1,0 +1,61 @@
+{{/* Names, labels and the environment shared by the chart's templates. */}}
+
+{{- define "cbg.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "cbg.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "cbg.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "cbg.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "cbg.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "cbg.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "cbg.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "cbg.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The environment variable that carries config key <section>.<key>: the contract variable when
+there is one (DESIGN.md), else GATEWAY__<section>__<key>. Called with (list $section $key).
+*/}}
+{{- define "cbg.envName" -}}
+{{- $contract := dict "server.port" "PORT" "server.adminPort" "ADMIN_PORT" "server.statusPort" "STATUS_PORT" "sandbox.port" "SANDBOX_PORT" "redis.url" "REDIS_URL" "core.url" "CORE_URL" "access.file" "ACCESS_FILE" "log.level" "LOG_LEVEL" }}
+{{- $path := printf "%s.%s" (index . 0) (index . 1) }}
+{{- if hasKey $contract $path }}
+{{- get $contract $path }}
+{{- else }}
+{{- printf "GATEWAY__%s__%s" (index . 0) (index . 1) }}
+{{- end }}
+{{- end }}
+
+{{/* Where the Redis CA and the access file are mounted. */}}
+{{- define "cbg.redisCaPath" -}}
+/etc/core-banking-gateway/redis-ca/{{ .Values.secrets.redisCa.key }}
+{{- end }}
+
+{{- define "cbg.accessFilePath" -}}
+/etc/core-banking-gateway/access/{{ .Values.accessDocument.key }}
+{{- end }}

@@ -1,0 +1,40 @@
+/**
+ * The body contract: what the body step needs from a request-body schema, whoever wrote it.
+ *
+ * Reads nothing; declares the interface, the parsed-document shape the body step hands over,
+ * and the registry type. A contract decodes a parsed body into the canonical value and the
+ * JSON text the core receives (throwing one 400 that lists every bad field), renders the
+ * core's answer in the vendor's format, and describes itself for the OpenAPI document.
+ */
+import type { BodySchemaId } from '../catalogue/catalogue';
+import type { WireFormat } from '../pipeline/context';
+import type { XmlElement } from '../xml/safe-xml';
+
+/** A body after parsing and before validation: JSON with numbers as LosslessNumber, or XML's root element. */
+export type ParsedDocument =
+  | { readonly format: 'json'; readonly json: unknown }
+  | { readonly format: 'xml'; readonly xml: XmlElement };
+
+export interface DecodedBody {
+  /** Canonical value: JSON names, decimals as LosslessNumber. */
+  readonly value: Readonly<Record<string, unknown>>;
+  /** Canonical JSON text: exactly what the core receives. */
+  readonly coreJson: string;
+}
+
+/** OpenAPI 3.0 schema objects (plain JSON). */
+export type OpenApiSchema = Record<string, unknown>;
+
+export interface BodyContract {
+  readonly id: BodySchemaId;
+  /** Wire formats the contract reads and writes; a JSON-only contract lists ['json']. */
+  readonly formats: readonly WireFormat[];
+  /** Throws GatewayError `invalid_request` with `errors[]` naming every bad field. */
+  decode(document: ParsedDocument): DecodedBody;
+  /** The core's answer in the vendor's format; without it the core's text passes through unchanged. */
+  renderResponse?(coreText: string, format: WireFormat): string;
+  /** Adds the body's schemas to `components` and returns a schema (usually a $ref) per format. */
+  describe?(components: Record<string, OpenApiSchema>): Partial<Record<WireFormat, OpenApiSchema>>;
+}
+
+export type BodyContracts = ReadonlyMap<BodySchemaId, BodyContract>;

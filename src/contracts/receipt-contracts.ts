@@ -1,0 +1,82 @@
+/**
+ * The body contracts of the three receipt operations: JSON or XML in, canonical JSON to the
+ * core, the core's JSON answer back in the vendor's format.
+ *
+ * Reads the enum tables and the adjustment-notes setting given at start-up. A decode reads
+ * the body with its DTO schema, applies the spec's cross-field rules, and either returns the
+ * canonical value and core JSON or throws one 400 `invalid_request` whose `errors[]` names
+ * each bad field by its path in the request's own wire names (`Fees[0].Amount` in XML,
+ * `fees[0].amount` in JSON).
+ */
+import { GatewayError, type FieldError } from '../errors/catalogue';
+import type { WireFormat } from '../pipeline/context';
+import { structSchemaRef } from '../openapi/struct-schemas';
+import { readXmlStruct } from '../xml/xml-reader';
+import { XmlWriter } from '../xml/xml-writer';
+import type { BodyContract, DecodedBody, OpenApiSchema, ParsedDocument } from './body-contract';
+import type { ReceiptEnums } from './enums';
+import { parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
+import type { ReadContext } from './reading';
+import { receiptRules, type ReceiptStruct } from './receipts';
+import { wirePath } from './schema';
+
+export interface ReceiptContractOptions {
+  readonly enums: ReceiptEnums;
+  /** The core's "notes mandatory for adjustments" system setting. */
+  readonly adjustmentNotesRequired: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function receiptContract(struct: ReceiptStruct, options: ReceiptContractOptions): BodyContract {
+  const xmlWriter = new XmlWriter(options.enums);
+  const wireNames: Record<WireFormat, (jsonName: string) => string> = {
+    json: (jsonName) => jsonName,
+    xml: (jsonName) => struct.fields[jsonName as keyof typeof struct.fields]?.xml ?? jsonName,
+  };
+
+  function read(document: ParsedDocument, ctx: ReadContext): Record<string, unknown> {
+    if (document.format === 'json') {
+      if (!isObject(document.json)) throw new GatewayError('invalid_request', `The JSON body must be a ${struct.name} object.`);
+      return readJsonStruct(struct, document.json, [], ctx) ?? {};
+    }
+    if (document.xml.name.toLowerCase() !== struct.name.toLowerCase()) {
+      throw new GatewayError('invalid_request', `The XML root element must be <${struct.name}>.`);
+    }
+    return readXmlStruct(struct, document.xml.children, [], ctx);
+  }
+
+  return {
+    id: struct.name as BodyContract['id'],
+    formats: ['json', 'xml'],
+
+    decode(document: ParsedDocument): DecodedBody {
+      const ctx: ReadContext = { enums: options.enums, issues: [] };
+      const value = read(document, ctx);
+      const errors: FieldError[] = ctx.issues.map((issue) => ({ field: wirePath(struct, issue.path, document.format), message: issue.message }));
+      const violations = receiptRules(struct, value as Parameters<typeof receiptRules>[1], options);
+      if (violations.length > 0) {
+        // A field that already failed its type is not reported again by a rule (e.g. "required").
+        const failed = new Set(ctx.issues.map((issue) => issue.path[0]));
+        for (const violation of violations) {
+          if (!failed.has(violation.path[0])) errors.push({ field: wirePath(struct, violation.path, document.format), message: violation.message(wireNames[document.format]) });
+        }
+      }
+      if (errors.length > 0) {
+        throw new GatewayError('invalid_request', `The ${struct.name} body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, { errors });
+      }
+      return { value, coreJson: writeCanonicalJson(struct, value) };
+    },
+
+    renderResponse(coreText: string, format: WireFormat): string {
+      const answer = parseCoreJson(coreText);
+      return format === 'xml' ? xmlWriter.document(struct, answer) : renderJson(struct, answer);
+    },
+
+    describe(components: Record<string, OpenApiSchema>): Record<WireFormat, OpenApiSchema> {
+      return { json: structSchemaRef(struct, 'json', options.enums, components), xml: structSchemaRef(struct, 'xml', options.enums, components) };
+    },
+  };
+}

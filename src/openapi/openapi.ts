@@ -1,0 +1,215 @@
+/**
+ * The vendor API's OpenAPI 3.0 document, generated from the API catalogue and the body
+ * contracts (so it cannot drift from what the gateway enforces), and the handler that serves it.
+ *
+ * Reads the routes, the contracts (receipt bodies in both media families: JSON names and
+ * numbers for enums; XML's .NET names, enum names, wrapped lists) and the token header names;
+ * built once at start-up. Every operation's `operationId` is its API id (public contract).
+ */
+import type { RequestHandler } from 'express';
+import type { Route } from '../catalogue/catalogue';
+import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
+import type { WireFormat } from '../pipeline/context';
+
+export interface OpenApiOptions {
+  readonly routes: readonly Route[];
+  readonly contracts: BodyContracts;
+  /** The gateway's version, shown as the document's `info.version`. */
+  readonly version: string;
+  readonly tokenHeader: string;
+  readonly receiptTokenHeader: string;
+}
+
+export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
+
+const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+};
+
+const PROBLEM_TYPES = ['application/problem+json', 'application/problem+xml'];
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+const PROBLEM_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details; application/problem+xml (namespace urn:ietf:rfc:7807) when the client asked for XML',
+  xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'Error code from the gateway catalogue, e.g. invalid_request' },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'Every bad field, named by its path in the request\'s own wire names (Fees[0].Amount in XML, fees[0].amount in JSON)',
+      xml: { wrapped: true },
+      items: {
+        type: 'object',
+        xml: { name: 'i' },
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'message'],
+      },
+    },
+  },
+};
+
+const SEARCH_PARAMETERS = [
+  { name: 'sort', in: 'query', required: false, schema: { type: 'string' }, description: 'Field to sort by' },
+  { name: 'ascending', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Sort direction' },
+  { name: 'paged', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Answer one page instead of the whole list' },
+  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+  { name: 'pageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+];
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', maxLength: 255 },
+  description: 'Makes a retry safe: the same key (or, without one, the same ExternalRefNo) replays the first answer for 24 h',
+};
+
+const REQUEST_ID_HEADER = { 'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (the client\'s when sane, else generated)' } };
+
+const PROBLEM_CONTENT = Object.fromEntries(PROBLEM_TYPES.map((t) => [t, { schema: PROBLEM_REF }]));
+
+/** Error answers shared by many operations: one component each, referred to by $ref. */
+const PROBLEM_RESPONSES: Readonly<Record<string, string>> = {
+  InvalidRequest: 'Invalid request (invalid_request)',
+  Unauthorized: 'No valid vendor token (unauthorized)',
+  Forbidden: 'Vendor suspended, licence missing or permission missing',
+  NotFound: 'No such resource (not_found)',
+  PayloadTooLarge: 'Body too large (payload_too_large)',
+  UnsupportedMediaType: 'Unsupported Content-Type (unsupported_media_type)',
+  Conflict: 'idempotency_in_progress or outcome_unknown',
+  RateLimited: 'Rate limited (rate_limited; see Retry-After)',
+  BadGateway: 'Core unreachable (bad_gateway)',
+  Unavailable: 'Core unavailable (core_unavailable, circuit open) or store unavailable (store_unavailable)',
+  Timeout: 'Core timed out (core_timeout)',
+};
+
+function problem(name: keyof typeof PROBLEM_RESPONSES): OpenApiSchema {
+  return { $ref: `#/components/responses/${name}` };
+}
+
+function pathParameters(route: Route): OpenApiSchema[] {
+  return route.segments
+    .filter((segment) => segment.startsWith('{'))
+    .map((segment) => ({ name: segment.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } }));
+}
+
+/** Schemas of a route's body per media type, from its contract, or a free-form JSON object without one. */
+function bodyContent(route: Route, mediaTypes: readonly string[], contracts: BodyContracts, components: Record<string, OpenApiSchema>): Record<string, OpenApiSchema> {
+  const contract = route.bodySchema ? contracts.get(route.bodySchema) : undefined;
+  const described = contract?.describe?.(components) ?? {};
+  const content: Record<string, OpenApiSchema> = {};
+  for (const mediaType of mediaTypes) {
+    const format = FORMAT_OF[mediaType];
+    if (format === undefined || (contract && !contract.formats.includes(format))) continue;
+    content[mediaType] = { schema: described[format] ?? { type: 'object' } };
+  }
+  return content;
+}
+
+function operation(route: Route, options: OpenApiOptions, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  const isReceipt = route.group === 'receipts';
+  const hasBody = route.consumes.length > 0;
+  const parameters = [...pathParameters(route), ...(route.search ? SEARCH_PARAMETERS : []), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
+  const responses: Record<string, OpenApiSchema> = {};
+  if (isReceipt) {
+    const receipt = bodyContent(route, route.produces, options.contracts, components);
+    responses['201'] = {
+      description: 'Receipt posted; `Idempotent-Replayed: true` when this is the stored answer to a retry',
+      headers: { ...REQUEST_ID_HEADER, 'Idempotent-Replayed': { schema: { type: 'boolean' } } },
+      content: receipt,
+    };
+    responses['400'] = {
+      description: 'Invalid request: the gateway\'s problem (errors[] lists every bad field), or the core\'s receipt with errorMessage',
+      headers: REQUEST_ID_HEADER,
+      content: { ...PROBLEM_CONTENT, ...receipt },
+    };
+    responses['422'] = {
+      description: 'Override needed (the receipt with hasOverride true and transactionOverrides), or idempotency_key_reused',
+      headers: REQUEST_ID_HEADER,
+      content: { ...PROBLEM_CONTENT, ...receipt },
+    };
+  } else {
+    responses[route.method === 'POST' ? '201' : '200'] = {
+      description: 'Success',
+      headers: REQUEST_ID_HEADER,
+      content: Object.fromEntries(route.produces.map((t) => [t, { schema: {} }])),
+    };
+    responses['400'] = problem('InvalidRequest');
+  }
+  responses['401'] = problem('Unauthorized');
+  responses['403'] = problem('Forbidden');
+  responses['404'] = problem('NotFound');
+  if (hasBody) {
+    responses['413'] = problem('PayloadTooLarge');
+    responses['415'] = problem('UnsupportedMediaType');
+  }
+  if (route.movesMoney) responses['409'] = problem('Conflict');
+  responses['429'] = problem('RateLimited');
+  responses['502'] = problem('BadGateway');
+  responses['503'] = problem('Unavailable');
+  responses['504'] = problem('Timeout');
+
+  const summary = [...new Set(route.operations.map((o) => o.kind))].join(', ');
+  const op: OpenApiSchema = {
+    operationId: route.apiId,
+    summary: `${summary}: ${route.method} /${route.path}`,
+    tags: [route.operations[0]?.resource ?? route.segments[0]],
+    security: [{ [isReceipt ? 'receiptToken' : 'vendorToken']: [] }],
+    responses,
+  };
+  if (parameters.length > 0) op.parameters = parameters;
+  if (hasBody) op.requestBody = { required: true, content: bodyContent(route, route.consumes, options.contracts, components) };
+  return op;
+}
+
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA };
+  const paths: Record<string, Record<string, OpenApiSchema>> = {};
+  for (const route of options.routes) {
+    const key = `/${route.path}`;
+    paths[key] ??= {};
+    paths[key][route.method.toLowerCase()] = operation(route, options, components);
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Core Banking Gateway: vendor API',
+      version: options.version,
+      description:
+        'The Core Banking Integration Service API as the gateway serves it. Receipt operations take and answer ' +
+        'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request). ' +
+        'JSON names are camelCase, XML names the .NET PascalCase names; enums are numbers in JSON and names in XML; ' +
+        'amounts are exact decimals.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: components,
+      responses: Object.fromEntries(
+        Object.entries(PROBLEM_RESPONSES).map(([name, description]) => [name, { description, headers: REQUEST_ID_HEADER, content: PROBLEM_CONTENT }]),
+      ),
+      securitySchemes: {
+        vendorToken: { type: 'apiKey', in: 'header', name: options.tokenHeader },
+        receiptToken: { type: 'apiKey', in: 'header', name: options.receiptTokenHeader },
+      },
+    },
+  };
+}
+
+/** GET /openapi.json: the document, serialised once. */
+export function openApiHandler(document: OpenApiDocument): RequestHandler {
+  const body = JSON.stringify(document);
+  return function openApiDocument(_req, res) {
+    res.type('application/json').send(body);
+  };
+}

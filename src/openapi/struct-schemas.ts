@@ -1,0 +1,102 @@
+/**
+ * OpenAPI 3.0 schemas of DTO structures, generated from the same schema definitions that
+ * validate and translate bodies: one component per structure and wire format (`FeeLineDto`
+ * with JSON names, `FeeLineDtoXml` with the .NET names, wrapped lists and enum names).
+ *
+ * Reads the structures and the enum tables (so values an admin adds to
+ * config/receipt-enums.yaml appear in the document); fills the `components` map it is given.
+ */
+import type { OpenApiSchema } from '../contracts/body-contract';
+import type { ReceiptEnums } from '../contracts/enums';
+import type { AnyStruct, EnumField, FieldSpec } from '../contracts/schema';
+import type { WireFormat } from '../pipeline/context';
+
+function componentName(struct: AnyStruct, format: WireFormat): string {
+  return format === 'json' ? struct.name : `${struct.name}Xml`;
+}
+
+/** A `$ref` to the structure's component, adding it (and what it refers to) on first use. */
+export function structSchemaRef(struct: AnyStruct, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  const name = componentName(struct, format);
+  if (!Object.hasOwn(components, name)) {
+    const component: OpenApiSchema = { type: 'object', description: struct.description };
+    // Set before recursing, so a structure that refers to itself cannot loop.
+    components[name] = component;
+    const properties: Record<string, OpenApiSchema> = {};
+    const required: string[] = [];
+    for (const field of struct.ordered) {
+      const propertyName = format === 'json' ? field.json : field.spec.xml;
+      properties[propertyName] = fieldSchema(field.spec, format, enums, components);
+      if (field.spec.required) required.push(propertyName);
+    }
+    component.properties = properties;
+    if (required.length > 0) component.required = required;
+    if (format === 'xml') component.xml = { name: struct.name };
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function enumSchema(field: EnumField, format: WireFormat, enums: ReceiptEnums): OpenApiSchema {
+  const table = enums.table(field.enumName);
+  const legend = table.entries.map((e) => `${e.value} = ${e.name}${e.description ? ` (${e.description})` : ''}`).join('; ');
+  const description = `${field.description}. ${field.enumName}, configurable in config/receipt-enums.yaml: ${legend}`;
+  return format === 'json'
+    ? { type: 'integer', format: 'int32', enum: table.entries.map((e) => e.value), description }
+    : { type: 'string', enum: [...table.names], description };
+}
+
+function fieldSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  const schema = baseSchema(spec, format, enums, components);
+  if (spec.readOnly) schema.readOnly = true;
+  return schema;
+}
+
+function baseSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  const description = spec.description;
+  switch (spec.kind) {
+    case 'string':
+      return { type: 'string', description };
+    case 'int':
+      return { type: 'integer', format: 'int32', description };
+    case 'decimal':
+      return { type: 'number', format: 'decimal', description: `${description}. Exact decimal (at most 28 decimal places, no exponent), passed on as written` };
+    case 'bool':
+      return { type: 'boolean', description };
+    case 'datetime':
+      return { type: 'string', format: 'date-time', description: `${description}. ISO 8601 date or date-time, kept as written` };
+    case 'binary':
+      return { type: 'string', format: 'byte', description: `${description}. Base64` };
+    case 'enum':
+      return enumSchema(spec, format, enums);
+    case 'object':
+      // In OpenAPI 3.0 a $ref ignores its siblings: allOf carries the description.
+      return { allOf: [structSchemaRef(spec.struct, format, enums, components)], description };
+    case 'list':
+      return format === 'json'
+        ? { type: 'array', items: structSchemaRef(spec.struct, format, enums, components), description }
+        : {
+            type: 'array',
+            xml: { name: spec.xml, wrapped: true },
+            items: structSchemaRef(spec.struct, format, enums, components),
+            description: `${description}. One <${spec.struct.name}> element per item`,
+          };
+    case 'intMap':
+      return format === 'json'
+        ? {
+            type: 'object',
+            additionalProperties: { type: 'integer', format: 'int32' },
+            description: `${description}. Keys are account ids written as numeric strings`,
+          }
+        : {
+            type: 'array',
+            xml: { name: spec.xml, wrapped: true },
+            items: {
+              type: 'object',
+              xml: { name: spec.entry },
+              properties: { Key: { type: 'integer', format: 'int32' }, Value: { type: 'integer', format: 'int32' } },
+              required: ['Key', 'Value'],
+            },
+            description: `${description}. One <${spec.entry}> element (Key = account id, Value = days) per entry`,
+          };
+  }
+}

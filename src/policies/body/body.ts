@@ -1,0 +1,192 @@
+/**
+ * Pipeline step 6: the request body of operations that have a body schema (receipts, bank
+ * accounts): size, media type, parsing, validation.
+ *
+ * Reads the route's `bodySchema` from the context and, only when the registry has a contract
+ * for it, the body itself; every other route passes through untouched, its body unread so it
+ * can stream to the core. In order:
+ * - a declared Content-Length above `maxBytes` → 413 at once, before reading a byte;
+ * - Content-Type must be one of the route's media types the contract reads (receipts:
+ *   application/json, text/json, application/xml, text/xml), charset UTF-8 if stated, and no
+ *   Content-Encoding → else 415 naming the accepted types;
+ * - the body is read up to `maxBytes` (chunked bodies too) → 413 past it; both early answers
+ *   close the connection rather than drain an unwanted body;
+ * - strict UTF-8, then JSON (lossless, nesting ≤ maxDepth) or safe XML → 400 when malformed;
+ * - the contract validates → one 400 listing every bad field.
+ * Sets `ctx.body`: canonical value, the JSON text for the core, and the negotiated response
+ * format (`Accept`, else the request's own media type).
+ * The body is read by hand (a bounded buffer of chunks) rather than with body-parser, which
+ * drains the whole of an oversized body before it answers 413.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Request, RequestHandler } from 'express';
+import { parseJsonBody } from '../../contracts/json-codec';
+import type { BodyContracts, ParsedDocument } from '../../contracts/body-contract';
+import { GatewayError } from '../../errors/catalogue';
+import { context, type WireFormat } from '../../pipeline/context';
+import { SafeXmlParser } from '../../xml/safe-xml';
+import type { BodyConfig } from './body.schema';
+
+export interface BodyDeps {
+  readonly contracts: BodyContracts;
+}
+
+const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+};
+
+/** The connection is closed after an early answer, so an unread body is not drained. */
+const CLOSE = { Connection: 'close' } as const;
+
+interface MediaType {
+  readonly type: string;
+  readonly charset: string | undefined;
+}
+
+function parseMediaType(header: string | undefined): MediaType | null {
+  if (header === undefined || header.trim() === '') return null;
+  const [typePart = '', ...params] = header.split(';');
+  let charset: string | undefined;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0) continue;
+    if (param.slice(0, eq).trim().toLowerCase() === 'charset') charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+  }
+  return { type: typePart.trim().toLowerCase(), charset };
+}
+
+function tooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { headers: CLOSE });
+}
+
+function unsupported(detail: string, accepted: readonly string[]): GatewayError {
+  return new GatewayError('unsupported_media_type', `${detail} Send the body as one of: ${accepted.join(', ')} (UTF-8).`, { headers: CLOSE });
+}
+
+/** Reads the whole body, refusing it as soon as it passes `maxBytes`. */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(new GatewayError('invalid_request', 'The request body could not be read to its end.', { cause: err }));
+    };
+    const onClose = (): void => {
+      if (!req.complete) onError(new Error('connection closed before the body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** Accept decides; without one (or with only a full wildcard) the answer uses the request's own media type. */
+function negotiate(req: Request, requestType: string, produces: readonly string[]): string {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept.trim() === '' || accept.trim() === '*/*') return requestType;
+  const family = FORMAT_OF[requestType];
+  // Wildcards (`application/*`) resolve to the request's own type or family first.
+  const candidates = [requestType, ...produces.filter((t) => t !== requestType && FORMAT_OF[t] === family), ...produces.filter((t) => FORMAT_OF[t] !== family)];
+  const chosen = req.accepts(candidates);
+  // No 406 in the error catalogue: an Accept we cannot meet gets the request's own type.
+  return typeof chosen === 'string' ? chosen : requestType;
+}
+
+/** A body's bytes → parsed document (strict UTF-8, then JSON or safe XML); throws a 400 when that fails. */
+export class BodyParser {
+  private readonly xml: SafeXmlParser;
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+
+  constructor(private readonly maxDepth: number) {
+    this.xml = new SafeXmlParser(maxDepth);
+  }
+
+  parse(raw: Uint8Array, format: WireFormat): ParsedDocument {
+    if (raw.length === 0) throw new GatewayError('invalid_request', 'The request body is empty.');
+    let text: string;
+    try {
+      // A UTF-8 byte order mark (which .NET clients send) is dropped here.
+      text = this.utf8.decode(raw);
+    } catch {
+      throw new GatewayError('invalid_request', 'The request body is not valid UTF-8.');
+    }
+    return format === 'json' ? { format, json: parseJsonBody(text, this.maxDepth) } : { format, xml: this.xml.parse(text) };
+  }
+}
+
+export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
+  const parser = new BodyParser(config.maxDepth);
+
+  return function bodyStep(req, res, next) {
+    const ctx = context(res);
+    const route = ctx.route;
+    const contract = route?.bodySchema ? deps.contracts.get(route.bodySchema) : undefined;
+    if (!route || !contract) {
+      next();
+      return;
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > config.maxBytes) {
+      next(tooLarge(config.maxBytes));
+      return;
+    }
+    const accepted = route.consumes.filter((t) => contract.formats.includes(FORMAT_OF[t] as WireFormat));
+    const mediaType = parseMediaType(req.headers['content-type']);
+    if (mediaType === null) {
+      next(unsupported('The request has no Content-Type.', accepted));
+      return;
+    }
+    const requestFormat = accepted.includes(mediaType.type) ? FORMAT_OF[mediaType.type] : undefined;
+    if (requestFormat === undefined) {
+      next(unsupported('This operation does not accept that Content-Type.', accepted));
+      return;
+    }
+    if (mediaType.charset !== undefined && mediaType.charset !== 'utf-8') {
+      next(unsupported('The body must be UTF-8.', accepted));
+      return;
+    }
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      next(unsupported('Content-Encoding is not supported.', accepted));
+      return;
+    }
+    const produces = route.produces.filter((t) => contract.formats.includes(FORMAT_OF[t] as WireFormat));
+    const responseMediaType = negotiate(req, mediaType.type, produces);
+
+    readBody(req, config.maxBytes).then((raw) => {
+      const decoded = contract.decode(parser.parse(raw, requestFormat));
+      ctx.body = {
+        value: decoded.value,
+        coreJson: decoded.coreJson,
+        requestFormat,
+        responseFormat: FORMAT_OF[responseMediaType] as WireFormat,
+        responseMediaType,
+      };
+    }).then(() => next(), next);
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * Pipeline step 7: idempotency for money movement (routes with `movesMoney`), so that no
+ * retry, double click or second instance posts a receipt twice.
+ *
+ * The key is the `Idempotency-Key` header (name configurable) or, when absent, the body's
+ * `externalRefNo`; it is scoped by vendor and API id, and the body is fingerprinted with
+ * SHA-256 over the canonical JSON the core will receive. Then, per key:
+ *   - first request: claims the key and proceeds; the terminal step settles the claim
+ *     through the IdempotencyGuard this step leaves on the response (see below);
+ *   - a retry after completion: the stored response, byte for byte, with
+ *     `Idempotent-Replayed: true` (in the format of the first answer);
+ *   - the same key with another body: 422 `idempotency_key_reused`;
+ *   - while the first is in flight: 409 `idempotency_in_progress`;
+ *   - when the first may have reached the core without an answer (a core timeout, or an
+ *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
+ * The store unreachable with a key present: 503 `store_unavailable`; a keyed request is never
+ * posted unguarded. A request with no key at all passes through unguarded (the vendor chose
+ * not to be protected; the sandbox ledger still refuses a repeated externalRefNo per account).
+ *
+ * Reads the route, principal and parsed body from the context and the key header; sets the
+ * guard in `res.locals`, or answers a replay itself. Errors go to the error handler.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Cluster, Redis } from 'ioredis';
+import { GatewayError } from '../../errors/catalogue';
+import type { Logger } from '../../logging/logger';
+import { context } from '../../pipeline/context';
+import type { IdempotencyConfig } from './idempotency.schema';
+import { MemoryIdempotencyStore } from './memory-store';
+import { RedisIdempotencyStore } from './redis-store';
+import type { IdempotencyStore, StoredResponse } from './store';
+
+/**
+ * How the terminal step settles the claim of the one request allowed to reach the core.
+ * Every method resolves, never rejects: when the store cannot be written the key stays in
+ * flight and turns into outcome_unknown at its deadline, the safe side. After complete() or
+ * abandon() further calls do nothing; unknown() may still be followed by either, since the
+ * outcome may become known later. If the response closes with the claim unsettled (a step
+ * answered without settling it, or the client went away), the key is marked unknown.
+ */
+export interface IdempotencyGuard {
+  /** False when the request carried no key (or is not money movement): nothing is guarded. */
+  readonly guarded: boolean;
+  /** The core answered: store this vendor-facing response for replays, then send it. */
+  complete(response: StoredResponse): Promise<void>;
+  /** The core was certainly not reached (breaker open, connection refused): free the key for a retry. */
+  abandon(): Promise<void>;
+  /** The request may have reached the core (timeout or reset after sending): retries get 409 outcome_unknown. */
+  unknown(): Promise<void>;
+}
+
+export type { StoredResponse } from './store';
+
+export interface IdempotencyDeps {
+  readonly store: IdempotencyStore;
+  readonly logger: Logger;
+  /** The longest the terminal step waits for the core; the in-flight timeout must exceed it. */
+  readonly coreTimeoutMs: number;
+  /** Told of each replay (gateway_idempotency_replays_total). */
+  readonly onReplay?: (apiId: string) => void;
+}
+
+const GUARD_LOCAL = 'idempotencyGuard';
+const MAX_KEY_LENGTH = 255;
+/** Visible ASCII, inner spaces allowed: what a header can carry unambiguously. */
+const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+const UNGUARDED: IdempotencyGuard = Object.freeze({
+  guarded: false,
+  complete: () => Promise.resolve(),
+  abandon: () => Promise.resolve(),
+  unknown: () => Promise.resolve(),
+});
+
+/** The guard of this request; an unguarded no-op one when the step left none. */
+export function idempotencyGuard(res: Response): IdempotencyGuard {
+  return (res.locals[GUARD_LOCAL] as IdempotencyGuard | undefined) ?? UNGUARDED;
+}
+
+/** The store for the deployment: Redis when there is one (shared by every instance), else memory. */
+export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis | Cluster | null, keyPrefix: string): IdempotencyStore {
+  const timings = { inFlightMs: config.inFlightTimeoutMs, retentionMs: config.retentionSeconds * 1000 };
+  return redis ? new RedisIdempotencyStore(redis, { keyPrefix, timings }) : new MemoryIdempotencyStore(timings);
+}
+
+export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): RequestHandler {
+  if (config.inFlightTimeoutMs <= deps.coreTimeoutMs) {
+    throw new Error(
+      `idempotency.inFlightTimeoutMs (${config.inFlightTimeoutMs}) must be longer than the core timeout (${deps.coreTimeoutMs} ms), or a slow request still in flight would be declared outcome_unknown`,
+    );
+  }
+  const { store, logger } = deps;
+
+  return function idempotencyStep(req, res, next) {
+    const { route, principal, body } = context(res);
+    if (!route?.movesMoney || !principal || !body) {
+      next();
+      return;
+    }
+    let key: string | null;
+    try {
+      key = idempotencyKey(req, config.header, body.value);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (key === null) {
+      next();
+      return;
+    }
+    const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);
+    const fingerprint = sha256(body.coreJson);
+    const token = randomUUID();
+    store.claim(scope, fingerprint, token).then(
+      (outcome) => {
+        switch (outcome.kind) {
+          case 'claimed': {
+            const guard = new ClaimedKey(store, logger, scope, fingerprint, token);
+            res.locals[GUARD_LOCAL] = guard;
+            res.once('close', () => guard.settleIfForgotten());
+            next();
+            return;
+          }
+          case 'completed':
+            deps.onReplay?.(route.apiId);
+            replay(res, outcome.response);
+            return;
+          case 'in_flight':
+            next(new GatewayError('idempotency_in_progress', 'A request with this idempotency key is still being processed; retry when it has completed.', { headers: { 'Retry-After': '1' } }));
+            return;
+          case 'unknown':
+            next(
+              new GatewayError(
+                'outcome_unknown',
+                'An earlier request with this idempotency key may have reached the core banking system and its outcome is unknown, so it is not sent again. Check the account before posting again with a new key.',
+              ),
+            );
+            return;
+          case 'mismatch':
+            next(new GatewayError('idempotency_key_reused', 'This idempotency key was already used with a different request body; use a new key for a new request.'));
+            return;
+        }
+      },
+      (error: unknown) => {
+        // The claim may have been applied even though its reply was lost: take it back if Redis is there again.
+        store.release(scope, token).catch(() => undefined);
+        next(new GatewayError('store_unavailable', 'The idempotency store is unavailable, so this payment cannot be guarded against double posting; retry shortly.', { cause: error, headers: { 'Retry-After': '1' } }));
+      },
+    );
+  };
+}
+
+/** The vendor's key: the header, else the body's externalRefNo; null when there is neither. */
+function idempotencyKey(req: Request, header: string, value: Readonly<Record<string, unknown>>): string | null {
+  const sent = req.get(header);
+  if (sent === undefined) {
+    const reference = value.externalRefNo;
+    return typeof reference === 'string' && reference.trim() !== '' ? reference : null;
+  }
+  // A structured-field string (RFC 8941) arrives quoted; a bare token is accepted as well.
+  const key = /^"[^"\\]*"$/.test(sent) ? sent.slice(1, -1) : sent;
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
+    throw new GatewayError('invalid_request', `The ${header} header must hold 1 to ${MAX_KEY_LENGTH} visible ASCII characters.`, {
+      errors: [{ field: header, message: `1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
+    });
+  }
+  return key;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function replay(res: Response, response: StoredResponse): void {
+  res.status(response.status);
+  res.setHeader('Content-Type', response.contentType);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.end(response.body);
+}
+
+class ClaimedKey implements IdempotencyGuard {
+  readonly guarded = true;
+  private settled = false;
+  private markedUnknown = false;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly logger: Logger,
+    private readonly scope: string,
+    private readonly fingerprint: string,
+    private readonly token: string,
+  ) {}
+
+  async complete(response: StoredResponse): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    await this.attempt('complete', this.store.complete(this.scope, this.fingerprint, this.token, response));
+  }
+
+  async abandon(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    await this.attempt('abandon', this.store.release(this.scope, this.token));
+  }
+
+  async unknown(): Promise<void> {
+    if (this.settled || this.markedUnknown) return;
+    this.markedUnknown = true;
+    await this.attempt('unknown', this.store.markUnknown(this.scope, this.fingerprint, this.token));
+  }
+
+  /** The response closed and nobody said what became of the request: it may have posted. */
+  settleIfForgotten(): void {
+    if (!this.settled) void this.unknown();
+  }
+
+  private async attempt(operation: string, pending: Promise<void>): Promise<void> {
+    try {
+      await pending;
+    } catch (error) {
+      this.logger.warn({ err: error, operation, idempotencyScope: this.scope }, 'idempotency store write failed; the key turns into outcome_unknown when its in-flight time ends');
+    }
+  }
+}

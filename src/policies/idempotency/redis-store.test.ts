@@ -1,0 +1,119 @@
+/**
+ * The Redis idempotency store on its own, on a real Redis: the record layout and its TTLs,
+ * claims that only their owner settles, binary-safe bodies, and the same scripts on a Redis
+ * Cluster (one hash-tagged key per script, so every slot works).
+ */
+import { Cluster, Redis } from 'ioredis';
+import { startRedisCluster, type RedisClusterHandle } from '../../../test/support/redis-cluster';
+import { RedisIdempotencyStore } from './redis-store';
+import type { StoredResponse } from './store';
+
+const TIMINGS = { inFlightMs: 30_000, retentionMs: 86_400_000 };
+const response = (text: string): StoredResponse => ({ status: 201, contentType: 'application/xml', body: Buffer.from(text) });
+
+let prefixCounter = 0;
+const client = new Redis(process.env.TEST_REDIS_URL as string, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, lazyConnect: true });
+client.on('error', () => undefined);
+
+function newStore(timings = TIMINGS): RedisIdempotencyStore {
+  return new RedisIdempotencyStore(client, { keyPrefix: `test:${process.pid}:${++prefixCounter}:`, timings });
+}
+
+beforeAll(() => client.connect());
+afterAll(() => client.disconnect());
+
+describe('Redis idempotency store', () => {
+  it('keeps one hash-tagged hash per key, expiring after the in-flight time plus the retention, then after the retention once settled', async () => {
+    const store = newStore();
+    const key = 'a'.repeat(64);
+    expect(store.recordKey(key)).toMatch(new RegExp(`^test:\\d+:\\d+:idem:\\{${key}\\}$`));
+    await store.claim(key, 'fp', 'token-1');
+    const record = await client.hgetall(store.recordKey(key));
+    expect(record).toMatchObject({ state: 'in_flight', fingerprint: 'fp', token: 'token-1' });
+    expect(Number(record.deadline)).toBeGreaterThan(Date.now() + TIMINGS.inFlightMs - 5000);
+    expect(await client.pttl(store.recordKey(key))).toBeGreaterThan(TIMINGS.inFlightMs + TIMINGS.retentionMs - 5000);
+
+    await store.complete(key, 'fp', 'token-1', response('<ok/>'));
+    expect(await client.hget(store.recordKey(key), 'state')).toBe('completed');
+    const ttl = await client.pttl(store.recordKey(key));
+    expect(ttl).toBeLessThanOrEqual(TIMINGS.retentionMs);
+    expect(ttl).toBeGreaterThan(TIMINGS.retentionMs - 5000);
+  });
+
+  it('stores any bytes as the body and gives them back unchanged', async () => {
+    const store = newStore();
+    const body = Buffer.from([0x00, 0xff, 0xfe, 0x0a, 0x80, 0x7b]);
+    await store.claim('bytes', 'fp', 't');
+    await store.complete('bytes', 'fp', 't', { status: 422, contentType: 'application/json; charset=utf-8', body });
+    const outcome = await store.claim('bytes', 'fp', 'other');
+    expect(outcome).toEqual({ kind: 'completed', response: { status: 422, contentType: 'application/json; charset=utf-8', body } });
+  });
+
+  it('lets only the claim owner settle it: a late writer with another token changes nothing', async () => {
+    const store = newStore();
+    await store.claim('owned', 'fp', 'owner');
+    await store.complete('owned', 'fp', 'intruder', response('<forged/>'));
+    await store.release('owned', 'intruder');
+    await store.markUnknown('owned', 'fp', 'intruder');
+    expect(await store.claim('owned', 'fp', 'retry')).toEqual({ kind: 'in_flight' });
+    await store.complete('owned', 'fp', 'owner', response('<real/>'));
+    // Settled is settled: neither a release nor "unknown" undoes a stored response.
+    await store.release('owned', 'owner');
+    await store.markUnknown('owned', 'fp', 'owner');
+    expect(await store.claim('owned', 'fp', 'retry')).toEqual({ kind: 'completed', response: response('<real/>') });
+  });
+
+  it('lets a known outcome replace unknown, and keeps it when the record vanished meanwhile', async () => {
+    const store = newStore();
+    await store.claim('late', 'fp', 'owner');
+    await store.markUnknown('late', 'fp', 'owner');
+    expect(await store.claim('late', 'fp', 'retry')).toEqual({ kind: 'unknown' });
+    await store.complete('late', 'fp', 'owner', response('<late/>'));
+    expect((await store.claim('late', 'fp', 'retry')).kind).toBe('completed');
+
+    await store.claim('vanished', 'fp', 'owner');
+    await client.del(store.recordKey('vanished'));
+    await store.complete('vanished', 'fp', 'owner', response('<kept/>'));
+    expect(await store.claim('vanished', 'fp', 'retry')).toEqual({ kind: 'completed', response: response('<kept/>') });
+    expect(await store.claim('vanished', 'other-body', 'retry')).toEqual({ kind: 'mismatch' });
+  });
+
+  it('rejects at once when Redis cannot be reached, for the step to answer 503', async () => {
+    const offline = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    offline.on('error', () => undefined);
+    const store = new RedisIdempotencyStore(offline, { keyPrefix: 'test:offline:', timings: TIMINGS });
+    const started = performance.now();
+    await expect(store.claim('k', 'fp', 't')).rejects.toThrow();
+    expect(performance.now() - started).toBeLessThan(500);
+    offline.disconnect();
+  });
+});
+
+describe('Redis idempotency store on a Redis Cluster', () => {
+  let cluster: RedisClusterHandle;
+  let clusterClient: Cluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    // As the gateway connects: no offline queue, a short command timeout.
+    clusterClient = new Cluster(cluster.nodes, { enableOfflineQueue: false, redisOptions: { commandTimeout: 500, maxRetriesPerRequest: 0 } });
+    clusterClient.on('error', () => undefined);
+    await new Promise<void>((resolve) => clusterClient.once('ready', () => resolve()));
+  }, 60_000);
+  afterAll(async () => {
+    clusterClient.disconnect();
+    await cluster.stop();
+  });
+
+  it('claims, completes and replays keys whatever slot they fall in', async () => {
+    const store = new RedisIdempotencyStore(clusterClient, { keyPrefix: 'cbg:', timings: TIMINGS });
+    const keys = Array.from({ length: 12 }, (_, i) => `${i.toString(16)}${'0'.repeat(63)}`);
+    const owners = new Set(await Promise.all(keys.map((k) => cluster.ownerOf(store.recordKey(k)))));
+    expect(owners.size).toBeGreaterThan(1);
+    for (const key of keys) {
+      expect(await store.claim(key, 'fp', 'owner')).toEqual({ kind: 'claimed' });
+      expect(await store.claim(key, 'fp', 'retry')).toEqual({ kind: 'in_flight' });
+      await store.complete(key, 'fp', 'owner', response(`<r>${key}</r>`));
+      expect(await store.claim(key, 'fp', 'retry')).toEqual({ kind: 'completed', response: response(`<r>${key}</r>`) });
+    }
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The idempotency store in Redis: one record per key, shared by every gateway instance.
+ *
+ * Layout: `<prefix>idem:{<key>}`, a hash with `state`, `fingerprint`, `token`, `deadline`
+ * and, once completed, `status`, `contentType` and `body` (the response bytes). The key is
+ * already a hex digest (the step hashes vendor, API id and the vendor's key), so its hash tag
+ * holds no character that could break out of the braces; each script touches that one key,
+ * so every operation runs in one cluster slot. Each operation is one Lua script, hence
+ * atomic: the claim is a SET NX in spirit (HSET only when the hash does not exist) with a TTL,
+ * and it reads Redis's own clock, so instances with skewed clocks agree on deadlines.
+ *
+ * Works with clients created with `enableOfflineQueue: false` and a short `commandTimeout`:
+ * with Redis gone every call rejects at once, and the step answers 503 `store_unavailable`.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './store';
+
+// KEYS: record. ARGV: fingerprint, token, in-flight ms, retention ms.
+const CLAIM = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'deadline', 'status', 'contentType', 'body')
+local state = record[1]
+if not state then
+  redis.call('HSET', KEYS[1], 'state', 'in_flight', 'fingerprint', ARGV[1], 'token', ARGV[2], 'deadline', string.format('%.0f', now + tonumber(ARGV[3])))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[4]))
+  return {'claimed'}
+end
+if record[2] ~= ARGV[1] then return {'mismatch'} end
+if state == 'completed' then return {'completed', record[4], record[5], record[6]} end
+if state == 'in_flight' then
+  if now < tonumber(record[3]) then return {'in_flight'} end
+  redis.call('HSET', KEYS[1], 'state', 'unknown')
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
+return {'unknown'}
+`;
+
+// KEYS: record. ARGV: token, fingerprint, status, content type, body, retention ms.
+// Written also when the record vanished meanwhile: the outcome is known, keeping it is safer.
+const COMPLETE = `
+local owner = redis.call('HGET', KEYS[1], 'token')
+if owner and owner ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'completed', 'fingerprint', ARGV[2], 'token', ARGV[1], 'status', ARGV[3], 'contentType', ARGV[4], 'body', ARGV[5])
+redis.call('HDEL', KEYS[1], 'deadline')
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1
+`;
+
+// KEYS: record. ARGV: token.
+const RELEASE = `
+local record = redis.call('HMGET', KEYS[1], 'token', 'state')
+if record[1] ~= ARGV[1] or record[2] == 'completed' then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+// KEYS: record. ARGV: token, fingerprint, retention ms.
+const MARK_UNKNOWN = `
+local record = redis.call('HMGET', KEYS[1], 'token', 'state')
+if (record[1] and record[1] ~= ARGV[1]) or record[2] == 'completed' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'unknown', 'fingerprint', ARGV[2], 'token', ARGV[1])
+redis.call('HDEL', KEYS[1], 'deadline')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** The scripts as ioredis defines them (EVALSHA, falling back to EVAL once per connection). */
+interface ScriptCommands {
+  cbgIdempotencyClaimBuffer(key: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number): Promise<Array<Buffer | null>>;
+  cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number): Promise<number>;
+  cbgIdempotencyRelease(key: string, token: string): Promise<number>;
+  cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
+}
+
+export interface RedisIdempotencyStoreOptions {
+  /** The deployment's key prefix (config `redis.keyPrefix`). */
+  readonly keyPrefix: string;
+  readonly timings: IdempotencyTimings;
+}
+
+export class RedisIdempotencyStore implements IdempotencyStore {
+  private readonly commands: ScriptCommands;
+
+  constructor(
+    client: Redis | Cluster,
+    private readonly options: RedisIdempotencyStoreOptions,
+  ) {
+    client.defineCommand('cbgIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
+    client.defineCommand('cbgIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
+    client.defineCommand('cbgIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
+    client.defineCommand('cbgIdempotencyMarkUnknown', { numberOfKeys: 1, lua: MARK_UNKNOWN });
+    this.commands = client as unknown as ScriptCommands;
+  }
+
+  /** The Redis key of an idempotency key's record. */
+  recordKey(key: string): string {
+    return `${this.options.keyPrefix}idem:{${key}}`;
+  }
+
+  async claim(key: string, fingerprint: string, token: string): Promise<ClaimOutcome> {
+    const { inFlightMs, retentionMs } = this.options.timings;
+    const reply = await this.commands.cbgIdempotencyClaimBuffer(this.recordKey(key), fingerprint, token, inFlightMs, retentionMs);
+    const kind = reply[0]?.toString();
+    switch (kind) {
+      case 'claimed':
+      case 'in_flight':
+      case 'unknown':
+      case 'mismatch':
+        return { kind };
+      case 'completed':
+        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: reply[3] ?? Buffer.alloc(0) } };
+      default:
+        throw new Error(`unexpected idempotency claim reply: ${String(kind)}`);
+    }
+  }
+
+  async complete(key: string, fingerprint: string, token: string, response: StoredResponse): Promise<void> {
+    const { status, contentType, body } = response;
+    await this.commands.cbgIdempotencyComplete(this.recordKey(key), token, fingerprint, status, contentType, body, this.options.timings.retentionMs);
+  }
+
+  async release(key: string, token: string): Promise<void> {
+    await this.commands.cbgIdempotencyRelease(this.recordKey(key), token);
+  }
+
+  async markUnknown(key: string, fingerprint: string, token: string): Promise<void> {
+    await this.commands.cbgIdempotencyMarkUnknown(this.recordKey(key), token, fingerprint, this.options.timings.retentionMs);
+  }
+}

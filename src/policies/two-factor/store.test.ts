@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { StoreUnavailableError } from '../../access/store';
+import { startRedisServer } from '../../../test/support/redis-server';
+import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './store';
+
+const TTL = 600_000;
+const LOCK = 3_600_000;
+const MAX = 5;
+const T0 = 1_750_000_000_000;
+const A: CodeOwner = { vendorId: 'vendor-a', customerId: 10001 };
+
+const clients: Redis[] = [];
+async function redisClient(url: string): Promise<Redis> {
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, retryStrategy: () => 50, disconnectTimeout: 50 });
+  client.on('error', () => undefined);
+  clients.push(client);
+  await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  return client;
+}
+
+afterAll(() => {
+  for (const client of clients) client.disconnect();
+});
+
+const stores: Array<[string, () => Promise<TwoFactorStore>]> = [
+  ['memory', async () => new MemoryTwoFactorStore()],
+  ['Redis', async () => new RedisTwoFactorStore(await redisClient(process.env.TEST_REDIS_URL as string), `test-${randomUUID()}:`)],
+];
+
+describe.each(stores)('%s two-factor store', (_name, makeStore) => {
+  let store: TwoFactorStore;
+  beforeEach(async () => {
+    store = await makeStore();
+  });
+  const redeem = (hash: string, now: number, owner = A) => store.redeem(owner, { hash, now, maxAttempts: MAX, lockMs: LOCK });
+  const wrong = async (times: number, now: number, owner = A) => {
+    const results = [];
+    for (let i = 0; i < times; i++) results.push(await redeem('wrong', now, owner));
+    return results;
+  };
+
+  it('accepts the code once', async () => {
+    expect(await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL })).toEqual({ kind: 'issued' });
+    expect(await redeem('h1', T0 + 1000)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
+  });
+
+  it('refuses the code from the end of its lifetime on', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    expect(await redeem('h1', T0 + TTL)).toMatchObject({ kind: 'refused' });
+  });
+
+  it('replaces an earlier code with a newer one', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    await store.issue(A, { hash: 'h2', now: T0 + 1000, ttlMs: TTL });
+    expect(await redeem('h1', T0 + 2000)).toMatchObject({ kind: 'refused' });
+    expect(await redeem('h2', T0 + 3000)).toEqual({ kind: 'accepted' });
+  });
+
+  it('locks after the last allowed wrong try, and then refuses even the right code and new codes', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    const results = await wrong(MAX, T0 + 1000);
+    expect(results.map((r) => r.kind === 'refused' && [r.wrongTries, r.locked])).toEqual([
+      [1, false],
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, true],
+    ]);
+    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'locked', retryAfterMs: LOCK - 1000 });
+    expect(await store.issue(A, { hash: 'h2', now: T0 + 3000, ttlMs: TTL })).toEqual({ kind: 'locked', retryAfterMs: LOCK - 2000 });
+    expect(await redeem('h2', T0 + 4000)).toMatchObject({ kind: 'locked' });
+  });
+
+  it('keeps counting wrong tries across a new send', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    await wrong(3, T0 + 1000);
+    await store.issue(A, { hash: 'h2', now: T0 + 2000, ttlMs: TTL });
+    expect((await wrong(2, T0 + 3000)).at(-1)).toEqual({ kind: 'refused', wrongTries: 5, locked: true });
+    expect(await redeem('h2', T0 + 4000)).toMatchObject({ kind: 'locked' });
+  });
+
+  it('forgets wrong tries after a success, and after the lock time since the last one', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    await wrong(4, T0 + 1000);
+    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'accepted' });
+    expect(await redeem('x', T0 + 3000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
+    expect(await redeem('x', T0 + 3000 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
+  });
+
+  it('lifts the lock after the lock time, with no code left to use', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    await wrong(MAX, T0);
+    expect(await redeem('h1', T0 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
+    expect(await store.issue(A, { hash: 'h2', now: T0 + LOCK, ttlMs: TTL })).toEqual({ kind: 'issued' });
+    expect(await redeem('h2', T0 + LOCK + 1)).toEqual({ kind: 'accepted' });
+  });
+
+  it('keeps vendors and customers apart', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    expect(await redeem('h1', T0, { vendorId: 'vendor-b', customerId: A.customerId })).toMatchObject({ kind: 'refused' });
+    expect(await redeem('h1', T0, { vendorId: A.vendorId, customerId: 10004 })).toMatchObject({ kind: 'refused' });
+    await wrong(MAX, T0, { vendorId: 'vendor-b', customerId: A.customerId });
+    expect(await redeem('h1', T0)).toEqual({ kind: 'accepted' });
+  });
+
+  it('discards a code only while it is still the one with that hash', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    await store.issue(A, { hash: 'h2', now: T0, ttlMs: TTL });
+    await store.discard(A, 'h1');
+    expect(await redeem('h2', T0)).toEqual({ kind: 'accepted' });
+    await store.issue(A, { hash: 'h3', now: T0, ttlMs: TTL });
+    await store.discard(A, 'h3');
+    expect(await redeem('h3', T0)).toMatchObject({ kind: 'refused' });
+  });
+});
+
+describe('memory two-factor store', () => {
+  it('forgets pairs with nothing left to remember once it holds many', async () => {
+    const store = new MemoryTwoFactorStore(3);
+    for (const customerId of [1, 2]) await store.issue({ vendorId: 'v', customerId }, { hash: 'h', now: T0, ttlMs: 1000 });
+    await store.redeem({ vendorId: 'v', customerId: 3 }, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: 1000 });
+    await store.issue({ vendorId: 'v', customerId: 4 }, { hash: 'h', now: T0 + 999, ttlMs: 1000 });
+    // Everything was still live at T0 + 999; at T0 + 1000 only customer 4's code is.
+    expect(store.size).toBe(4);
+    await store.issue({ vendorId: 'v', customerId: 5 }, { hash: 'h', now: T0 + 1000, ttlMs: 1000 });
+    expect(store.size).toBe(2);
+  });
+});
+
+describe('Redis two-factor store', () => {
+  it('keeps both keys of a pair in one cluster slot, with a TTL, holding only the hash', async () => {
+    const client = await redisClient(process.env.TEST_REDIS_URL as string);
+    const store = new RedisTwoFactorStore(client, `test-${randomUUID()}:`);
+    const [codeKey, triesKey] = store.keys(A);
+    expect(codeKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:vendor-a:10001}');
+    expect(triesKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:vendor-a:10001}');
+    await store.issue(A, { hash: 'the-hash', now: Date.now(), ttlMs: TTL });
+    await store.redeem(A, { hash: 'wrong', now: Date.now(), maxAttempts: MAX, lockMs: LOCK });
+    expect(await client.hgetall(codeKey)).toEqual({ hash: 'the-hash', expiresAt: expect.stringMatching(/^\d+$/) });
+    expect(await client.pttl(codeKey)).toBeGreaterThan(TTL - 5000);
+    expect(await client.pttl(triesKey)).toBeGreaterThan(LOCK - 5000);
+  });
+
+  it('reports Redis gone as StoreUnavailableError', async () => {
+    const server = await startRedisServer();
+    const client = await redisClient(server.url);
+    const store = new RedisTwoFactorStore(client, 'test:');
+    try {
+      await server.stop();
+      await expect(store.issue(A, { hash: 'h', now: T0, ttlMs: TTL })).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.redeem(A, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: LOCK })).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.discard(A, 'h')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await server.stop();
+    }
+  });
+});

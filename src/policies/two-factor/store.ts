@@ -1,0 +1,215 @@
+/**
+ * Where two-factor codes live between the SMS and the add: per (vendor, customer), the hash of
+ * the live code and when it expires, and the count of wrong codes with the lock they lead to.
+ * Two stores behind one interface: memory (one instance) and Redis (shared by every instance).
+ *
+ * Rules both stores keep, each operation atomic:
+ * - issuing a code replaces the earlier one, but never touches the wrong-code count: a new
+ *   send does not undo wrong guesses; while locked, no code is issued;
+ * - redeeming succeeds once: the code matches, has not expired, and the pair is not locked;
+ *   success deletes the code and the count;
+ * - any other redeem is a wrong try: the count grows (wrong tries are remembered until
+ *   `lockMs` after the last one); the try that reaches `maxAttempts` deletes the code and
+ *   locks the pair for `lockMs`.
+ *
+ * Times are the caller's clock (`now`, ms), so that expiry follows an injected clock. Redis
+ * keys also get a TTL, as garbage collection only. Both keys of a pair share one hash tag
+ * (`{2fa:<vendor>:<customer>}`), so each script touches one Redis Cluster slot. Only hashes
+ * are stored, never a code. Redis errors surface as StoreUnavailableError (503).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { RedisClient } from '../../access/redis-client';
+import { StoreUnavailableError } from '../../access/store';
+
+export interface CodeOwner {
+  readonly vendorId: string;
+  readonly customerId: number;
+}
+
+export interface IssueRequest {
+  readonly hash: string;
+  readonly now: number;
+  readonly ttlMs: number;
+}
+
+export interface RedeemRequest {
+  readonly hash: string;
+  readonly now: number;
+  readonly maxAttempts: number;
+  readonly lockMs: number;
+}
+
+export type IssueResult = { readonly kind: 'issued' } | { readonly kind: 'locked'; readonly retryAfterMs: number };
+
+export type RedeemResult =
+  | { readonly kind: 'accepted' }
+  /** `wrongTries` counts this one; `locked` says this try locked the pair. */
+  | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean }
+  | { readonly kind: 'locked'; readonly retryAfterMs: number };
+
+export interface TwoFactorStore {
+  issue(owner: CodeOwner, request: IssueRequest): Promise<IssueResult>;
+  redeem(owner: CodeOwner, request: RedeemRequest): Promise<RedeemResult>;
+  /** Deletes the code if it is still the one with this hash (a newer send keeps its own). */
+  discard(owner: CodeOwner, hash: string): Promise<void>;
+}
+
+interface MemoryEntry {
+  code: { hash: string; expiresAt: number } | null;
+  wrongTries: number;
+  /** Wrong tries are forgotten after this. */
+  triesResetAt: number;
+  lockedUntil: number;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export class MemoryTwoFactorStore implements TwoFactorStore {
+  private readonly entries = new Map<string, MemoryEntry>();
+
+  /** Past `sweepThreshold` entries, a write first forgets those with nothing left to remember. */
+  constructor(private readonly sweepThreshold = 10_000) {}
+
+  /** Pairs held: live codes, counted wrong tries, locks. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async issue(owner: CodeOwner, { hash, now, ttlMs }: IssueRequest): Promise<IssueResult> {
+    const entry = this.entry(owner);
+    if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
+    entry.code = { hash, expiresAt: now + ttlMs };
+    this.remember(owner, entry, now);
+    return { kind: 'issued' };
+  }
+
+  async redeem(owner: CodeOwner, { hash, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
+    const entry = this.entry(owner);
+    if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
+    if (entry.code && entry.code.expiresAt > now && sameHash(entry.code.hash, hash)) {
+      this.entries.delete(key(owner));
+      return { kind: 'accepted' };
+    }
+    const wrongTries = (entry.triesResetAt > now ? entry.wrongTries : 0) + 1;
+    const locked = wrongTries >= maxAttempts;
+    if (locked) {
+      entry.code = null;
+      entry.wrongTries = 0;
+      entry.lockedUntil = now + lockMs;
+    } else {
+      entry.wrongTries = wrongTries;
+      entry.triesResetAt = now + lockMs;
+    }
+    this.remember(owner, entry, now);
+    return { kind: 'refused', wrongTries, locked };
+  }
+
+  async discard(owner: CodeOwner, hash: string): Promise<void> {
+    const entry = this.entries.get(key(owner));
+    if (entry?.code && sameHash(entry.code.hash, hash)) entry.code = null;
+  }
+
+  private entry(owner: CodeOwner): MemoryEntry {
+    return this.entries.get(key(owner)) ?? { code: null, wrongTries: 0, triesResetAt: 0, lockedUntil: 0 };
+  }
+
+  private remember(owner: CodeOwner, entry: MemoryEntry, now: number): void {
+    if (this.entries.size >= this.sweepThreshold) this.sweep(now);
+    this.entries.set(key(owner), entry);
+  }
+
+  private sweep(now: number): void {
+    for (const [name, entry] of this.entries) {
+      const live = (entry.code !== null && entry.code.expiresAt > now) || entry.triesResetAt > now || entry.lockedUntil > now;
+      if (!live) this.entries.delete(name);
+    }
+  }
+}
+
+function key(owner: CodeOwner): string {
+  return `${owner.vendorId}:${owner.customerId}`;
+}
+
+/** KEYS: code, tries. ARGV: hash, now, expiresAt, ttlMs. Returns 0, or the ms the lock still lasts. */
+const ISSUE = `
+local lockedUntil = tonumber(redis.call('HGET', KEYS[2], 'lockedUntil') or '0')
+local now = tonumber(ARGV[2])
+if lockedUntil > now then return lockedUntil - now end
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 0`;
+
+/**
+ * KEYS: code, tries. ARGV: hash, now, maxAttempts, now + lockMs, lockMs.
+ * Returns {0} accepted, {1, wrongTries, lockedNow} refused, {2, ms} locked.
+ */
+const REDEEM = `
+local now = tonumber(ARGV[2])
+local tries = redis.call('HMGET', KEYS[2], 'count', 'resetAt', 'lockedUntil')
+local lockedUntil = tonumber(tries[3] or '0')
+if lockedUntil > now then return {2, lockedUntil - now} end
+local code = redis.call('HMGET', KEYS[1], 'hash', 'expiresAt')
+if code[1] == ARGV[1] and tonumber(code[2]) > now then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return {0}
+end
+local count = 1
+if tries[1] and tonumber(tries[2]) > now then count = tonumber(tries[1]) + 1 end
+redis.call('DEL', KEYS[2])
+if count >= tonumber(ARGV[3]) then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[2], 'lockedUntil', ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  return {1, count, 1}
+end
+redis.call('HSET', KEYS[2], 'count', count, 'resetAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return {1, count, 0}`;
+
+/** KEYS: code. ARGV: hash. */
+const DISCARD = `
+if redis.call('HGET', KEYS[1], 'hash') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+async function unavailableOnRedisError<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (err) {
+    throw new StoreUnavailableError(err);
+  }
+}
+
+export class RedisTwoFactorStore implements TwoFactorStore {
+  constructor(
+    private readonly client: RedisClient,
+    /** The deployment's `redis.keyPrefix`, e.g. `cbg:`. */
+    private readonly keyPrefix: string,
+  ) {}
+
+  /** The pair's keys: the code, and the wrong-try count with its lock. */
+  keys(owner: CodeOwner): [code: string, tries: string] {
+    const tag = `${this.keyPrefix}{2fa:${owner.vendorId}:${owner.customerId}}`;
+    return [`${tag}:code`, `${tag}:tries`];
+  }
+
+  async issue(owner: CodeOwner, { hash, now, ttlMs }: IssueRequest): Promise<IssueResult> {
+    const lockMs = Number(await unavailableOnRedisError(this.client.eval(ISSUE, 2, ...this.keys(owner), hash, now, now + ttlMs, ttlMs)));
+    return lockMs > 0 ? { kind: 'locked', retryAfterMs: lockMs } : { kind: 'issued' };
+  }
+
+  async redeem(owner: CodeOwner, { hash, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
+    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), hash, now, maxAttempts, now + lockMs, lockMs))) as number[];
+    const [kind, first = 0, second = 0] = reply;
+    if (kind === 0) return { kind: 'accepted' };
+    if (kind === 2) return { kind: 'locked', retryAfterMs: first };
+    return { kind: 'refused', wrongTries: first, locked: second === 1 };
+  }
+
+  async discard(owner: CodeOwner, hash: string): Promise<void> {
+    await unavailableOnRedisError(this.client.eval(DISCARD, 1, this.keys(owner)[0], hash));
+  }
+}

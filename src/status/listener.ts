@@ -1,0 +1,152 @@
+/**
+ * The gateway's HTTP listeners (vendor, admin, status, sandbox core): Node's limits, answers
+ * to the requests Node refuses before the app sees them, and a graceful drain.
+ *
+ * Limits: maxHeaderSize (431), headersTimeout (drops a slow-header client: 408), requestTimeout,
+ * keepAliveTimeout (above a load balancer's idle timeout, so the balancer, not the gateway,
+ * closes idle connections and never sends on one the gateway is closing).
+ *
+ * Drain: stop accepting, ask every response not yet started for `Connection: close`, close
+ * idle keep-alive connections (and connections that never sent a byte), wait for the requests
+ * in flight, cut what is left after the drain time.
+ *
+ * Reads the `server` config; sets the listener's server options and a per-listener record of
+ * open connections and responses in flight.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { GatewayConfig } from '../config/schema';
+import { GatewayError } from '../errors/catalogue';
+import type { Logger } from '../logging/logger';
+import { socketProblemResponse } from '../pipeline/error-handler';
+
+/** The connections and responses a listener has open, and whether it is draining. */
+interface ListenerState {
+  readonly connections: Set<Socket>;
+  readonly inFlight: Set<http.ServerResponse>;
+  draining: boolean;
+}
+
+const listenerStates = new WeakMap<http.Server, ListenerState>();
+
+export interface ListenOptions {
+  readonly logger: Logger;
+  /** Told of each request refused before it reached the app (431, 408, 400), by status. */
+  readonly onClientError?: (status: number) => void;
+}
+
+/**
+ * How often Node checks headersTimeout and requestTimeout (its default, 30 s, would let a
+ * slow-header client hold a socket up to 30 s past headersTimeout): a tenth of headersTimeout,
+ * between 50 ms and 1 s.
+ */
+function connectionsCheckingIntervalMs(headersTimeoutMs: number): number {
+  return Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 10)));
+}
+
+/** The answer to a request Node refused before any request object existed; a problem body where the catalogue has a code. */
+function clientErrorAnswer(err: NodeJS.ErrnoException): { status: number; response: (requestId: string) => string } {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        response: (id) => socketProblemResponse(new GatewayError('request_header_fields_too_large', 'The request headers are larger than this gateway accepts.'), id),
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return {
+        status: 413,
+        response: (id) => socketProblemResponse(new GatewayError('payload_too_large', 'The chunk extensions are larger than this gateway accepts.'), id),
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // A client too slow to send its request (headersTimeout, requestTimeout): what Node itself sends.
+      return { status: 408, response: () => 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' };
+    default:
+      return { status: 400, response: (id) => socketProblemResponse(new GatewayError('invalid_request', 'The request is not valid HTTP.'), id) };
+  }
+}
+
+export function openListener(
+  app: http.RequestListener,
+  port: number,
+  host: string,
+  limits: Pick<GatewayConfig['server'], 'maxHeaderSize' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+  options: ListenOptions,
+): Promise<http.Server> {
+  const server = http.createServer(
+    {
+      maxHeaderSize: limits.maxHeaderSize,
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs(limits.headersTimeoutMs),
+    },
+    app,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  const state: ListenerState = { connections: new Set(), inFlight: new Set(), draining: false };
+  listenerStates.set(server, state);
+  server.on('connection', (socket: Socket) => {
+    state.connections.add(socket);
+    socket.once('close', () => state.connections.delete(socket));
+  });
+  server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (state.draining) res.setHeader('Connection', 'close');
+    state.inFlight.add(res);
+    res.once('close', () => {
+      state.inFlight.delete(res);
+      // A response whose headers left before the drain kept its connection alive: close it now it is idle.
+      if (state.draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // Raw bytes must not land in the middle of a response already on the wire.
+    const answering = [...state.inFlight].some((res) => res.socket === socket && res.headersSent);
+    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
+      socket.destroy();
+      return;
+    }
+    const { status, response } = clientErrorAnswer(err);
+    const requestId = randomUUID();
+    options.onClientError?.(status);
+    options.logger.info({ requestId, status, reason: err.code }, 'request refused before parsing');
+    socket.end(response(requestId));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** Requests the listener is answering now. */
+export function inFlightRequests(server: http.Server): number {
+  return listenerStates.get(server)?.inFlight.size ?? 0;
+}
+
+/**
+ * Stops accepting and resolves once the requests in flight are done, or cuts what is left
+ * after `drainTimeoutMs`.
+ */
+export function drainListener(server: http.Server, drainTimeoutMs: number, logger: Logger): Promise<void> {
+  const state = listenerStates.get(server);
+  if (state) {
+    state.draining = true;
+    for (const res of state.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+  }
+  return new Promise((resolve) => {
+    const deadline = setTimeout(() => {
+      logger.warn({ cut: state?.inFlight.size ?? 0, drainTimeoutMs }, 'drain time over: cutting the requests still in flight');
+      server.closeAllConnections();
+    }, drainTimeoutMs);
+    server.close(() => {
+      clearTimeout(deadline);
+      resolve();
+    });
+    // Node's idle sweep skips connections that never sent a byte (a load balancer's spare ones):
+    // left open, they would hold the stop until the drain time is over.
+    for (const socket of state?.connections ?? []) if (socket.bytesRead === 0) socket.destroy();
+  });
+}

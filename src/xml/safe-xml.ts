@@ -1,0 +1,108 @@
+/**
+ * Safe XML parsing with fast-xml-parser, for bodies written by strangers.
+ *
+ * Reads XML text; returns the root element as fast-xml-parser's ordered node list, or throws
+ * a 400 `invalid_request`. Defences, in order:
+ * - any `<!DOCTYPE` or `<!ENTITY` is refused before parsing: no internal or external entity,
+ *   so no billion laughs and no XXE; entity processing is off in the parser as well;
+ * - the document must be well-formed (fast-xml-parser's validator; its parser alone accepts
+ *   mismatched tags);
+ * - nesting deeper than `maxDepth` elements is refused by the parser itself (`maxNestedTags`);
+ * - names such as `__proto__` and `constructor` are refused or renamed by the parser, and the
+ *   schema reader copies only the schema's own field names into fresh objects;
+ * - every value stays text (`parseTagValue: false`) until the schema types it, so account
+ *   numbers keep their leading zeros.
+ * The five predefined entities and character references are decoded by the schema reader
+ * (xml-reader.ts), in text only, never inside CDATA.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { GatewayError } from '../errors/catalogue';
+import { CDATA, TEXT } from './xml-reader';
+
+/** fast-xml-parser's `preserveOrder` node: `{tag: children}`, `{'#text': text}` or `{'#cdata': [{'#text': text}]}`. */
+export type XmlNode = Record<string, XmlNode[] | string>;
+
+export interface XmlElement {
+  readonly name: string;
+  readonly children: XmlNode[];
+}
+
+const DECLARATIONS = /<!(DOCTYPE|ENTITY)/i;
+function invalid(detail: string): GatewayError {
+  return new GatewayError('invalid_request', detail);
+}
+
+export class SafeXmlParser {
+  private readonly parser: XMLParser;
+
+  constructor(readonly maxDepth: number) {
+    this.parser = new XMLParser({
+      preserveOrder: true,
+      processEntities: false,
+      htmlEntities: false,
+      parseTagValue: false,
+      ignoreAttributes: true,
+      removeNSPrefix: true,
+      trimValues: false,
+      cdataPropName: CDATA,
+      ignoreDeclaration: true,
+      ignorePiTags: true,
+      // The parser refuses a tag once it already has maxNestedTags open: that is depth maxNestedTags + 1.
+      maxNestedTags: maxDepth - 1,
+      jPath: false,
+    });
+  }
+
+  /** The document's root element; throws a 400 naming what is wrong with the document. */
+  parse(xml: string): XmlElement {
+    if (DECLARATIONS.test(xml)) throw invalid('The XML body must not contain a DOCTYPE or ENTITY declaration.');
+    const validation = XMLValidator.validate(xml);
+    if (validation !== true) {
+      const { msg, line, col } = validation.err;
+      throw invalid(`The XML body is not well-formed: ${msg} (line ${line}, column ${col}).`);
+    }
+    let nodes: XmlNode[];
+    try {
+      nodes = this.parser.parse(xml) as XmlNode[];
+    } catch (err) {
+      const message = (err as Error).message;
+      if (/nested tags/i.test(message)) throw invalid(`The XML body nests elements deeper than ${this.maxDepth} levels.`);
+      throw invalid('The XML body uses a reserved element name.');
+    }
+    // The validator lets `<a/><b/>` and `<a/>text` through (and the parser drops trailing text):
+    // exactly one root, nothing beside it.
+    if (!/^\s*$/.test(xml.slice(xml.lastIndexOf('>') + 1))) throw invalid('The XML body must hold exactly one root element and nothing beside it.');
+    let root: XmlElement | undefined;
+    for (const node of nodes) {
+      for (const name in node) {
+        if (!Object.hasOwn(node, name)) continue;
+        if (name === TEXT && /^\s*$/.test(node[name] as string)) continue;
+        if (name === TEXT || name === CDATA || root !== undefined) throw invalid('The XML body must hold exactly one root element and nothing beside it.');
+        root = { name, children: node[name] as XmlNode[] };
+      }
+    }
+    if (root === undefined) throw invalid('The XML body has no root element.');
+    return root;
+  }
+}
+
+const NEEDS_ESCAPE = /[&<>\r]|[^\t\n\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+const TEXT_ESCAPES = new RegExp(NEEDS_ESCAPE.source, 'gu');
+const TEXT_ESCAPE_MAP: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
+
+/**
+ * Text content for an element. CR is written as a reference so a conforming parser does not
+ * turn it into LF; a character XML cannot carry (only the core could send one: requests are
+ * checked) becomes U+FFFD rather than an unparsable document.
+ */
+export function escapeXmlText(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
+  return value.replace(TEXT_ESCAPES, (c) => TEXT_ESCAPE_MAP[c] ?? '\uFFFD');
+}
+
+/** XML 1.0 names without namespaces; keys of the core's unknown fields that are not one are not written. */
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
+
+export function isXmlName(name: string): boolean {
+  return XML_NAME.test(name) && !/^xml/i.test(name);
+}

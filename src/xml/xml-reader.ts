@@ -1,0 +1,212 @@
+/**
+ * Schema-driven XML → canonical value: walks the parsed element tree of a request body with
+ * its DTO schema, matching element names case-insensitively against the schema's XML (and
+ * JSON) names, typing each text value, and collecting every bad field.
+ *
+ * Reads the ordered node list from SafeXmlParser (values still raw text: entity processing is
+ * off in the parser); decodes the predefined entities and character references here, in text
+ * only, never inside CDATA, refusing any other reference. Returns fresh objects holding only
+ * schema fields under their JSON names (so no element name can reach an object's prototype).
+ * Elements the schema does not know are ignored, as a .NET deserializer ignores them; so are
+ * read-only fields. A list field always yields an array, even with one item.
+ */
+import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type ReadContext } from '../contracts/reading';
+import { Invalid, intKey, scalarFromXml, xmlIntValue } from '../contracts/scalars';
+import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type IntMapField, type NamedField } from '../contracts/schema';
+import type { XmlNode } from './safe-xml';
+
+/** fast-xml-parser's names for text and CDATA nodes (set in SafeXmlParser's options). */
+export const TEXT = '#text';
+export const CDATA = '#cdata';
+
+/** Every '&': a reference, or (group unmatched) a stray ampersand. */
+const ENTITY_REFERENCE = /&(?:(#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z][A-Za-z0-9._-]*);)?/g;
+const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function isXmlChar(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
+}
+
+/** Decodes the predefined entities and character references of parsed text; null when one is not allowed. */
+export function decodeXmlText(raw: string): string | null {
+  if (!raw.includes('&')) return raw;
+  let failed = false;
+  const decoded = raw.replace(ENTITY_REFERENCE, (_match, reference: string | undefined) => {
+    if (reference === undefined) {
+      failed = true;
+      return '';
+    }
+    if (reference.startsWith('#')) {
+      const code = reference[1] === 'x' ? parseInt(reference.slice(2), 16) : parseInt(reference.slice(1), 10);
+      if (!isXmlChar(code)) {
+        failed = true;
+        return '';
+      }
+      return String.fromCodePoint(code);
+    }
+    const replacement = PREDEFINED[reference];
+    if (replacement === undefined || !Object.hasOwn(PREDEFINED, reference)) {
+      failed = true;
+      return '';
+    }
+    return replacement;
+  });
+  return failed ? null : decoded;
+}
+
+const NOT_A_VALUE = new Invalid('must be a value, not elements');
+const BAD_REFERENCE = new Invalid('uses an entity or character reference XML does not allow');
+
+/** The single key of a preserveOrder node: its element name, '#text' or '#cdata'. */
+function nodeName(node: XmlNode): string | undefined {
+  for (const name in node) if (Object.hasOwn(node, name)) return name;
+  return undefined;
+}
+
+/** An element's text: text nodes decoded, CDATA taken literally, in document order. */
+function elementText(children: XmlNode[]): string | Invalid {
+  if (children.length === 1) {
+    const only = children[0] as XmlNode;
+    const raw = only[TEXT];
+    if (typeof raw === 'string') return decodeXmlText(raw) ?? BAD_REFERENCE;
+  }
+  let out = '';
+  for (const child of children) {
+    const name = nodeName(child);
+    if (name === TEXT) {
+      const decoded = decodeXmlText(child[TEXT] as string);
+      if (decoded === null) return BAD_REFERENCE;
+      out += decoded;
+    } else if (name === CDATA) {
+      for (const part of child[CDATA] as XmlNode[]) out += (part[TEXT] as string | undefined) ?? '';
+    } else if (name !== undefined) {
+      return NOT_A_VALUE;
+    }
+  }
+  return out;
+}
+
+/** Elements inside a structure or list; stray text is an error, whitespace between elements is not. */
+function hasStrayText(node: XmlNode, name: string): boolean {
+  if (name !== TEXT) return name === CDATA;
+  const text = node[TEXT] as string;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d) return true;
+  }
+  return false;
+}
+
+export function readXmlStruct(struct: AnyStruct, children: XmlNode[], path: FieldPath, ctx: ReadContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const seen = new Uint8Array(struct.ordered.length);
+  let strayText = false;
+  for (const node of children) {
+    const name = nodeName(node);
+    if (name === undefined) continue;
+    if (name === TEXT || name === CDATA) {
+      strayText ||= hasStrayText(node, name);
+      continue;
+    }
+    const field = fieldNamed(struct, name);
+    if (field === undefined || field.spec.readOnly) continue;
+    if (seen[field.index] === 1) {
+      ctx.issues.push({ path: [...path, field.json], message: GIVEN_TWICE });
+      continue;
+    }
+    seen[field.index] = 1;
+    const value = readXmlField(field, node[name] as XmlNode[], path, ctx);
+    if (value !== undefined) out[field.json] = value;
+  }
+  if (strayText) ctx.issues.push({ path, message: 'must hold elements, not text' });
+  checkRequired(struct, out, path, ctx);
+  return out;
+}
+
+function readXmlField(field: NamedField, children: XmlNode[], parent: FieldPath, ctx: ReadContext): unknown {
+  const spec = field.spec;
+  switch (spec.kind) {
+    case 'object':
+      return readXmlStruct(spec.struct, children, [...parent, field.json], ctx);
+    case 'list':
+      return readXmlList(spec.struct, children, [...parent, field.json], ctx);
+    case 'intMap':
+      return readXmlIntMap(spec, children, [...parent, field.json], ctx);
+    case 'enum':
+      return readXmlEnum(spec, children, [...parent, field.json], ctx);
+    default: {
+      const textValue = elementText(children);
+      return acceptField(textValue instanceof Invalid ? textValue : scalarFromXml(spec.kind, textValue), parent, field.json, ctx);
+    }
+  }
+}
+
+function readXmlEnum(spec: EnumField, children: XmlNode[], path: FieldPath, ctx: ReadContext): unknown {
+  const textValue = elementText(children);
+  if (textValue instanceof Invalid) return accept(textValue, path, ctx);
+  const name = textValue.trim();
+  if (name === '') return undefined;
+  const value = ctx.enums.table(spec.enumName).valueOf(name);
+  if (value === undefined) ctx.issues.push({ path, message: enumMessage(spec, ctx, 'xml') });
+  return value;
+}
+
+/** Items of a list wrapper, each named after the item's type (`<Fees><FeeLineDto>…`). */
+function readXmlList(item: AnyStruct, children: XmlNode[], path: FieldPath, ctx: ReadContext): unknown[] {
+  const items: unknown[] = [];
+  const itemName = item.name.toLowerCase();
+  let strayText = false;
+  for (const node of children) {
+    const name = nodeName(node);
+    if (name === undefined) continue;
+    if (name === TEXT || name === CDATA) {
+      strayText ||= hasStrayText(node, name);
+      continue;
+    }
+    if (name.toLowerCase() !== itemName) {
+      ctx.issues.push({ path: [...path, items.length], message: `must be a <${item.name}> element` });
+      continue;
+    }
+    items.push(readXmlStruct(item, node[name] as XmlNode[], [...path, items.length], ctx));
+  }
+  if (strayText) ctx.issues.push({ path, message: `must hold <${item.name}> elements, not text` });
+  return items;
+}
+
+/** `<ArrearsDays><KeyValueOfintint><Key>101</Key><Value>12</Value></KeyValueOfintint>…`. */
+function readXmlIntMap(spec: IntMapField, children: XmlNode[], path: FieldPath, ctx: ReadContext): Record<string, number> {
+  const out: Record<string, number> = {};
+  const entryName = spec.entry.toLowerCase();
+  let index = 0;
+  for (const node of children) {
+    const name = nodeName(node);
+    if (name === undefined || name === TEXT || name === CDATA) continue;
+    const entryPath = [...path, index++];
+    if (name.toLowerCase() !== entryName) {
+      ctx.issues.push({ path: entryPath, message: `must be a <${spec.entry}> element` });
+      continue;
+    }
+    let keyText: string | Invalid | undefined;
+    let valueText: string | Invalid | undefined;
+    for (const part of node[name] as XmlNode[]) {
+      const partName = nodeName(part)?.toLowerCase();
+      if (partName === 'key') keyText = elementText(part[nodeName(part) as string] as XmlNode[]);
+      else if (partName === 'value') valueText = elementText(part[nodeName(part) as string] as XmlNode[]);
+    }
+    const key = keyText === undefined ? new Invalid('is required') : keyText instanceof Invalid ? keyText : intKey(keyText);
+    const value = valueText === undefined ? new Invalid('is required') : valueText instanceof Invalid ? valueText : xmlIntValue(valueText);
+    const acceptedKey = accept(key, [...entryPath, 'Key'], ctx) as string | undefined;
+    const acceptedValue = accept(value, [...entryPath, 'Value'], ctx) as number | undefined;
+    if (acceptedKey === undefined || acceptedValue === undefined) continue;
+    if (Object.hasOwn(out, acceptedKey)) ctx.issues.push({ path: [...entryPath, 'Key'], message: GIVEN_TWICE });
+    else out[acceptedKey] = acceptedValue;
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * Schema-driven JSON → XML for receipts: writes a canonical value, or the core's answer as
+ * lossless-json parsed it, as the vendor's XML document.
+ *
+ * Reads the value and the enum tables; returns XML text. The root element is the DTO name;
+ * known fields are written in schema order under their PascalCase .NET names, lists as a
+ * wrapper with one item element per entry named after the item's type, enums as names,
+ * ArrearsDays as `KeyValueOfintint` entries; numbers keep the exact text the core wrote.
+ * Fields the schema does not know follow, under their own names (an array as a wrapper of
+ * `<Item>` elements); a key that is not a valid XML name cannot be written and is left out.
+ * Null is written by leaving the element out, as XmlSerializer does for null references.
+ * Built by hand from the schema, not by a generic builder, because it needs the schema's
+ * names and order anyway and it keeps translation cheaper than a generic parse + build.
+ */
+import { isLosslessNumber } from 'lossless-json';
+import type { ReceiptEnums } from '../contracts/enums';
+import { fieldNamed, type AnyStruct, type FieldSpec, type IntMapField, type NamedField } from '../contracts/schema';
+import { escapeXmlText, isXmlName } from './safe-xml';
+
+type JsonObject = Record<string, unknown>;
+
+export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return String(value);
+  if (isLosslessNumber(value)) return value.value;
+  return undefined;
+}
+
+function element(name: string, content: string): string {
+  return content === '' ? `<${name}/>` : `<${name}>${content}</${name}>`;
+}
+
+export class XmlWriter {
+  constructor(private readonly enums: ReceiptEnums) {}
+
+  /** A whole document: declaration and root element named after the DTO. */
+  document(struct: AnyStruct, value: JsonObject): string {
+    return XML_DECLARATION + element(struct.name, this.structContent(struct, value));
+  }
+
+  private structContent(struct: AnyStruct, value: JsonObject): string {
+    // Values by field index, so known fields come out in schema order whatever the core's order.
+    const known: unknown[] = new Array(struct.ordered.length);
+    let unknown = '';
+    for (const key of Object.keys(value)) {
+      const field = fieldNamed(struct, key);
+      if (field) known[field.index] = value[key];
+      else if (isXmlName(key)) unknown += this.generic(key, value[key]);
+    }
+    let out = '';
+    for (let i = 0; i < known.length; i++) {
+      const fieldValue = known[i];
+      if (fieldValue !== undefined && fieldValue !== null) out += this.field((struct.ordered[i] as NamedField).spec, fieldValue);
+    }
+    return out + unknown;
+  }
+
+  private field(spec: FieldSpec, value: unknown): string {
+    if (value === null || value === undefined) return '';
+    switch (spec.kind) {
+      case 'object':
+        return isObject(value) ? element(spec.xml, this.structContent(spec.struct, value)) : this.generic(spec.xml, value);
+      case 'list':
+        if (!Array.isArray(value)) return this.generic(spec.xml, value);
+        return element(
+          spec.xml,
+          value.map((item: unknown) => (isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item)) : this.generic(spec.struct.name, item))).join(''),
+        );
+      case 'intMap':
+        return isObject(value) ? element(spec.xml, this.intMapContent(spec, value)) : this.generic(spec.xml, value);
+      case 'enum': {
+        const number = typeof value === 'number' ? value : isLosslessNumber(value) ? Number(value.value) : undefined;
+        const name = number === undefined ? undefined : this.enums.table(spec.enumName).nameOf(number);
+        return name === undefined ? this.generic(spec.xml, value) : element(spec.xml, name);
+      }
+      default:
+        return this.generic(spec.xml, value);
+    }
+  }
+
+  private intMapContent(spec: IntMapField, value: JsonObject): string {
+    let out = '';
+    for (const key of Object.keys(value)) {
+      const days = scalarText(value[key]);
+      out += element(spec.entry, `<Key>${escapeXmlText(key)}</Key>${days === undefined ? '' : `<Value>${escapeXmlText(days)}</Value>`}`);
+    }
+    return out;
+  }
+
+  /** Any value without schema guidance: scalars as text, objects by their own keys, arrays as `<Item>`s. */
+  private generic(name: string, value: unknown): string {
+    if (value === null || value === undefined) return '';
+    const scalar = scalarText(value);
+    if (scalar !== undefined) return element(name, escapeXmlText(scalar));
+    if (Array.isArray(value)) return element(name, value.map((item: unknown) => this.generic('Item', item)).join(''));
+    let out = '';
+    for (const key of Object.keys(value as JsonObject)) if (isXmlName(key)) out += this.generic(key, (value as JsonObject)[key]);
+    return element(name, out);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Bank accounts with SMS two-factor verification, end to end through the gateway in sandbox
+ * mode: verification → code read from the outbox at the admin API → add → list → close.
+ */
+import { latestCodeSentTo } from '../../src/sms/outbox-client';
+import { TEST_ADMIN_TOKEN } from '../support/config';
+import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
+
+const MOBILE = '07400 123456';
+
+describe('bank accounts with SMS two-factor verification', () => {
+  let gateway: TestGateway;
+  let adminUrl: string;
+
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+  };
+
+  let members: number[];
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    adminUrl = `http://127.0.0.1:${gateway.adminPort}`;
+    members = ((await call('GET', '/customers')).body as unknown as Array<{ Number: number }>).map((c) => c.Number);
+  });
+  afterAll(() => gateway.stop());
+
+  it('adds a bank account with the code sent by SMS, lists it, and closes it with DateClosed', async () => {
+    const customer = members[1] as number;
+    const sent = await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: MOBILE });
+    expect(sent.status).toBe(200);
+    expect(JSON.stringify(sent.body)).not.toMatch(/\d{6}/);
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, MOBILE);
+
+    const account = { CustomerId: customer, PersonId: customer, Name: 'J SMITH', AccountNumber: '12345678', SortCode: '20-00-00' };
+    const added = await call('POST', '/bankaccounts/add', { ...account, TwoFactorCode: code }, { 'Idempotency-Key': 'add-e2e-1' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ Name: 'J SMITH', AccountNumber: '12345678', SortCode: '200000', DateClosed: null });
+    const id = added.body?.Id as number;
+
+    const listed = await call('GET', `/customers/${customer}/bankaccounts`);
+    expect(listed.body).toEqual(expect.arrayContaining([expect.objectContaining({ Id: id, DateClosed: null })]));
+
+    const reused = await call('POST', '/bankaccounts/add', { ...account, AccountNumber: '87654321', TwoFactorCode: code });
+    expect(reused.status).toBe(400);
+    expect(reused.body).toMatchObject({ code: 'two_factor_invalid' });
+
+    const closed = await call('PUT', `/bankaccounts/${id}`, { ...account, SortCode: '200000', DateClosed: '2025-07-01T09:00:00' });
+    expect(closed.status).toBe(200);
+    expect((await call('GET', `/bankaccounts/${id}`)).body).toMatchObject({ DateClosed: '2025-07-01T09:00:00' });
+  });
+
+  it('replays a retried add that succeeded instead of refusing its used code', async () => {
+    const customer = members[2] as number;
+    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: '+44 7400 654321' });
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, '+447400654321');
+    const body = { CustomerId: customer, PersonId: customer, Name: 'A JONES', AccountNumber: '11112222', SortCode: '401010', TwoFactorCode: code };
+    const first = await call('POST', '/bankaccounts/add', body, { 'Idempotency-Key': 'add-e2e-2' });
+    const retry = await call('POST', '/bankaccounts/add', body, { 'Idempotency-Key': 'add-e2e-2' });
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+  });
+
+  it('refuses an add from a vendor without the bank-account licence, even with a valid code', async () => {
+    const customer = members[3] as number;
+    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: '07400 111222' });
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, '07400 111222');
+    // The read-only partner holds no licence for POSTbankaccounts/add at all.
+    const other = await call('POST', '/bankaccounts/add', { CustomerId: customer, PersonId: customer, Name: 'X', AccountNumber: '12121212', SortCode: '112233', TwoFactorCode: code }, { 'X-Vendor-Token': SANDBOX_KEYS.readonlyPartner });
+    expect(other.status).toBe(403);
+  });
+
+  it('answers 400 naming the field for a number that is not a UK mobile', async () => {
+    const res = await call('POST', '/bankaccounts/verification', { CustomerId: members[4], MobileNumber: '0113 496 0000' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_request', errors: [expect.objectContaining({ field: 'MobileNumber' })] });
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * Receipt posting end to end through the whole gateway: XML and JSON in and out against the
+ * sandbox ledger, exact decimals both ways, idempotency under concurrency, overrides, and an
+ * outcome left unknown by a core timeout never posted twice.
+ */
+import http from 'node:http';
+import { startEchoCore, type EchoCore } from '../support/echo-core';
+import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
+
+const KEY = SANDBOX_KEYS.demo;
+const DEPOSIT = '/api/transaction/savings/deposit';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function post(gateway: TestGateway, path: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...headers }, body });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+async function getJsonText(gateway: TestGateway, path: string): Promise<string> {
+  const res = await fetch(`${gateway.url}${path}`, { headers: { 'X-Vendor-Token': KEY } });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** The raw decimal text of the account's balance, as the core wrote it. */
+async function balanceText(gateway: TestGateway, accountId: number): Promise<string> {
+  return /"balance":(-?[\d.]+)/.exec(await getJsonText(gateway, `/accounts/${accountId}`))?.[1] ?? 'missing';
+}
+
+async function transactionCount(gateway: TestGateway, accountId: number): Promise<number> {
+  return (JSON.parse(await getJsonText(gateway, `/accounts/${accountId}/transactions`)) as unknown[]).length;
+}
+
+function addCents(decimal: string, cents: number): string {
+  const [units, fraction = '00'] = decimal.split('.');
+  const total = BigInt(`${units}${fraction.padEnd(2, '0')}`) + BigInt(cents);
+  const text = total.toString().padStart(3, '0');
+  return `${text.slice(0, -2)}.${text.slice(-2)}`;
+}
+
+const depositXml = (accountId: number, amount: string, ref: string, extra = ''): string =>
+  `<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>${accountId}</CUAccountID><Amount>${amount}</Amount><Notes>Counter 2</Notes><ExternalRefNo>${ref}</ExternalRefNo>${extra}</ReceiptPaymentDto>`;
+
+describe('receipts through the gateway to the sandbox ledger', () => {
+  let gateway: TestGateway;
+  let accounts: number[];
+  let nextAccount = 0;
+  const account = (): number => accounts[nextAccount++] as number;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    // Open share accounts of product 1: receipt limit 2500.00, daily limit 5000.00.
+    const all = JSON.parse(await getJsonText(gateway, '/accounts')) as Array<{ id: number; productId: number; productTypeId: number; status: number }>;
+    accounts = all.filter((a) => a.productId === 1 && a.productTypeId === 1 && a.status === 0).map((a) => a.id);
+  });
+  afterAll(() => gateway.stop());
+
+  it('posts an XML deposit, answers 201 in XML with the receipt, and moves the balance by exactly the amount', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const res = await post(gateway, DEPOSIT, depositXml(id, '0.10', 'XML-1'), 'application/xml');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(res.text).toMatch(/^<\?xml[^>]*\?>\s*<ReceiptPaymentDto>/);
+    expect(res.text).toContain('<Amount>0.10</Amount>');
+    expect(res.text).toMatch(/<ReceiptNo>\d+<\/ReceiptNo>/);
+    expect(res.text).toContain('<HasOverride>false</HasOverride>');
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 10));
+  });
+
+  it('answers in JSON when the XML request accepts JSON, and in XML for text/xml', async () => {
+    const asJson = await post(gateway, DEPOSIT, depositXml(account(), '12.34', 'XML-2'), 'text/xml', { Accept: 'application/json' });
+    expect(asJson.status).toBe(201);
+    expect(asJson.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(asJson.text).toContain('"amount":12.34');
+    const asTextXml = await post(gateway, DEPOSIT, depositXml(account(), '1.00', 'XML-3'), 'text/xml');
+    expect(asTextXml.headers.get('content-type')).toMatch(/^text\/xml/);
+    expect(asTextXml.text).toContain('<Amount>1.00</Amount>');
+  });
+
+  it('posts a JSON payment and keeps the decimal text as written', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const res = await post(gateway, '/api/transaction/savings/payment', `{"cuAccountID":${id},"amount":100.50,"externalRefNo":"JSON-1"}`, 'application/json');
+    expect(res.status).toBe(201);
+    expect(res.text).toContain('"amount":100.50');
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 10050));
+  });
+
+  it('refuses form-urlencoded with 415 naming the accepted types, and posts nothing', async () => {
+    const id = account();
+    const count = await transactionCount(gateway, id);
+    const res = await post(gateway, DEPOSIT, `cuAccountID=${id}&amount=5`, 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'unsupported_media_type' });
+    expect(res.text).toContain('application/xml');
+    expect(await transactionCount(gateway, id)).toBe(count);
+  });
+
+  it('lists every bad field in one 400, in the vendor\'s own names', async () => {
+    const res = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><Amount>-5</Amount><OverrideUserName>x</OverrideUserName></ReceiptPaymentDto>', 'application/xml');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+xml/);
+    for (const field of ['Amount', 'CUAccountID', 'OverridePassword']) expect(res.text).toContain(field);
+  });
+
+  it('asks for an override above the receipt limit, and posts once with supervisor credentials', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const refused = await post(gateway, DEPOSIT, depositXml(id, '3000.00', 'OVR-1'), 'application/xml');
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('<HasOverride>true</HasOverride>');
+    expect(refused.text).toMatch(/<TransactionOverrides>\s*<TransactionOverrideDto>/);
+    expect(await balanceText(gateway, id)).toBe(before);
+
+    const credentials = '<OverrideUserName>supervisor</OverrideUserName><OverridePassword>Sandbox-Override-2025</OverridePassword>';
+    const authorised = await post(gateway, DEPOSIT, depositXml(id, '3000.00', 'OVR-2', credentials), 'application/xml');
+    expect(authorised.status).toBe(201);
+    expect(authorised.text).not.toContain('Sandbox-Override-2025');
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 300000));
+  });
+
+  it('posts 50 concurrent identical requests with one key exactly once; the rest are 409 or replays', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const count = await transactionCount(gateway, id);
+    const body = depositXml(id, '7.00', 'CONC-1');
+    const answers = await Promise.all(Array.from({ length: 50 }, () => post(gateway, DEPOSIT, body, 'application/xml', { 'Idempotency-Key': 'conc-key-1' })));
+    const created = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
+    const replays = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === 'true');
+    const inProgress = answers.filter((a) => a.status === 409);
+    expect(created).toHaveLength(1);
+    expect(replays.length + inProgress.length).toBe(49);
+    for (const r of inProgress) expect(r.text).toContain('<code>idempotency_in_progress</code>');
+    for (const r of replays) expect(r.text).toBe(created[0]?.text);
+    expect(await transactionCount(gateway, id)).toBe(count + 1);
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 700));
+
+    const later = await post(gateway, DEPOSIT, body, 'application/xml', { 'Idempotency-Key': 'conc-key-1' });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.text).toBe(created[0]?.text);
+
+    const other = await post(gateway, DEPOSIT, depositXml(id, '8.00', 'CONC-1'), 'application/xml', { 'Idempotency-Key': 'conc-key-1' });
+    expect(other.status).toBe(422);
+    expect(other.text).toContain('idempotency_key_reused');
+    expect(await transactionCount(gateway, id)).toBe(count + 1);
+  });
+
+  it('uses ExternalRefNo as the key when no Idempotency-Key is sent', async () => {
+    const id = account();
+    const count = await transactionCount(gateway, id);
+    const body = `{"cuAccountID":${id},"amount":2.00,"externalRefNo":"REF-ONCE"}`;
+    expect((await post(gateway, DEPOSIT, body, 'application/json')).status).toBe(201);
+    const again = await post(gateway, DEPOSIT, body, 'application/json');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await transactionCount(gateway, id)).toBe(count + 1);
+  });
+});
+
+describe('receipts against a recording core', () => {
+  let core: EchoCore;
+  let gateway: TestGateway;
+  let delayMs = 0;
+
+  beforeAll(async () => {
+    // The core echoes the receipt it received with a receipt number, as written: decimals untouched.
+    core = await startEchoCore((req, res: http.ServerResponse) => {
+      setTimeout(() => {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(req.body.replace(/}$/, ',"receiptNo":9001,"hasOverride":false}'));
+      }, delayMs);
+    });
+    gateway = await startTestGateway({ core: { url: core.url, breakers: { receipts: { timeoutMs: 300 } } } });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await core.close();
+  });
+  beforeEach(() => {
+    core.requests.length = 0;
+    delayMs = 0;
+  });
+
+  it('carries 28 significant digits and leading zeros from XML to the core and back without rounding', async () => {
+    const xml = '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>1234567890123456789012.3456</Amount></ReceiptPaymentDto>';
+    const res = await post(gateway, DEPOSIT, xml, 'application/xml');
+    expect(res.status).toBe(201);
+    expect(core.requests[0]?.body).toContain('"accountNumber":"00012345"');
+    expect(core.requests[0]?.body).toContain('"amount":1234567890123456789012.3456');
+    expect(res.text).toContain('<Amount>1234567890123456789012.3456</Amount>');
+    expect(res.text).toContain('<AccountNumber>00012345</AccountNumber>');
+  });
+
+  it('sends XML 0.10 to the core as JSON 0.10', async () => {
+    await post(gateway, DEPOSIT, '<ReceiptPaymentDto><CUAccountID>5</CUAccountID><Amount>0.10</Amount></ReceiptPaymentDto>', 'text/xml');
+    expect(core.requests[0]?.body).toMatch(/"amount":0\.10[,}]/);
+  });
+
+  it('answers 504 on a core timeout, then 409 outcome_unknown for the key, and never sends the receipt twice', async () => {
+    delayMs = 1000;
+    const body = '{"cuAccountID":5,"amount":10.00}';
+    const first = await post(gateway, DEPOSIT, body, 'application/json', { 'Idempotency-Key': 'slow-1' });
+    expect(first.status).toBe(504);
+    expect(JSON.parse(first.text).code).toBe('core_timeout');
+    const retry = await post(gateway, DEPOSIT, body, 'application/json', { 'Idempotency-Key': 'slow-1' });
+    expect(retry.status).toBe(409);
+    expect(JSON.parse(retry.text).code).toBe('outcome_unknown');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(core.requests).toHaveLength(1);
+  });
+
+  it('never passes the vendor token to the core on a receipt', async () => {
+    const res = await post(gateway, DEPOSIT, '{"cuAccountID":5,"amount":1.00,"overrideUserName":"sup","overridePassword":"pw-never-echo"}', 'application/json');
+    expect(res.status).toBe(201);
+    expect(core.requests[0]?.headers['x-vendor-token']).toBeUndefined();
+  });
+});
