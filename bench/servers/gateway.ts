@@ -1,0 +1,31 @@
+/**
+ * The gateway under benchmark: `startGateway` in Redis mode with the full vendor pipeline,
+ * pointed at the bench upstream, access seeded from the runner's access file.
+ *
+ * Reads argv: upstream URL, Redis URL, access file. Logs at `info` (the production default)
+ * into /dev/null, so every request still pays for building and serialising its access-log
+ * line, as in production, without the bench's terminal paying for writing it.
+ */
+import pino from 'pino';
+import { loadConfig } from '../../src/config/config';
+import { startGateway } from '../../src/gateway';
+import { createLogger } from '../../src/logging/logger';
+import { announcePort, upstreamUrlArgument } from './ready';
+
+const [, , , redisUrl, accessFile] = process.argv;
+if (!redisUrl || !accessFile) throw new Error('usage: gateway <upstream url> <redis url> <access file>');
+
+const config = loadConfig({
+  env: { NODE_ENV: 'production' },
+  overrides: {
+    server: { host: '127.0.0.1', port: 0, adminPort: 0, statusPort: 0 },
+    core: { url: upstreamUrlArgument() },
+    redis: { url: redisUrl, seedAccessFile: 'always' },
+    access: { file: accessFile },
+    admin: { token: 'bench-admin-token-not-secret-0001' },
+    twoFactor: { pepper: 'bench-pepper-not-secret-0123456789abcdef' },
+  },
+});
+const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
+
+void startGateway(config, logger).then((gateway) => announcePort(gateway.vendorPort));

@@ -1,0 +1,44 @@
+/**
+ * The bench's stand-in core: a fixed ~300-byte JSON document for every GET and a fixed receipt
+ * for every POST, so the upstream costs the same for every proxy measured.
+ *
+ * Reads test/fixtures/receipts/deposit.response.json for the receipt; listens on loopback.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { announcePort, listenOnLoopback } from './ready';
+
+const RESOURCE = Buffer.from(
+  JSON.stringify({
+    id: 40012,
+    accountNumber: '00012345',
+    productId: 1,
+    productTypeId: 1,
+    status: 0,
+    memberId: 7001,
+    name: 'Instant Access Saver',
+    currency: 'GBP',
+    balance: 1250.6,
+    availableBalance: 1250.6,
+    openedOn: '2021-03-14',
+    branch: 'Leeds',
+    interestRate: 1.25,
+    lastTransactionOn: '2024-05-02T10:15:00Z',
+    note: 'fixed response for the gateway benchmark',
+  }),
+);
+const RECEIPT = Buffer.from(JSON.stringify(JSON.parse(readFileSync(path.resolve(__dirname, '../../test/fixtures/receipts/deposit.response.json'), 'utf8'))));
+
+const server = http.createServer((req, res) => {
+  // Drain the request body before answering, as a real core reads what it is sent.
+  req.resume();
+  req.on('end', () => {
+    const body = req.method === 'POST' ? RECEIPT : RESOURCE;
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+});
+server.keepAliveTimeout = 60_000;
+
+void listenOnLoopback(server).then(announcePort);
