@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
 import request from 'supertest';
@@ -12,6 +10,7 @@ import { MemoryAccessStore, readAccessFile } from '../access/store';
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';
+import { listenOnLoopback } from '../../test/support/listen';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -26,16 +25,7 @@ interface Harness {
 
 async function listen(store: MemoryAccessStore, audit: AuditLog): Promise<{ url: string; close(): Promise<void> }> {
   const app = createAdminApp({ service: new AccessService(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(app);
 }
 
 async function startAdmin(audit: AuditLog = new MemoryAuditLog()): Promise<Harness> {

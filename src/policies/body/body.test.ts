@@ -4,7 +4,6 @@
  * parsing, validation and content negotiation.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
 import { RouteMatcher } from '../../catalogue/matcher';
@@ -19,6 +18,7 @@ import { requestContextSchema } from '../request-context/request-context.schema'
 import { routeMatch } from '../route-match/route-match';
 import { body } from './body';
 import { bodyConfigSchema, type BodyConfig } from './body.schema';
+import { listenOnLoopback } from '../../../test/support/listen';
 
 const contracts = createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../../config/receipt-enums.yaml')), adjustmentNotesRequired: false });
 
@@ -76,16 +76,7 @@ async function startApp(config: Partial<BodyConfig> = {}): Promise<{ url: string
     req.on('end', () => res.json({ passedThrough: Buffer.concat(chunks).toString('utf8') }));
   });
   app.use(createErrorHandler(createLogger('silent')));
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(app);
 }
 
 const DEPOSIT = '/api/transaction/savings/deposit';

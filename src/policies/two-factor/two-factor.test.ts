@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express, { type RequestHandler } from 'express';
 import Redis from 'ioredis';
@@ -39,6 +38,7 @@ import { requestContextSchema } from '../request-context/request-context.schema'
 import { routeMatch } from '../route-match/route-match';
 import { twoFactor } from './two-factor';
 import { twoFactorSchema, type TwoFactorConfig } from './two-factor.schema';
+import { listenOnLoopback } from '../../../test/support/listen';
 
 const keyA = testKey('key-a', 'user.a');
 const keyB = testKey('key-b', 'user.b');
@@ -97,16 +97,7 @@ function coreCall(coreUrl: string, coreBodies: string[]): RequestHandler {
 }
 
 async function listen(app: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(app);
 }
 
 function capturingLogger(lines: string[]): Logger {
