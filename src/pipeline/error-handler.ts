@@ -114,7 +114,10 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
   return function errorHandler(err: unknown, req, res, _next) {
     const error = toGatewayError(err);
     if (error.status >= 500) {
-      logger.error({ err: error.cause ?? error, requestId: getContext(res)?.requestId, code: error.code }, 'request failed');
+      // Our own faults are errors; the core or Redis being away is a warning (an open breaker
+      // answers many requests a second, and the alerts watch the metrics, not the log).
+      const level = error.code === 'internal_error' ? 'error' : 'warn';
+      logger[level]({ err: error.cause ?? error, requestId: getContext(res)?.requestId, code: error.code }, 'request failed');
     }
     if (res.headersSent) {
       // The answer is already on the wire: the only honest signal left is a cut connection.
