@@ -34,7 +34,7 @@ import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
 import { drainListener, inFlightRequests, openListener, type ListenOptions } from './status/listener';
-import { SHUTDOWN_DEFAULTS, type ShutdownConfig } from './status/shutdown.schema';
+import type { ShutdownConfig } from './status/shutdown.schema';
 import { createStatusApp } from './status/status-app';
 
 export interface RunningGateway {
@@ -156,7 +156,14 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreUrl = `http://${config.sandbox.host}:${portOf(sandboxServer)}`;
   }
 
-  const backend = await createAccessBackend(config, logger);
+  let backend: AccessBackend;
+  try {
+    backend = await createAccessBackend(config, logger);
+  } catch (err) {
+    // Nothing else is open yet: close the sandbox so a failed start leaves no listener behind.
+    if (sandboxServer) await drainListener(sandboxServer, 0, logger);
+    throw err;
+  }
   const { store, health } = backend;
   const access = new AccessCache(store, logger);
   await access.start();
@@ -230,7 +237,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     access,
     store,
     async stop(overrides) {
-      const options: ShutdownConfig = { ...SHUTDOWN_DEFAULTS, ...overrides };
+      const options: ShutdownConfig = { ...config.shutdown, ...overrides };
       shuttingDown = true;
       // Readiness answers 503 from here on. Even without a lame-duck time this waits one turn of
       // the event loop, so requests whose bytes had already arrived are read before the close.

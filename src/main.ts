@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down: readiness answers 503 from now');
     gateway
-      .stop(config.shutdown)
+      .stop()
       .then(() => {
         logger.info('stopped');
         logger.flush(() => process.exit(0));

@@ -27,4 +27,3 @@ export const shutdownSchema = z
 
 export type ShutdownConfig = z.infer<typeof shutdownSchema>;
 
-export const SHUTDOWN_DEFAULTS: ShutdownConfig = Object.freeze(shutdownSchema.parse({}));
