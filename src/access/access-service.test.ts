@@ -168,3 +168,16 @@ describe('diffAccessDocuments', () => {
     expect(diffAccessDocuments(document(), document()).identical).toBe(true);
   });
 });
+
+describe('replacing the whole document after a revocation', () => {
+  it('refuses a document that would make a revoked key work again', async () => {
+    const store = new MemoryAccessStore({ vendors: [{ id: 'v', name: 'V', status: 'active', licences: [], keys: [] }], users: [] });
+    const service = new AccessService(store);
+    const issued = await service.issueKey('v', { userId: 'u' });
+    const exported = (await service.getDocument()).document;
+    await service.revokeKey(issued.result.id);
+    await expect(service.replaceDocument(exported)).rejects.toMatchObject({ code: 'conflict' });
+    const live = (await service.getDocument()).document;
+    expect(live.vendors[0]?.keys[0]?.status).toBe('revoked');
+  });
+});

@@ -178,6 +178,18 @@ function vendorView(vendor: Vendor): VendorView {
   return { ...vendor, keys: vendor.keys.map(keyView) };
 }
 
+/**
+ * A revoked key never comes back: an old exported file applied after a revocation (a leaked
+ * key, say) would otherwise make it work again. Issue a new key instead.
+ */
+function refuseRevivedKeys(live: AccessDocument, next: AccessDocument): void {
+  const revoked = new Set(live.vendors.flatMap((v) => v.keys.filter((k) => k.status === 'revoked').map((k) => k.hash)));
+  const revived = next.vendors.flatMap((v) => v.keys.filter((k) => k.status !== 'revoked' && revoked.has(k.hash)).map((k) => k.id));
+  if (revived.length > 0) {
+    throw new GatewayError('conflict', `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`);
+  }
+}
+
 function findVendor(doc: AccessDocument, vendorId: string): Vendor {
   const vendor = doc.vendors.find((v) => v.id === vendorId);
   if (!vendor) throw new GatewayError('not_found', `No vendor "${vendorId}".`);
@@ -529,6 +541,7 @@ export class AccessService {
         if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
         const diff = diffAccessDocuments(document, next);
         if (diff.identical) return { result: { dryRun: false, applied: false, version, diff }, change: null };
+        refuseRevivedKeys(document, next);
         try {
           const newVersion = await this.store.replace(next, version);
           return {

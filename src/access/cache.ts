@@ -19,6 +19,7 @@ export class AccessCache {
   private current: AccessSnapshot | null = null;
   private unsubscribe: (() => void) | null = null;
   private refreshing: Promise<void> | null = null;
+  private again: Promise<void> | null = null;
   private readonly snapshotListeners = new Set<(snapshot: AccessSnapshot) => void>();
 
   constructor(
@@ -50,9 +51,19 @@ export class AccessCache {
     return { loaded: true, version: snapshot.version, ageSeconds: Math.round((nowMs - snapshot.loadedAtMs) / 1000) };
   }
 
-  /** Reads the store; overlapping calls share one read. */
+  /**
+   * Reads the store. A call made while a read is running may carry news that read started too
+   * early to see, so it schedules one more read after it (never more than one waiting).
+   */
   refresh(): Promise<void> {
-    this.refreshing ??= (async () => {
+    if (this.refreshing) {
+      this.again ??= this.refreshing.catch(() => undefined).then(() => {
+        this.again = null;
+        return this.refresh();
+      });
+      return this.again;
+    }
+    this.refreshing = (async () => {
       try {
         const { version, document } = await this.store.read();
         if (!this.current || version !== this.current.version) {

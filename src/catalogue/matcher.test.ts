@@ -34,7 +34,24 @@ describe('RouteMatcher', () => {
     expect(get.kind === 'matched' && get.params).toEqual({ id: '77' });
   });
 
-  it.each(['/', '', 'accounts', '/nothing', '/accounts/1/2/3', '//accounts', '/accounts//1', '/banks/1', '/api/transaction'])(
+  it.each([
+    '/',
+    '',
+    'accounts',
+    '/nothing',
+    '/accounts/1/2/3',
+    '//accounts',
+    '/accounts//1',
+    '/banks/1',
+    '/api/transaction',
+    '/customers/../accounts',
+    '/customers/%2e%2e/accounts',
+    '/customers/%2E./accounts',
+    '/customers/./accounts',
+    '/accounts/1%2f..%2ftransactions',
+    '/accounts/1%5C..',
+    '/accounts/..\\x',
+  ])(
     'does not match %j',
     (path) => {
       expect(matcher.match('GET', path).kind).toBe('not_found');

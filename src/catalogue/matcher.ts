@@ -69,8 +69,22 @@ function splitPath(path: string): string[] | null {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
   if (trimmed.length === 0) return null;
   const segments = trimmed.split('/');
-  for (const s of segments) if (s.length === 0) return null;
+  for (const s of segments) if (s.length === 0 || isTraversal(s)) return null;
   return segments;
+}
+
+/**
+ * Segments that a core normalising its paths would read as a step elsewhere: `.` and `..` in
+ * any spelling, or an encoded slash or backslash. Matched as a parameter, `/customers/%2e%2e/accounts`
+ * would be licensed as one API id and served by the core as another.
+ */
+function isTraversal(segment: string): boolean {
+  if (segment.includes('%') || segment.includes('\\')) {
+    if (/%(2f|5c)|\\/i.test(segment)) return true;
+    const decoded = segment.replace(/%2e/gi, '.');
+    return decoded === '.' || decoded === '..';
+  }
+  return segment === '.' || segment === '..';
 }
 
 /** Depth-first, literal before parameter, so leaves come out in priority order. */

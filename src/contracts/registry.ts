@@ -5,6 +5,7 @@
  * step (response translation) and the OpenAPI document use. A route whose catalogue
  * `bodySchema` has no entry here is not read by the body step (its body streams through).
  */
+import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import type { BodySchemaId } from '../catalogue/catalogue';
 import type { WireFormat } from '../pipeline/context';
 import { bankAccountContracts } from './bank-accounts';
@@ -35,4 +36,33 @@ export function createBodyContracts(options: BodyContractOptions): BodyContracts
  */
 export function renderResponseBody(contract: BodyContract, coreText: string, format: WireFormat): string {
   return contract.renderResponse ? contract.renderResponse(coreText, format) : coreText;
+}
+
+/** Names (any case) whose values never go back to a vendor, even when the core echoes them. */
+const SECRET_FIELDS = new Set(['overridepassword', 'temptoken', 'password']);
+
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    // defineProperty, so that a key named __proto__ stays a plain key.
+    if (!SECRET_FIELDS.has(name.toLowerCase())) Object.defineProperty(out, name, { value: withoutSecrets(field), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * The core's answer for a vendor: override passwords, TempTokens and the passwords of
+ * transaction overrides removed (a core that echoes its input must not send them back, nor
+ * into the stored replay copy), then rendered in the vendor's format. Decimals stay exact.
+ */
+export function renderAnswerForVendor(contract: BodyContract, coreText: string, format: WireFormat): string {
+  let parsed: unknown;
+  try {
+    parsed = parseLossless(coreText);
+  } catch {
+    return renderResponseBody(contract, coreText, format);
+  }
+  return renderResponseBody(contract, stringifyLossless(withoutSecrets(parsed)) as string, format);
 }

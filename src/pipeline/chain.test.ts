@@ -16,31 +16,36 @@ import { createMetrics } from '../metrics/metrics';
 import { testConfig } from '../../test/support/config';
 import { buildVendorApp } from './chain';
 
+function buildTestApp(): ReturnType<typeof buildVendorApp> {
+  const logger = createLogger('silent');
+  const access = new AccessCache(new MemoryAccessStore({ vendors: [], users: [] }), logger);
+  const metrics = createMetrics(undefined, { defaultMetrics: false });
+  const coreAgent = createCoreAgent('http://127.0.0.1:9', { maxSockets: 1, maxFreeSockets: 1 });
+  const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 1000, metrics, logger });
+  const app = buildVendorApp({
+    config: testConfig(),
+    logger,
+    access,
+    coreUrl: 'http://127.0.0.1:9',
+    coreAgent,
+    breakers,
+    coreExchange: createCoreExchange({ coreUrl: 'http://127.0.0.1:9', agent: coreAgent, breakers }),
+    metrics,
+    redis: null,
+    keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),
+    bodyContracts: createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false }),
+    sms: createSmsProvider(smsSchema.parse({})).provider,
+    version: '0.0.0-test',
+  });
+  breakers.shutdown();
+  return app;
+}
+
 describe('vendor pipeline', () => {
   it('runs its steps in the documented order, then the error handler', () => {
-    const logger = createLogger('silent');
-    const access = new AccessCache(new MemoryAccessStore({ vendors: [], users: [] }), logger);
-    const metrics = createMetrics(undefined, { defaultMetrics: false });
-    const coreAgent = createCoreAgent('http://127.0.0.1:9', { maxSockets: 1, maxFreeSockets: 1 });
-    const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 1000, metrics, logger });
-    const app = buildVendorApp({
-      config: testConfig(),
-      logger,
-      access,
-      coreUrl: 'http://127.0.0.1:9',
-      coreAgent,
-      breakers,
-      coreExchange: createCoreExchange({ coreUrl: 'http://127.0.0.1:9', agent: coreAgent, breakers }),
-      metrics,
-      redis: null,
-      keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),
-      bodyContracts: createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false }),
-      sms: createSmsProvider(smsSchema.parse({})).provider,
-      version: '0.0.0-test',
-    });
-    breakers.shutdown();
-    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string } }> } }).router.stack;
-    const names = layers.map((layer) => layer.route?.path ?? layer.name);
+    const app = buildTestApp();
+    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string }; handle: { steps?: Array<{ name: string }> } }> } }).router.stack;
+    const names = layers.flatMap((layer) => layer.handle.steps?.map((step) => step.name) ?? [layer.route?.path ?? layer.name]);
     expect(names).toEqual([
       '/openapi.json',
       'requestContextStep',
@@ -56,5 +61,11 @@ describe('vendor pipeline', () => {
       'forwardStep',
       'errorHandler',
     ]);
+  });
+
+  it('runs the steps in one router layer, between the API description and the error handler', () => {
+    const app = buildTestApp();
+    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string } }> } }).router.stack;
+    expect(layers.map((layer) => layer.route?.path ?? layer.name)).toEqual(['/openapi.json', 'vendorPipeline', 'errorHandler']);
   });
 });

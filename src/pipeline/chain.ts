@@ -4,6 +4,7 @@
  * Reads nothing itself; each step gets its config and dependencies here. Steps that later
  * issues add (rate limit, body, idempotency) take their numbered place in this list.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AccessCache } from '../access/cache';
 import type { KeyUsageTracker } from '../access/key-usage';
@@ -30,6 +31,7 @@ import { requestContext } from '../policies/request-context/request-context';
 import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from './error-handler';
 import { createRequestObserver } from './observe';
+import { inSequence } from './sequence';
 import type http from 'node:http';
 import type { RedisClient } from '../access/redis-client';
 
@@ -52,6 +54,14 @@ export interface VendorPipelineDeps {
   readonly sms: SmsProvider;
   /** The version OpenAPI states. */
   readonly version: string;
+}
+
+/**
+ * A key for one use, derived from the deployment's shared secret (every instance derives the
+ * same); without one (sandbox, one instance) a random key per process.
+ */
+function derivedSecret(sharedSecret: string | null, use: string): string {
+  return sharedSecret ? createHmac('sha256', sharedSecret).update(use).digest('hex') : randomBytes(32).toString('hex');
 }
 
 export function buildVendorApp(deps: VendorPipelineDeps): Express {
@@ -103,6 +113,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       logger: deps.logger,
       coreTimeoutMs: Math.max(deps.breakers.get('receipts').timeoutMs, deps.breakers.get('bankaccounts').timeoutMs),
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
+      fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
     }),
     // 7b. After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
     twoFactorSteps.check,
@@ -118,7 +129,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       onError: (error: GatewayError, req, res) => errorHandler(error, req, res, () => undefined),
     }),
   ];
-  app.use(steps);
+  // One router layer for the whole sequence (see sequence.ts); the order is the list above.
+  app.use(inSequence(steps));
   app.use(errorHandler);
   return app;
 }

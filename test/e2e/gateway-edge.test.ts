@@ -72,6 +72,23 @@ describe('vendor port edge', () => {
     expect(core.requests).toHaveLength(0);
   });
 
+  it.each(['/customers/%2e%2e/accounts', '/accounts/../transactions', '/accounts/1%2F..%2Fbanks'])(
+    'answers 404 for %s, so a path step cannot turn a licensed API id into another at the core',
+    async (path) => {
+      // Sent as raw bytes: a URL object would resolve the dot segments before sending.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: gateway.vendorPort, path, headers: demo, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(404);
+      expect(core.requests).toHaveLength(0);
+    },
+  );
+
   it('answers 405 method_not_allowed with Allow for a known path and a wrong method', async () => {
     const res = await call(`${gateway.url}/banks/`, { method: 'DELETE', headers: demo });
     expect(res.status).toBe(405);

@@ -167,11 +167,18 @@ describe('receipts against a recording core', () => {
   let core: EchoCore;
   let gateway: TestGateway;
   let delayMs = 0;
+  let failing = false;
 
   beforeAll(async () => {
-    // The core echoes the receipt it received with a receipt number, as written: decimals untouched.
+    // The core echoes the receipt it received with a receipt number, as written: decimals and
+    // all (a real core might echo an override password too).
     core = await startEchoCore((req, res: http.ServerResponse) => {
       setTimeout(() => {
+        if (failing) {
+          res.writeHead(500, { 'content-type': 'text/html' });
+          res.end('<html>NullReferenceException at Core.Receipts.Post() on core-db-01.bank.internal</html>');
+          return;
+        }
         res.writeHead(201, { 'content-type': 'application/json' });
         res.end(req.body.replace(/}$/, ',"receiptNo":9001,"hasOverride":false}'));
       }, delayMs);
@@ -185,6 +192,28 @@ describe('receipts against a recording core', () => {
   beforeEach(() => {
     core.requests.length = 0;
     delayMs = 0;
+    failing = false;
+  });
+
+  it('answers a core 500 with 502 bad_gateway, withholding its body, and never re-sends the key', async () => {
+    failing = true;
+    const body = '{"cuAccountID":5,"amount":10.00}';
+    const first = await post(gateway, DEPOSIT, body, 'application/json', { 'Idempotency-Key': 'boom-1' });
+    expect(first.status).toBe(502);
+    expect(JSON.parse(first.text).code).toBe('bad_gateway');
+    expect(first.text).not.toMatch(/NullReference|core-db-01/);
+    failing = false;
+    const retry = await post(gateway, DEPOSIT, body, 'application/json', { 'Idempotency-Key': 'boom-1' });
+    expect(JSON.parse(retry.text).code).toBe('outcome_unknown');
+    expect(core.requests).toHaveLength(1);
+  });
+
+  it('never sends an override password or TempToken the core echoes back to the vendor', async () => {
+    const res = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><CUAccountID>5</CUAccountID><Amount>1.00</Amount><OverrideUserName>sup</OverrideUserName><OverridePassword>pw-never-echo</OverridePassword></ReceiptPaymentDto>', 'application/xml');
+    expect(res.status).toBe(201);
+    expect(core.requests[0]?.body).toContain('pw-never-echo');
+    expect(res.text).not.toContain('pw-never-echo');
+    expect(res.text).toContain('<OverrideUserName>sup</OverrideUserName>');
   });
 
   it('carries 28 significant digits and leading zeros from XML to the core and back without rounding', async () => {

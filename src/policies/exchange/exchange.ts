@@ -5,19 +5,21 @@
  * - a 2xx answer is stored for replays (`complete`), then sent;
  * - a 4xx answer means nothing was posted: the claim is released (`abandon`), so a corrected
  *   retry under the same key (with supervisor credentials, say) may post;
- * - a 5xx answer, a timeout or a cut connection after sending may have posted: the key turns
- *   `outcome_unknown` (`unknown`) and is never sent again; a breaker refusal or a refused
- *   connection never reached the core, so the claim is released.
+ * - a 5xx answer (told to the vendor as 502 `bad_gateway`, the core's body withheld), a timeout
+ *   or a cut connection after sending may have posted: the key turns `outcome_unknown`
+ *   (`unknown`) and is never sent again; a breaker refusal or a refused connection never
+ *   reached the core, so the claim is released.
  * Streamed routes (no parsed body) go on to the forward step.
  *
  * Reads the route, principal and parsed body from the context; sets the response.
  */
 import type { RequestHandler } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
-import { renderResponseBody } from '../../contracts/registry';
+import { renderAnswerForVendor } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
 import type { CoreExchange } from '../../core-client/exchange';
 import { identityHeaders } from '../../core-client/identity-headers';
+import { GatewayError } from '../../errors/catalogue';
 import { context } from '../../pipeline/context';
 import { noteUpstreamDuration } from '../../pipeline/observe';
 import { idempotencyGuard } from '../idempotency/idempotency';
@@ -52,6 +54,13 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
     noteUpstreamDuration(res, answer.durationSeconds);
+    if (answer.status >= 500) {
+      // The core failed while it held the request: it may have posted. Its body (a stack trace,
+      // a host name) is not the vendor's to read.
+      await guard.unknown();
+      next(new GatewayError('bad_gateway', 'The core banking system failed while processing the request; its outcome is unknown. Check the account before posting again with a new key.'));
+      return;
+    }
 
     const contract = deps.contracts.get(route.bodySchema);
     const contentType = String(answer.headers['content-type'] ?? '');
@@ -60,7 +69,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
     let payload: Buffer;
     let mediaType: string;
     try {
-      payload = isDto ? Buffer.from(renderResponseBody(contract, answer.body.toString('utf8'), body.responseFormat)) : answer.body;
+      payload = isDto ? Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat)) : answer.body;
       mediaType = isDto ? `${body.responseMediaType}; charset=utf-8` : contentType || 'application/octet-stream';
     } catch (err) {
       // An answer we cannot read: whether the core posted is unknown.
@@ -69,8 +78,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
 
-    if (answer.status >= 500) await guard.unknown();
-    else if (answer.status >= 400) await guard.abandon();
+    if (answer.status >= 400) await guard.abandon();
     else await guard.complete({ status: answer.status, contentType: mediaType, body: payload });
     res.status(answer.status).setHeader('Content-Type', mediaType);
     res.end(payload);

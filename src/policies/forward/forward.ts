@@ -131,12 +131,14 @@ class ProxyAttempt {
   /**
    * Cuts the outgoing request. A try nothing settled yet ends as a success for the breaker: the
    * vendor or the body limit ended it, not the core (after a timeout the breaker has already
-   * counted its failure and ignores this).
+   * counted its failure and ignores this). Not so for the one probe of a half-open breaker:
+   * a success would close it without the core having answered, so the probe is left to the
+   * breaker's timeout, which decides on real evidence.
    */
   abandon(): void {
     this.abandoned = true;
     this.proxyReq?.destroy();
-    if (this.settled) return;
+    if (this.settled || this.breaker.state === 'half-open') return;
     this.settled = true;
     this.resolveHeaders(0);
   }

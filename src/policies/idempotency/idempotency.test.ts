@@ -4,7 +4,7 @@
  * key whatever the concurrency, byte-identical replays, 422 on reuse, 409 while in flight and
  * once the outcome is unknown, and 503 rather than an unguarded posting when Redis is gone.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
@@ -109,7 +109,7 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
     });
     next();
   });
-  app.use(idempotency(configFor(timings), { store, logger, coreTimeoutMs: CORE_TIMEOUT_MS, onReplay: (apiId) => replays.push(apiId) }));
+  app.use(idempotency(configFor(timings), { store, logger, coreTimeoutMs: CORE_TIMEOUT_MS, onReplay: (apiId) => replays.push(apiId), fingerprintKey: 'test-fingerprint-key' }));
   app.use(terminal(core));
   app.use(createErrorHandler(logger));
   const server = http.createServer(app);
@@ -277,7 +277,7 @@ describe.each(stores)('a claim left by a crashed instance, %s store', (_name, cr
       const body = receipt('11.00');
       const key = { 'Idempotency-Key': 'crash-1' };
       // What an instance that died mid-request leaves behind: its claim of this key, never settled.
-      expect(await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), sha256(body), 'dead-instance')).toEqual({ kind: 'claimed' });
+      expect(await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), createHmac('sha256', 'test-fingerprint-key').update(body).digest('hex'), 'dead-instance')).toEqual({ kind: 'claimed' });
       expect((await harness.send(body, key)).code).toBe('idempotency_in_progress');
       await within(3000, async () => (await harness.send(body, key)).code === 'outcome_unknown');
       expect((await harness.send(body, key)).code).toBe('outcome_unknown');
@@ -334,7 +334,7 @@ describe('idempotency with Redis gone', () => {
 describe('idempotency step set-up', () => {
   it('refuses an in-flight timeout that a live request waiting for the core could outlast', () => {
     const store = createIdempotencyStore({ header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 10_000 }, null, 'cbg:');
-    expect(() => idempotency({ header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 10_000 }, { store, logger, coreTimeoutMs: 10_000 })).toThrow(
+    expect(() => idempotency({ header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 10_000 }, { store, logger, coreTimeoutMs: 10_000, fingerprintKey: 'k' })).toThrow(
       /inFlightTimeoutMs \(10000\) must be longer than the core timeout/,
     );
   });

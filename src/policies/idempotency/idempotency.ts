@@ -20,7 +20,7 @@
  * Reads the route, principal and parsed body from the context and the key header; sets the
  * guard in `res.locals`, or answers a replay itself. Errors go to the error handler.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Cluster, Redis } from 'ioredis';
 import { GatewayError } from '../../errors/catalogue';
@@ -59,6 +59,8 @@ export interface IdempotencyDeps {
   readonly coreTimeoutMs: number;
   /** Told of each replay (gateway_idempotency_replays_total). */
   readonly onReplay?: (apiId: string) => void;
+  /** HMAC key of body fingerprints; the same on every instance sharing the store. */
+  readonly fingerprintKey: string;
 }
 
 const GUARD_LOCAL = 'idempotencyGuard';
@@ -110,7 +112,9 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
       return;
     }
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);
-    const fingerprint = sha256(body.coreJson);
+    // Keyed, so that the fingerprint of a body holding an override password stored in Redis
+    // cannot be used to guess that password offline.
+    const fingerprint = createHmac('sha256', deps.fingerprintKey).update(body.coreJson).digest('hex');
     const token = randomUUID();
     store.claim(scope, fingerprint, token).then(
       (outcome) => {
@@ -147,7 +151,7 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
         store.release(scope, token).catch(() => undefined);
         next(new GatewayError('store_unavailable', 'The idempotency store is unavailable, so this payment cannot be guarded against double posting; retry shortly.', { cause: error, headers: { 'Retry-After': '1' } }));
       },
-    );
+    ).catch(next);
   };
 }
 

@@ -146,6 +146,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
       store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
       logger,
       coreTimeoutMs: 10_000,
+      fingerprintKey: 'test-fingerprint-key',
     }),
     steps.check,
     coreCall(core.url, coreBodies),
