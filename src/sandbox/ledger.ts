@@ -154,14 +154,15 @@ export class ReceiptLedger {
     if (account.productTypeId === PRODUCT_TYPE.Loan.value) return rejected(`account ${account.accountNumber} is a loan account; deposits go to share or savings accounts`);
     if (account.productTypeId === PRODUCT_TYPE.TermDeposit.value) return rejected(`account ${account.accountNumber} is a fixed-term bond, which takes no deposits after it opens`);
     if (account.status === ACCOUNT_STATUS.Closed.value) return rejected(`account ${account.accountNumber} is closed`);
+    // A repeat is told as a repeat (409) before any rule its first posting changed the outcome of.
+    const duplicate = this.duplicateOf(account, instruction.externalRefNo);
+    if (duplicate) return duplicate;
     const product = this.data.productShares.get(account.productId);
     if (!product) return rejected(`account ${account.accountNumber} has no product share ${account.productId}`);
     // Compared as headroom rather than as a sum, so that no amount can overflow the balance.
     if (amount.compare(product.MaximumBalance.minus(account.balance)) > 0) {
       return rejected(`a deposit of ${amount.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`);
     }
-    const duplicate = this.duplicateOf(account, instruction.externalRefNo);
-    if (duplicate) return duplicate;
 
     const valueDate = iso(this.now());
     const needed = this.overrideNeeded(account, amount, product.vendorConnectReceiptLimit, product.vendorConnectDailyLimit, valueDate);
