@@ -29,3 +29,13 @@ const config = loadConfig({
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
 
 void startGateway(config, logger).then((gateway) => announcePort(gateway.vendorPort));
+
+// Exit normally on SIGTERM, so `--cpu-prof` (bench --profile) writes its profile.
+process.once('SIGTERM', () => process.exit(0));
+
+// The soak asks for the heap after a full GC (it starts this process with --expose-gc).
+process.on('message', (message) => {
+  if (message !== 'heap') return;
+  global.gc?.();
+  process.send?.({ heapUsed: process.memoryUsage().heapUsed });
+});

@@ -1,0 +1,347 @@
+/**
+ * `npm run bench`: the gateway against reference proxies on this machine, in one run.
+ *
+ * Starts a private redis-server, a fixed-response upstream, the gateway (Redis mode, full
+ * pipeline, a licensed key) and the reference proxies (direct, bare Node http proxy,
+ * Express 5 + http-proxy-middleware), each in its own process; with taskset the servers sit on
+ * core 0 and the upstream and load generators on core 1. Measures, interleaved round by round
+ * (A B C D A B C D …) so a burst of outside load hits every target alike: maximum throughput
+ * (autocannon, 50 connections), latency at a fixed open-loop rate of 1,000 req/s, the
+ * gateway's XML and JSON deposits, and the XML translation alone. Prints a table and writes
+ * it as JSON to bench/results/<timestamp>.json and bench/results/latest.json.
+ *
+ * `npm run bench -- --soak [minutes]` instead runs the gateway at 50 % of its maximum for the
+ * given minutes (default 10) and reports its heap after GC over time (goal: growth < 10 %).
+ *
+ * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startRedisServer, type RedisServerHandle } from '../test/support/redis-server';
+import { testKey, writeAccessFile } from '../test/support/access-fixture';
+import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
+
+const BENCH = __dirname;
+const CONNECTIONS = 50;
+const THROUGHPUT_SECONDS = 5;
+const LATENCY_RATE = 1000;
+const LATENCY_SECONDS = 5;
+const LATENCY_WARMUP_SECONDS = 1;
+const ENDPOINT_SECONDS = 4;
+const ROUNDS = 3;
+const XML_SECONDS = 6;
+
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && os.cpus().length >= 2;
+
+interface Server {
+  readonly name: string;
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+function pinned(core: string, args: string[]): [string, string[]] {
+  return hasTaskset ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
+}
+
+/** Starts a bench server process and waits (at most 30 s) for the port it announces. */
+function startServer(name: string, file: string, core: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+  const [command, argv] = pinned(core, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args]);
+  const child = spawn(command, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${name} exited early (code ${code})`)));
+    child.once('message', (message: { port: number }) => {
+      clearTimeout(timer);
+      resolve({ name, url: `http://127.0.0.1:${message.port}`, child });
+    });
+  });
+}
+
+function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.child.removeAllListeners('exit');
+    const kill = setTimeout(() => server.child.kill('SIGKILL'), 5000);
+    server.child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    server.child.kill('SIGTERM');
+  });
+}
+
+/** Runs one load worker pinned to the load core; bounded by the spec's seconds plus a margin. */
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const [command, argv] = pinned(LOAD_CORE, ['--import', 'tsx', path.join(BENCH, 'load', 'worker.ts'), JSON.stringify(spec)]);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), (spec.seconds + 30) * 1000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`load worker failed (code ${code}) against ${spec.url}`));
+      else resolve(JSON.parse(output) as LoadResult);
+    });
+  });
+}
+
+function throughputSpec(url: string, request: RequestShape, seconds: number): LoadSpec {
+  return { kind: 'throughput', url, request, seconds, connections: CONNECTIONS, rate: 0, warmupSeconds: 0 };
+}
+
+function openLoopSpec(url: string, request: RequestShape, rate: number, seconds: number): LoadSpec {
+  return { kind: 'open-loop', url, request, seconds, connections: 0, rate, warmupSeconds: LATENCY_WARMUP_SECONDS };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** The XML translation bench on the server core; its printed medians, parsed. */
+function runXmlTranslation(seconds: number): { gatewayDocsPerSecond: number; rawDocsPerSecond: number; ratio: number } {
+  const [command, argv] = pinned(SERVER_CORE, ['--import', 'tsx', path.join(BENCH, 'xml-translation.ts'), String(seconds)]);
+  const run = spawnSync(command, argv, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const number = (pattern: RegExp): number => Number(pattern.exec(run.stdout)?.[1] ?? Number.NaN);
+  return {
+    gatewayDocsPerSecond: number(/gateway translation[^:]*: (\d+)/),
+    rawDocsPerSecond: number(/raw parse \+ build:\s+(\d+)/),
+    ratio: number(/ratio: ([\d.]+)/),
+  };
+}
+
+interface Fixture {
+  readonly redis: RedisServerHandle;
+  readonly upstream: Server;
+  readonly gateway: Server;
+  readonly secret: string;
+  readonly others: Server[];
+}
+
+async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]): Promise<Fixture> {
+  const redis = await startRedisServer();
+  const key = testKey('key-bench', 'bench.user');
+  const everything = [{ id: 'lic-get', api: 'GET*' }, { id: 'lic-receipts', api: 'POSTapi/transaction/*' }];
+  const accessFile = writeAccessFile({
+    vendors: [
+      {
+        id: 'bench-vendor',
+        name: 'Bench Vendor Ltd',
+        status: 'active',
+        // High enough never to refuse during the run, so every request pays the limiter's round trip.
+        rateLimit: { points: 1_000_000_000, durationSeconds: 60 },
+        licences: everything,
+        keys: [key.record],
+      },
+    ],
+    users: [{ id: 'bench.user', permissions: everything.map((p) => ({ ...p, id: p.id.replace('lic', 'perm') })) }],
+  } as Parameters<typeof writeAccessFile>[0]);
+  const upstream = await startServer('upstream', 'upstream.ts', LOAD_CORE, []);
+  const gateway = await startServer('gateway', 'gateway.ts', SERVER_CORE, [upstream.url, redis.url, accessFile], gatewayNodeArgs);
+  const others = withReferences
+    ? [await startServer('bare node proxy', 'bare-proxy.ts', SERVER_CORE, [upstream.url]), await startServer('express + hpm', 'express-hpm.ts', SERVER_CORE, [upstream.url])]
+    : [];
+  return { redis, upstream, gateway, secret: key.secret, others };
+}
+
+async function stopFixture(fixture: Fixture): Promise<void> {
+  for (const server of [fixture.gateway, ...fixture.others, fixture.upstream]) await stopServer(server);
+  await fixture.redis.stop();
+}
+
+const DEPOSIT_PATH = '/api/transaction/savings/deposit';
+const depositXml = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
+const depositJson = '{"accountNumber":"00012345","amount":250.10,"notes":"Cash deposit at the Leeds branch","externalRefNo":"{ref}","payFee":false}';
+
+function requests(secret: string): { plain: RequestShape; resource: RequestShape; xmlDeposit: RequestShape; jsonDeposit: RequestShape } {
+  const path = '/accounts/40012';
+  return {
+    plain: { method: 'GET', path, headers: {} },
+    resource: { method: 'GET', path, headers: { 'x-vendor-token': secret } },
+    xmlDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/xml' }, body: depositXml },
+    jsonDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/json' }, body: depositJson },
+  };
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function bench(): Promise<void> {
+  const began = Date.now();
+  const fixture = await startFixture(true, []);
+  try {
+    const shapes = requests(fixture.secret);
+    const targets = [
+      { name: 'direct', url: fixture.upstream.url, request: shapes.plain },
+      { name: 'bare node proxy', url: fixture.others[0]!.url, request: shapes.plain },
+      { name: 'express + hpm', url: fixture.others[1]!.url, request: shapes.plain },
+      { name: 'gateway (full chain)', url: fixture.gateway.url, request: shapes.resource },
+    ];
+    const endpoints = [
+      { name: 'gateway JSON resource GET', request: shapes.resource },
+      { name: 'gateway XML deposit', request: shapes.xmlDeposit },
+      { name: 'gateway JSON deposit', request: shapes.jsonDeposit },
+    ];
+    log(`taskset: ${hasTaskset ? `servers on core ${SERVER_CORE}, upstream and load on core ${LOAD_CORE}` : 'not available, processes unpinned'}`);
+    log('warming up…');
+    for (const t of targets) await runLoad(throughputSpec(t.url, t.request, 2));
+    for (const e of endpoints) await runLoad(throughputSpec(fixture.gateway.url, e.request, 1));
+
+    const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const lat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(targets.map((t) => [t.name, { p50: [], p99: [], failed: 0 }]));
+    const failures = new Map<string, number>();
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of targets) {
+        const r = await runLoad(throughputSpec(t.url, t.request, THROUGHPUT_SECONDS));
+        rps.get(t.name)!.push(r.requestsPerSecond);
+        failures.set(t.name, (failures.get(t.name) ?? 0) + r.failed);
+        log(`throughput round ${round} ${t.name}: ${r.requestsPerSecond.toFixed(0)} req/s (${r.failed} failed)`);
+      }
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of targets) {
+        const r = await runLoad(openLoopSpec(t.url, t.request, LATENCY_RATE, LATENCY_SECONDS));
+        const entry = lat.get(t.name)!;
+        entry.p50.push(r.p50Ms);
+        entry.p99.push(r.p99Ms);
+        entry.failed += r.failed;
+        log(`latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${r.failed} failed)`);
+      }
+    }
+    const endpointRps = new Map<string, number[]>(endpoints.map((e) => [e.name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const e of endpoints) {
+        const r = await runLoad(throughputSpec(fixture.gateway.url, e.request, ENDPOINT_SECONDS));
+        endpointRps.get(e.name)!.push(r.requestsPerSecond);
+        failures.set(e.name, (failures.get(e.name) ?? 0) + r.failed);
+        log(`endpoint round ${round} ${e.name}: ${r.requestsPerSecond.toFixed(0)} req/s (${r.failed} failed)`);
+      }
+    }
+    await stopFixture(fixture);
+    log('XML translation…');
+    const xml = runXmlTranslation(XML_SECONDS);
+
+    const bare = median(rps.get('bare node proxy')!);
+    const hpm = median(rps.get('express + hpm')!);
+    const direct = lat.get('direct')!;
+    const rows = targets.map((t) => {
+      const r = median(rps.get(t.name)!);
+      const l = lat.get(t.name)!;
+      return {
+        target: t.name,
+        requestsPerSecond: Math.round(r),
+        vsBareProxy: r / bare,
+        vsExpressHpm: r / hpm,
+        p50MsAt1k: median(l.p50),
+        p99MsAt1k: median(l.p99),
+        addedP50Ms: median(l.p50) - median(direct.p50),
+        addedP99Ms: median(l.p99) - median(direct.p99),
+        failed: (failures.get(t.name) ?? 0) + l.failed,
+      };
+    });
+    const endpointRows = endpoints.map((e) => {
+      const r = median(endpointRps.get(e.name)!);
+      return { target: e.name, requestsPerSecond: Math.round(r), vsBareProxy: r / bare, vsExpressHpm: r / hpm, failed: failures.get(e.name) ?? 0 };
+    });
+    const result = {
+      when: new Date().toISOString(),
+      machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, pinned: hasTaskset },
+      method: { connections: CONNECTIONS, throughputSeconds: THROUGHPUT_SECONDS, latencyRate: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, rounds: ROUNDS, statistic: 'median of rounds' },
+      proxies: rows,
+      endpoints: endpointRows,
+      xmlTranslation: xml,
+      runSeconds: Math.round((Date.now() - began) / 1000),
+    };
+    printTable(result.proxies, result.endpoints, xml);
+    mkdirSync(path.join(BENCH, 'results'), { recursive: true });
+    const json = `${JSON.stringify(result, null, 2)}\n`;
+    writeFileSync(path.join(BENCH, 'results', `${result.when.replace(/[:.]/g, '-')}.json`), json);
+    writeFileSync(path.join(BENCH, 'results', 'latest.json'), json);
+    log(`written to bench/results/latest.json (run took ${result.runSeconds} s)`);
+  } finally {
+    await stopFixture(fixture);
+  }
+}
+
+function printTable(
+  rows: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; p50MsAt1k: number; p99MsAt1k: number; addedP50Ms: number; addedP99Ms: number; failed: number }>,
+  endpoints: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; failed: number }>,
+  xml: { gatewayDocsPerSecond: number; rawDocsPerSecond: number; ratio: number },
+): void {
+  const pad = (s: string, n: number): string => s.padEnd(n);
+  const num = (n: number, digits = 2): string => n.toFixed(digits).padStart(8);
+  console.log(`\n${pad('target', 28)} ${'req/s'.padStart(8)} ${'×bare'.padStart(8)} ${'×hpm'.padStart(8)} ${'p50@1k'.padStart(8)} ${'p99@1k'.padStart(8)} ${'+p50'.padStart(8)} ${'+p99'.padStart(8)} failed`);
+  for (const r of rows) {
+    console.log(`${pad(r.target, 28)} ${num(r.requestsPerSecond, 0)} ${num(r.vsBareProxy)} ${num(r.vsExpressHpm)} ${num(r.p50MsAt1k)} ${num(r.p99MsAt1k)} ${num(r.addedP50Ms)} ${num(r.addedP99Ms)} ${r.failed}`);
+  }
+  for (const e of endpoints) console.log(`${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${' '.repeat(35)} ${e.failed}`);
+  console.log(`\nXML translation: gateway ${xml.gatewayDocsPerSecond} docs/s, raw fast-xml-parser parse+build ${xml.rawDocsPerSecond} docs/s, ratio ${xml.ratio.toFixed(2)}×`);
+  console.log('latencies in ms, median of rounds; +p50/+p99 = added over direct; ×bare / ×hpm = throughput ratios');
+}
+
+/** Gateway heap after a forced GC, asked over IPC (the gateway runs with --expose-gc). */
+function heapUsed(gateway: Server): Promise<number> {
+  return new Promise((resolve) => {
+    gateway.child.once('message', (m: { heapUsed: number }) => resolve(m.heapUsed));
+    gateway.child.send('heap');
+  });
+}
+
+async function soak(minutes: number): Promise<void> {
+  const fixture = await startFixture(false, ['--expose-gc']);
+  try {
+    const request = requests(fixture.secret).resource;
+    const max = (await runLoad(throughputSpec(fixture.gateway.url, request, THROUGHPUT_SECONDS))).requestsPerSecond;
+    const rate = Math.round(max / 2);
+    log(`maximum ${max.toFixed(0)} req/s; soaking at ${rate} req/s for ${minutes} min`);
+    const baseline = await heapUsed(fixture.gateway);
+    const samples: Array<{ minute: number; heapUsedMb: number }> = [];
+    const load = runLoad({ ...openLoopSpec(fixture.gateway.url, request, rate, minutes * 60), warmupSeconds: 0 });
+    const sampleEveryMs = Math.max(10_000, (minutes * 60_000) / 20);
+    const sampler = setInterval(() => {
+      void heapUsed(fixture.gateway).then((bytes) => {
+        const sample = { minute: (samples.length + 1) * (sampleEveryMs / 60_000), heapUsedMb: bytes / 2 ** 20 };
+        samples.push(sample);
+        log(`t=${sample.minute.toFixed(1)} min heap after GC ${sample.heapUsedMb.toFixed(1)} MB`);
+      });
+    }, sampleEveryMs);
+    const result = await load;
+    clearInterval(sampler);
+    const first = samples[0]?.heapUsedMb ?? baseline / 2 ** 20;
+    const last = (await heapUsed(fixture.gateway)) / 2 ** 20;
+    const growth = (last - first) / first;
+    console.log(`soak ${minutes} min at ${rate} req/s: p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.failed} failed`);
+    console.log(`heap after GC: ${first.toFixed(1)} MB after the first interval, ${last.toFixed(1)} MB at the end: growth ${(growth * 100).toFixed(1)} % (goal < 10 %)`);
+  } finally {
+    await stopFixture(fixture);
+  }
+}
+
+/** The gateway alone at maximum throughput for `seconds`, under --cpu-prof and --trace-gc. */
+async function profile(seconds: number): Promise<void> {
+  const dir = path.join(BENCH, 'results', 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const fixture = await startFixture(false, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc']);
+  try {
+    const shapes = requests(fixture.secret);
+    const request = process.argv.includes('--xml') ? shapes.xmlDeposit : shapes.resource;
+    const r = await runLoad(throughputSpec(fixture.gateway.url, request, seconds));
+    console.log(`profiled ${request.method} ${request.path}: ${r.requestsPerSecond.toFixed(0)} req/s; profile in bench/results/profiles/, GC trace on stderr`);
+  } finally {
+    await stopFixture(fixture);
+  }
+}
+
+const mode = process.argv.find((a) => a === '--soak' || a === '--profile');
+const modeArgument = Number(process.argv[process.argv.indexOf(mode ?? '') + 1]);
+const run = mode === '--soak' ? soak(modeArgument || 10) : mode === '--profile' ? profile(modeArgument || 10) : bench();
+run.catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
