@@ -156,9 +156,21 @@ export class RedisAccessStore implements AccessStore {
    * holds no document. The store also recovers on its own when Redis only arrives later.
    */
   async init(readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
-    await Promise.all([whenReady(this.client, readyTimeoutMs), whenReady(this.subscriber, readyTimeoutMs)]);
-    await this.subscriber.subscribe(this.channel);
-    await this.check();
+    const deadline = Date.now() + readyTimeoutMs;
+    for (;;) {
+      try {
+        const left = Math.max(1, deadline - Date.now());
+        await Promise.all([whenReady(this.client, left), whenReady(this.subscriber, left)]);
+        await this.subscriber.subscribe(this.channel);
+        await this.check();
+        return;
+      } catch (err) {
+        // A connection that drops between "ready" and the first commands (a busy host, a
+        // restarting Redis) is tried again until the deadline; a bad document is not.
+        if (err instanceof InvalidAccessDocumentError || Date.now() >= deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   }
 
   async read(): Promise<VersionedAccessDocument> {
