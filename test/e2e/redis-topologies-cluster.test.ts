@@ -3,8 +3,7 @@
  * and transaction stays in one slot thanks to the hash-tagged key names, a change made through
  * one instance reaches the other through cluster pub/sub, and the rate limit is one global count.
  */
-import type { AccessDocument } from '../../src/access/model';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { topologyDocument, topologyKeys, vendorStatus, writeAccessFile } from '../support/access-fixture';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster';
@@ -13,24 +12,8 @@ import { within } from '../support/within';
 
 jest.setTimeout(60_000);
 
-const keys = { teller: testKey('k-teller', 'teller'), doomed: testKey('k-doomed', 'teller'), tight: testKey('k-tight', 'teller') };
+const keys = topologyKeys();
 const TIGHT_POINTS = 6;
-
-function document(): AccessDocument {
-  return {
-    vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.teller.record, keys.doomed.record] },
-      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] },
-    ],
-    users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
-  };
-}
-
-async function vendorStatus(gateway: TestGateway, key: IssuedTestKey): Promise<number> {
-  const res = await fetch(`${gateway.url}/genders`, { headers: { 'X-Vendor-Token': key.secret } });
-  await res.arrayBuffer();
-  return res.status;
-}
 
 function admin(gateway: TestGateway, method: string, path: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${gateway.adminPort}/v1${path}`, { method, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
@@ -48,7 +31,7 @@ describe('gateways on a Redis Cluster', () => {
       // One seed node is enough: the client learns the rest of the cluster from it.
       redis: { nodes: cluster.nodes.slice(0, 1), keyPrefix, seedAccessFile: 'always' as const },
       rateLimit: { expectedInstances: 2 },
-      access: { file: writeAccessFile(document()), keyUsageFlushIntervalMs: 100 },
+      access: { file: writeAccessFile(topologyDocument(keys, TIGHT_POINTS)), keyUsageFlushIntervalMs: 100 },
     };
     a = await startTestGateway(shared);
     b = await startTestGateway(shared);
@@ -60,16 +43,16 @@ describe('gateways on a Redis Cluster', () => {
   });
 
   it('serves vendors and keeps the access document in the slot of its hash tag', async () => {
-    expect(await vendorStatus(a, keys.teller)).toBe(200);
-    expect(await vendorStatus(b, keys.teller)).toBe(200);
+    expect(await vendorStatus(a.url, keys.teller)).toBe(200);
+    expect(await vendorStatus(b.url, keys.teller)).toBe(200);
     const owner = await cluster.ownerOf(`${keyPrefix}{access}:doc`);
     expect(await askRedis(owner, (c) => c.exists(`${keyPrefix}{access}:doc`, `${keyPrefix}{access}:version`))).toBe(2);
   });
 
   it('refuses on instance B, within 1 s, a key revoked through instance A', async () => {
-    expect(await vendorStatus(b, keys.doomed)).toBe(200);
+    expect(await vendorStatus(b.url, keys.spare)).toBe(200);
     expect((await admin(a, 'DELETE', '/keys/k-doomed')).status).toBe(204);
-    const tookMs = await within(1000, async () => (await vendorStatus(b, keys.doomed)) === 401);
+    const tookMs = await within(1000, async () => (await vendorStatus(b.url, keys.spare)) === 401);
     expect(tookMs).toBeLessThan(1000);
   });
 
@@ -83,7 +66,7 @@ describe('gateways on a Redis Cluster', () => {
   });
 
   it('lets exactly the vendor limit through, whichever instance each request hits', async () => {
-    const statuses = await Promise.all(Array.from({ length: TIGHT_POINTS * 3 }, (_, i) => vendorStatus(i % 2 ? a : b, keys.tight)));
+    const statuses = await Promise.all(Array.from({ length: TIGHT_POINTS * 3 }, (_, i) => vendorStatus((i % 2 ? a : b).url, keys.tight)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(TIGHT_POINTS);
     expect(statuses.filter((s) => s === 429)).toHaveLength(TIGHT_POINTS * 2);
   });

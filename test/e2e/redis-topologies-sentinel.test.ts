@@ -4,8 +4,7 @@
  * master's crash without a 5xx for keys it knows, then writes admin changes and counts rate
  * limits on the promoted replica.
  */
-import type { AccessDocument } from '../../src/access/model';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { topologyDocument, topologyKeys, vendorStatus, writeAccessFile } from '../support/access-fixture';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { askRedis, startSentinelSetup, type SentinelSetup } from '../support/redis-sentinel';
@@ -13,24 +12,8 @@ import { within } from '../support/within';
 
 jest.setTimeout(60_000);
 
-const keys = { teller: testKey('k-teller', 'teller'), spare: testKey('k-spare', 'teller'), tight: testKey('k-tight', 'teller') };
+const keys = topologyKeys();
 const TIGHT_POINTS = 5;
-
-function document(): AccessDocument {
-  return {
-    vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.teller.record, keys.spare.record] },
-      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] },
-    ],
-    users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
-  };
-}
-
-async function vendorStatus(gateway: TestGateway, key: IssuedTestKey): Promise<number> {
-  const res = await fetch(`${gateway.url}/genders`, { headers: { 'X-Vendor-Token': key.secret } });
-  await res.arrayBuffer();
-  return res.status;
-}
 
 async function redisUp(gateway: TestGateway): Promise<boolean> {
   const body = (await (await fetch(`${gateway.statusUrl}/health/ready`)).json()) as { redis?: { up: boolean } };
@@ -52,7 +35,7 @@ describe('a gateway on Redis Sentinel', () => {
       // Five instances' share of the limit while Redis is away: 1. Counting 5 after the
       // failover shows the count is in Redis, not in this process.
       rateLimit: { keyPrefix: rateLimitPrefix, expectedInstances: TIGHT_POINTS },
-      access: { file: writeAccessFile(document()) },
+      access: { file: writeAccessFile(topologyDocument(keys, TIGHT_POINTS)) },
     });
   });
   afterAll(async () => {
@@ -61,7 +44,7 @@ describe('a gateway on Redis Sentinel', () => {
   });
 
   it('keeps the access document on the master the sentinel names', async () => {
-    expect(await vendorStatus(gateway, keys.teller)).toBe(200);
+    expect(await vendorStatus(gateway.url, keys.teller)).toBe(200);
     const masterPort = await setup.masterPort();
     expect(await askRedis(masterPort, (c) => c.exists(`${keyPrefix}{access}:doc`))).toBe(1);
   });
@@ -75,7 +58,7 @@ describe('a gateway on Redis Sentinel', () => {
     const statuses: number[] = [];
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && !(promoted.port !== null && (await redisUp(gateway)))) {
-      statuses.push(await vendorStatus(gateway, keys.teller));
+      statuses.push(await vendorStatus(gateway.url, keys.teller));
       await new Promise((r) => setTimeout(r, 50));
     }
     newMaster = await failover;
@@ -89,13 +72,13 @@ describe('a gateway on Redis Sentinel', () => {
       const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/keys/k-spare`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
       return res.status === 204;
     });
-    await within(1000, async () => (await vendorStatus(gateway, keys.spare)) === 401);
+    await within(1000, async () => (await vendorStatus(gateway.url, keys.spare)) === 401);
     expect(await askRedis(newMaster, (c) => c.exists(`${keyPrefix}{access}:doc`))).toBe(1);
   });
 
   it('counts rate limits on the promoted replica', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < TIGHT_POINTS + 3; i++) statuses.push(await vendorStatus(gateway, keys.tight));
+    for (let i = 0; i < TIGHT_POINTS + 3; i++) statuses.push(await vendorStatus(gateway.url, keys.tight));
     expect(statuses).toEqual([...Array<number>(TIGHT_POINTS).fill(200), 429, 429, 429]);
     const counters = await askRedis(newMaster, (c) => c.keys(`${rateLimitPrefix}*`));
     expect(counters.some((key) => key.includes('k-tight'))).toBe(true);

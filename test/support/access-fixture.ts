@@ -25,3 +25,35 @@ export function writeAccessFile(document: AccessDocument): string {
   writeFileSync(file, stringify(document));
   return file;
 }
+
+/** Keys of the topology document: `spare` is the one a test may revoke. */
+export interface TopologyKeys {
+  readonly teller: IssuedTestKey;
+  readonly spare: IssuedTestKey;
+  readonly tight: IssuedTestKey;
+}
+
+export function topologyKeys(): TopologyKeys {
+  return { teller: testKey('k-teller', 'teller'), spare: testKey('k-spare', 'teller'), tight: testKey('k-tight', 'teller') };
+}
+
+/**
+ * Two vendors for Redis topology tests: `acme` with a limit too high to reach (teller and
+ * spare keys), and `tight` whose `tightPoints` per minute a test spends exactly.
+ */
+export function topologyDocument(keys: TopologyKeys, tightPoints: number): AccessDocument {
+  return {
+    vendors: [
+      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.teller.record, keys.spare.record] },
+      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: tightPoints, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] },
+    ],
+    users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
+  };
+}
+
+/** The status of one vendor GET with `key`, body drained. */
+export async function vendorStatus(baseUrl: string, key: IssuedTestKey, path = '/genders'): Promise<number> {
+  const res = await fetch(`${baseUrl}${path}`, { headers: { 'X-Vendor-Token': key.secret } });
+  await res.arrayBuffer();
+  return res.status;
+}
