@@ -72,7 +72,7 @@ export const redisSchema = z
       .number()
       .int()
       .min(100)
-      .default(2000)
+      .default(1000)
       .describe('How often each instance checks the access config version; heals a lost change message'),
   })
   .strict()

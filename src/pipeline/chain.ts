@@ -102,7 +102,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // 4. 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
     // 5. After authorization, so refused calls spend no quota; before any body is read.
-    rateLimit(config.rateLimit, { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) }),
+    rateLimit({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) }),
     // 6. After the rate limit (a refused call reads no body); before idempotency, which fingerprints ctx.body.coreJson.
     body(config.body, { contracts: deps.bodyContracts }),
     // 6b. After the body step (it reads the normalised number): answers verification itself; the core never sees it.

@@ -11,7 +11,7 @@ export const rateLimitConfigSchema = z
       .min(1)
       .default(1)
       .describe('Gateway instances sharing the limit; with Redis down each allows ceil(points / this)'),
-    keyPrefix: z.string().default('cbg:rl').describe('Prefix of the rate-limit counters in Redis'),
+    keyPrefix: z.string().default('rl').describe('Prefix of the rate-limit counters in Redis, after redis.keyPrefix'),
   })
   .strict();
 
