@@ -80,7 +80,7 @@ describe('a gateway on Redis Sentinel', () => {
     const statuses: number[] = [];
     for (let i = 0; i < TIGHT_POINTS + 3; i++) statuses.push(await vendorStatus(gateway.url, keys.tight));
     expect(statuses).toEqual([...Array<number>(TIGHT_POINTS).fill(200), 429, 429, 429]);
-    const counters = await askRedis(newMaster, (c) => c.keys(`${rateLimitPrefix}*`));
+    const counters = await askRedis(newMaster, (c) => c.keys(`${keyPrefix}${rateLimitPrefix}*`));
     expect(counters.some((key) => key.includes('k-tight'))).toBe(true);
   });
 });
