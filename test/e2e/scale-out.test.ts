@@ -139,9 +139,19 @@ describe('three gateway processes on one Redis behind a round-robin proxy', () =
     };
     // One after the other, so that exactly one of them seeds the empty Redis.
     for (let i = 0; i < 3; i++) {
-      const instance = await startInstance(env);
-      instances.push(instance);
-      await waitReady(instance, 30_000);
+      // A free port can be taken between choosing it and the child binding it: start again on
+      // fresh ports when that is why the instance died.
+      for (let attempt = 1; ; attempt++) {
+        const instance = await startInstance(env);
+        try {
+          await waitReady(instance, 30_000);
+          instances.push(instance);
+          break;
+        } catch (err) {
+          instance.child.kill('SIGKILL');
+          if (attempt >= 3 || !instance.output.join('').includes('EADDRINUSE')) throw err;
+        }
+      }
     }
     proxy = await startRoundRobinProxy(instances.map((instance) => instance.vendorPort));
   });

@@ -49,32 +49,47 @@ describe('SIGTERM to a running gateway under load', () => {
   });
 
   it('answers every request sent, turns readiness 503 at once, drains and exits 0', async () => {
-    const [port, adminPort, statusPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: '',
-        PORT: String(port),
-        ADMIN_PORT: String(adminPort),
-        STATUS_PORT: String(statusPort),
-        SANDBOX_PORT: String(sandboxPort),
-        CORE_URL: core.url,
-        REDIS_URL: process.env.TEST_REDIS_URL,
-        ADMIN_TOKEN,
-        LOG_LEVEL: 'info',
-        GATEWAY__server__host: '127.0.0.1',
-        // Quoted: the value is read as YAML, where a trailing colon would make a mapping.
-        GATEWAY__redis__keyPrefix: `'shutdown${process.pid}:'`,
-        GATEWAY__redis__seedAccessFile: 'always',
-        GATEWAY__twoFactor__pepper: 'shutdown-test-pepper-not-secret-0000000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await waitForReady(statusPort, child, () => output);
+    // A free port can be taken by another process between the test choosing it and the child
+    // binding it: on EADDRINUSE the child is started again on fresh ports.
+    let port = 0;
+    let statusPort = 0;
+    let exited: Promise<number | null> = Promise.resolve(null);
+    for (let attempt = 1; ; attempt++) {
+      let adminPort: number;
+      let sandboxPort: number;
+      [port, adminPort, statusPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      output = '';
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          NODE_ENV: '',
+          PORT: String(port),
+          ADMIN_PORT: String(adminPort),
+          STATUS_PORT: String(statusPort),
+          SANDBOX_PORT: String(sandboxPort),
+          CORE_URL: core.url,
+          REDIS_URL: process.env.TEST_REDIS_URL,
+          ADMIN_TOKEN,
+          LOG_LEVEL: 'info',
+          GATEWAY__server__host: '127.0.0.1',
+          // Quoted: the value is read as YAML, where a trailing colon would make a mapping.
+          GATEWAY__redis__keyPrefix: `'shutdown${process.pid}:'`,
+          GATEWAY__redis__seedAccessFile: 'always',
+          GATEWAY__twoFactor__pepper: 'shutdown-test-pepper-not-secret-0000000',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+      exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        await waitForReady(statusPort, child, () => output);
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !output.includes('EADDRINUSE')) throw err;
+      }
+    }
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
     const result: LoadResult = { ok: 0, failed: [], closeAsked: 0 };
