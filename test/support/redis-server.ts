@@ -44,17 +44,35 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 }
 
 export async function startRedisServer(): Promise<RedisServerHandle> {
-  const port = await freePort();
+  // A free port can be taken between choosing it and redis-server binding it: then the server
+  // exits at once, and another port is tried.
+  for (let attempt = 1; ; attempt++) {
+    const server = redisServerOn(await freePort());
+    try {
+      await server.start();
+      return server;
+    } catch (err) {
+      await server.stop(true);
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
+function redisServerOn(port: number): RedisServerHandle {
   let child: ChildProcess | null = null;
 
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
       stdio: 'ignore',
     });
-    child.once('error', (err) => {
+    child = started;
+    started.once('error', (err) => {
       throw new Error(`redis-server failed to start (is it installed?): ${err.message}`);
     });
-    await waitFor(() => ping(port), `redis-server on port ${port}`);
+    await waitFor(async () => {
+      if (started.exitCode !== null) throw new Error(`redis-server on port ${port} exited with ${started.exitCode}`);
+      return ping(port);
+    }, `redis-server on port ${port}`);
   };
 
   const stop = async (abrupt = false): Promise<void> => {
@@ -66,6 +84,5 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     child = null;
   };
 
-  await start();
   return { port, url: `redis://127.0.0.1:${port}`, stop, start };
 }
