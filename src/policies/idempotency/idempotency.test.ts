@@ -22,6 +22,7 @@ import type { IdempotencyConfig } from './idempotency.schema';
 import { MemoryIdempotencyStore } from './memory-store';
 import { RedisIdempotencyStore } from './redis-store';
 import type { IdempotencyStore, IdempotencyTimings } from './store';
+import { TestRedisClients, whenReady } from '../../../test/support/redis-clients';
 
 const DEPOSIT = 'POSTapi/transaction/savings/deposit';
 const PAYMENT = 'POSTapi/transaction/savings/payment';
@@ -135,23 +136,15 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
   };
 }
 
-function redisClient(url: string): Redis {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, retryStrategy: () => 50, disconnectTimeout: 50 });
-  client.on('error', () => undefined);
-  return client;
-}
-
-function ready(client: Redis): Promise<void> {
-  return new Promise((resolve) => (client.status === 'ready' ? resolve() : client.once('ready', () => resolve())));
-}
+const redisClients = new TestRedisClients();
+const redisClient = (url: string): Redis => redisClients.create(url);
+afterAll(() => redisClients.disconnectAll());
 
 let prefixCounter = 0;
 const TIMINGS: IdempotencyTimings = { inFlightMs: 5000, retentionMs: 3_600_000 };
 const receipt = (amount: string, extra = ''): string => `{"cuAccountID":50001,"amount":${amount}${extra}}`;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-const clients: Redis[] = [];
-afterAll(() => clients.forEach((c) => c.disconnect()));
 
 const stores: Array<[string, (timings: IdempotencyTimings) => Promise<IdempotencyStore>]> = [
   ['memory', async (timings) => new MemoryIdempotencyStore(timings)],
@@ -159,8 +152,7 @@ const stores: Array<[string, (timings: IdempotencyTimings) => Promise<Idempotenc
     'redis',
     async (timings) => {
       const client = redisClient(process.env.TEST_REDIS_URL as string);
-      clients.push(client);
-      await ready(client);
+      await whenReady(client);
       return new RedisIdempotencyStore(client, { keyPrefix: `test:${process.pid}:${++prefixCounter}:`, timings });
     },
   ],
@@ -296,7 +288,7 @@ describe('idempotency with Redis gone', () => {
   beforeAll(async () => {
     server = await startRedisServer();
     client = redisClient(server.url);
-    await ready(client);
+    await whenReady(client);
     harness = await startHarness(new RedisIdempotencyStore(client, { keyPrefix: 'test:down:', timings: TIMINGS }), TIMINGS);
   });
   afterAll(async () => {
@@ -341,7 +333,6 @@ describe('idempotency step set-up', () => {
 
   it('builds the Redis store when there is a Redis client and the memory store otherwise', () => {
     const client = redisClient(process.env.TEST_REDIS_URL as string);
-    clients.push(client);
     const config = { header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 30_000 };
     expect(createIdempotencyStore(config, client, 'cbg:')).toBeInstanceOf(RedisIdempotencyStore);
     expect(createIdempotencyStore(config, null, 'cbg:')).toBeInstanceOf(MemoryIdempotencyStore);

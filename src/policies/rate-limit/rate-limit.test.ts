@@ -12,6 +12,7 @@ import { setContext } from '../../pipeline/context';
 import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
 import { rateLimit } from './rate-limit';
 import type { RateLimitConfig } from './rate-limit.schema';
+import { TestRedisClients, whenReady } from '../../../test/support/redis-clients';
 
 interface Instance {
   url: string;
@@ -20,15 +21,8 @@ interface Instance {
 
 let prefixCounter = 0;
 
-function ready(client: Redis): Promise<void> {
-  return new Promise((resolve) => (client.status === 'ready' ? resolve() : client.once('ready', () => resolve())));
-}
-
-function redisClient(url: string): Redis {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 100, retryStrategy: () => 50, disconnectTimeout: 50 });
-  client.on('error', () => undefined);
-  return client;
-}
+const redisClients = new TestRedisClients();
+const redisClient = (url: string): Redis => redisClients.create(url, 100);
 
 /** An app with only this step behind a context that says who calls, as the pipeline would. */
 async function startInstance(config: RateLimitConfig, redis: Redis | null, limited: string[] = []): Promise<Instance> {
@@ -72,15 +66,13 @@ function config(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
 }
 
 describe('rate limit per key', () => {
-  const clients: Redis[] = [];
-  afterAll(() => clients.forEach((c) => c.disconnect()));
+  afterAll(() => redisClients.disconnectAll());
 
   it('lets exactly the vendor limit through in one window across two instances sharing Redis', async () => {
     const shared = config();
     const a = redisClient(process.env.TEST_REDIS_URL as string);
     const b = redisClient(process.env.TEST_REDIS_URL as string);
-    clients.push(a, b);
-    await Promise.all([ready(a), ready(b)]);
+    await Promise.all([whenReady(a), whenReady(b)]);
     const limited: string[] = [];
     const one = await startInstance(shared, a, limited);
     const two = await startInstance(shared, b, limited);
@@ -135,8 +127,7 @@ describe('rate limit per key', () => {
 
     it('falls back to the insurance limiter at ceil(points / instances), fast and without 5xx', async () => {
       const client = redisClient(redis.url);
-      clients.push(client);
-      await ready(client);
+      await whenReady(client);
       const instance = await startInstance(config({ expectedInstances: 2 }), client);
       try {
         expect((await fetch(instance.url)).status).toBe(200);

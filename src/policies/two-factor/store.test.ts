@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../access/store';
 import { startRedisServer } from '../../../test/support/redis-server';
 import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './store';
+import { TestRedisClients } from '../../../test/support/redis-clients';
 
 const TTL = 600_000;
 const LOCK = 3_600_000;
@@ -10,18 +11,9 @@ const MAX = 5;
 const T0 = 1_750_000_000_000;
 const A: CodeOwner = { vendorId: 'vendor-a', customerId: 10001 };
 
-const clients: Redis[] = [];
-async function redisClient(url: string): Promise<Redis> {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, retryStrategy: () => 50, disconnectTimeout: 50 });
-  client.on('error', () => undefined);
-  clients.push(client);
-  await new Promise<void>((resolve) => client.once('ready', () => resolve()));
-  return client;
-}
-
-afterAll(() => {
-  for (const client of clients) client.disconnect();
-});
+const clients = new TestRedisClients();
+const redisClient = (url: string): Promise<Redis> => clients.ready(url);
+afterAll(() => clients.disconnectAll());
 
 const stores: Array<[string, () => Promise<TwoFactorStore>]> = [
   ['memory', async () => new MemoryTwoFactorStore()],

@@ -39,6 +39,7 @@ import { routeMatch } from '../route-match/route-match';
 import { twoFactor } from './two-factor';
 import { twoFactorSchema, type TwoFactorConfig } from './two-factor.schema';
 import { listenOnLoopback } from '../../../test/support/listen';
+import { TestRedisClients } from '../../../test/support/redis-clients';
 
 const keyA = testKey('key-a', 'user.a');
 const keyB = testKey('key-b', 'user.b');
@@ -411,17 +412,9 @@ describe('two-factor with the HTTP SMS provider', () => {
 });
 
 describe('two-factor steps (Redis store)', () => {
-  const clients: Redis[] = [];
-  async function redisClient(url: string): Promise<Redis> {
-    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, retryStrategy: () => 50, disconnectTimeout: 50 });
-    client.on('error', () => undefined);
-    clients.push(client);
-    await new Promise<void>((resolve) => client.once('ready', () => resolve()));
-    return client;
-  }
-  afterAll(() => {
-    for (const client of clients) client.disconnect();
-  });
+  const clients = new TestRedisClients();
+  const redisClient = (url: string): Promise<Redis> => clients.ready(url);
+  afterAll(() => clients.disconnectAll());
 
   it('runs the flow with codes shared through Redis, and locks there too', async () => {
     const h = await startHarness({ redis: await redisClient(process.env.TEST_REDIS_URL as string) });
