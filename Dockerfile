@@ -12,8 +12,7 @@
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm ci` refuses this lock file under npm 11 (see .ci/run); install exactly from it instead.
-RUN npm install --no-audit --no-fund --ignore-scripts
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -22,7 +21,7 @@ RUN npm run build
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 # ---- runtime ------------------------------------------------------------------------------
 FROM node:24.21.0-bookworm-slim AS runtime

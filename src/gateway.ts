@@ -24,7 +24,8 @@ import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/st
 import type { GatewayConfig } from './config/schema';
 import { createCoreAgent } from './core-client/agent';
 import { CoreBreakers } from './core-client/breakers';
-import { createCoreExchange } from './core-client/exchange';
+import { createCoreClient } from './core-client/core-client';
+import { createForwardedResolver } from './core-client/forwarded';
 import type { Logger } from './logging/logger';
 import { createMetrics } from './metrics/metrics';
 import { createBodyContracts } from './contracts/registry';
@@ -180,7 +181,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   let shuttingDown = false;
   const coreAgent = createCoreAgent(coreUrl, config.core);
   const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
-  const coreExchange = createCoreExchange({ coreUrl, agent: coreAgent, breakers });
+  const coreClient = createCoreClient({ coreUrl, agent: coreAgent, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
   const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
   keyUsage.start();
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
@@ -193,10 +194,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     config,
     logger,
     access,
-    coreUrl,
-    coreAgent,
+    coreClient,
     breakers,
-    coreExchange,
     metrics,
     redis: backend.redis,
     keyUsage,

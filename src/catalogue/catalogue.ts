@@ -43,6 +43,27 @@ export interface Operation {
   readonly resource: string;
 }
 
+/** How the gateway reads a declared query parameter before it re-encodes it for the core. */
+export type QueryValueType = 'field-name' | 'boolean' | 'positive-integer' | 'date-time';
+
+/** What a value of each type may be once decoded (booleans: true or false, any case). */
+export const QUERY_VALUE_PATTERNS: Readonly<Record<Exclude<QueryValueType, 'boolean'>, RegExp>> = {
+  'field-name': /^[A-Za-z_][A-Za-z0-9_.]{0,63}$/,
+  'positive-integer': /^0*[1-9]\d{0,8}$/,
+  'date-time': /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,7})?)?)?$/,
+};
+
+/** What a path parameter may be once decoded: unreserved characters only, so it needs no encoding. */
+export const PATH_PARAMETER_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
+
+/** A query parameter a route declares: the only ones the core ever receives on that route. */
+export interface QueryParameter {
+  /** Canonical spelling, sent to the core; vendors may write it in any case (ASP.NET binds so). */
+  readonly name: string;
+  readonly type: QueryValueType;
+  readonly description: string;
+}
+
 export interface Route {
   /** Public contract: method + path template. */
   readonly apiId: string;
@@ -56,6 +77,8 @@ export interface Route {
   readonly bodySchema: BodySchemaId | null;
   /** True where SEARCH's query string (sort, paged, page, pageSize, ascending) applies. */
   readonly search: boolean;
+  /** The query parameters this route declares; any other is refused (400), none reaches the core. */
+  readonly query: readonly QueryParameter[];
   /** True for money movement: idempotency-guarded, never retried. */
   readonly movesMoney: boolean;
   /** The spec operations this route serves. */
@@ -118,6 +141,26 @@ export const RECEIPT_OPERATIONS: ReadonlyArray<readonly [string, BodySchemaId]> 
   ['api/transaction/loan/reversal', 'ReceiptReversalWebDto'],
 ];
 
+/** SEARCH's query (spec: sort string, paged bool, page int, pageSize int, ascending bool). */
+export const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
+  { name: 'sort', type: 'field-name', description: 'Field to sort by' },
+  { name: 'ascending', type: 'boolean', description: 'Sort direction (default true)' },
+  { name: 'paged', type: 'boolean', description: 'Answer one page instead of the whole list' },
+  { name: 'page', type: 'positive-integer', description: 'Page number, from 1' },
+  { name: 'pageSize', type: 'positive-integer', description: 'Items per page' },
+]);
+
+/**
+ * The period of `between` and `batchstatement`, whose parameters the spec does not show: the
+ * sandbox reads `from` and `to` (a date, or a datetime without zone), and so may a real core.
+ */
+export const PERIOD_QUERY: readonly QueryParameter[] = Object.freeze([
+  { name: 'from', type: 'date-time', description: 'Start of the period: a date (2024-03-01) or a datetime (2024-03-01T09:30:00)' },
+  { name: 'to', type: 'date-time', description: 'End of the period, inclusive: a date or a datetime' },
+]);
+
+const PERIOD_PATHS = new Set(['transactions/{memberId}/batchstatement', 'transactions/{memberId}/between']);
+
 function op(kind: OperationKind, method: HttpMethod, path: string): Operation {
   return Object.freeze({ kind, method, path, resource: path.split('/')[0] as string });
 }
@@ -169,6 +212,7 @@ function buildRoutes(): Route[] {
     const bodySchema = bodySchemas.get(`${first.method} ${first.path}`) ?? null;
     const isReceipt = group === 'receipts';
     const hasBody = first.method === 'POST' || first.method === 'PUT';
+    const search = operations.some((o) => o.kind === 'SEARCH');
     return Object.freeze({
       apiId: `${first.method}${first.path}`,
       method: first.method,
@@ -178,7 +222,8 @@ function buildRoutes(): Route[] {
       consumes: Object.freeze(hasBody ? [...(isReceipt ? RECEIPT_MEDIA_TYPES : JSON_TYPES)] : []),
       produces: Object.freeze([...(isReceipt ? RECEIPT_MEDIA_TYPES : JSON_TYPES)]),
       bodySchema,
-      search: operations.some((o) => o.kind === 'SEARCH'),
+      search,
+      query: search ? SEARCH_QUERY : PERIOD_PATHS.has(first.path) ? PERIOD_QUERY : Object.freeze([]),
       movesMoney: isReceipt || first.path === 'bankaccounts/add',
       operations: Object.freeze(operations),
     });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { z } from 'zod';
 import { ConfigError, loadConfig } from './config';
 import { configSchema } from './schema';
 
@@ -14,12 +15,11 @@ describe('configuration', () => {
 
   it('describes every key of the schema', () => {
     const undescribed: string[] = [];
-    const walk = (schema: unknown, at: string): void => {
-      const s = schema as { description?: string; def?: { type: string; innerType?: unknown; shape?: Record<string, unknown> }; shape?: Record<string, unknown> };
-      const shape = s.shape ?? (s.def?.type === 'prefault' ? (s.def.innerType as { shape?: Record<string, unknown> })?.shape : undefined);
-      if (shape) {
-        for (const [key, child] of Object.entries(shape)) walk(child, at ? `${at}.${key}` : key);
-      } else if (!s.description) {
+    const walk = (schema: z.ZodType, at: string): void => {
+      const section = schema instanceof z.ZodPrefault ? (schema.unwrap() as z.ZodType) : schema;
+      if (section instanceof z.ZodObject) {
+        for (const [key, child] of Object.entries(section.shape)) walk(child as z.ZodType, at ? `${at}.${key}` : key);
+      } else if (!schema.description) {
         undescribed.push(at);
       }
     };
@@ -66,9 +66,16 @@ describe('configuration', () => {
     [{ GATEWAY__core__maxSockets: '0' }, 'core.maxSockets'],
     [{ GATEWAY__server__bogus: '1' }, 'server'],
     [{ GATEWAY__server__headersTimeoutMs: '40000' }, 'server.headersTimeoutMs'],
+    [{ GATEWAY__core__passHeaders: '[x-vendor-token]' }, 'core.passHeaders'],
+    [{ GATEWAY__core__passHeaders: '[X-Receipt-Token]', GATEWAY__authentication__receiptTokenHeader: 'X-Receipt-Token' }, 'core.passHeaders'],
+    [{ GATEWAY__core__passHeaders: '[Content-Length]' }, 'core.passHeaders'],
+    [{ GATEWAY__core__passResponseHeaders: '[set-cookie, connection]' }, 'core.passResponseHeaders'],
+    [{ GATEWAY__server__trustedProxies: '[10.0.0.0/33]' }, 'server.trustedProxies'],
+    [{ GATEWAY__server__publicUrl: 'https://api.bank.example/v1' }, 'server.publicUrl'],
   ])('refuses %j with a message naming %s', (env, key) => {
     expect(() => loadConfig({ configDir, env })).toThrow(ConfigError);
     expect(() => loadConfig({ configDir, env })).toThrow(new RegExp(`\\b${key.replace('.', '\\.')}\\b`));
+    expect(() => loadConfig({ configDir, env })).toThrow(/^invalid configuration/);
   });
 
   it('returns a frozen config', () => {

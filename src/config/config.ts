@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
 import { configSchema, type ConfigInput, type GatewayConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -59,11 +60,7 @@ export function validateConfig(input: unknown): Readonly<GatewayConfig> {
     });
     throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   }
-  const config = result.data;
-  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
-    throw new ConfigError('invalid configuration:\n  server.headersTimeoutMs: must not exceed server.requestTimeoutMs (Node refuses it)');
-  }
-  return deepFreeze(config);
+  return deepFreeze(result.data);
 }
 
 function readYaml(file: string, required: boolean): Record<string, unknown> {
@@ -109,23 +106,20 @@ function parseYamlOrRaw(raw: string): unknown {
   }
 }
 
-interface SchemaNode {
-  readonly def?: { readonly type?: string; readonly innerType?: SchemaNode; readonly options?: readonly SchemaNode[] };
-  readonly shape?: Record<string, SchemaNode>;
-}
-
-/** Peels defaults, prefaults, optionals and nullables off a schema node. */
-function unwrap(node: SchemaNode | undefined): SchemaNode | undefined {
-  let current = node;
-  while (current?.def?.innerType && ['default', 'prefault', 'optional', 'nullable'].includes(current.def.type ?? '')) current = current.def.innerType;
+/** Peels defaults, prefaults, optionals and nullables off a schema. */
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
+    current = current.unwrap() as z.ZodType;
+  }
   return current;
 }
 
 /** True when the schema types the key at `keyPath` as text (or text-or-null). */
 function expectsText(keyPath: readonly string[]): boolean {
-  let node = unwrap(configSchema as unknown as SchemaNode);
-  for (const key of keyPath) node = unwrap(node?.shape?.[key]);
-  return node?.def?.type === 'string' || (node?.def?.type === 'union' && (node.def.options ?? []).some((o) => unwrap(o)?.def?.type === 'string'));
+  let node = unwrap(configSchema);
+  for (const key of keyPath) node = node instanceof z.ZodObject ? unwrap(node.shape[key] as z.ZodType) : undefined;
+  return node instanceof z.ZodString || (node instanceof z.ZodUnion && node.options.some((option) => unwrap(option as z.ZodType) instanceof z.ZodString));
 }
 
 function intOrRaw(raw: string): number | string {

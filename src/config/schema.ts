@@ -4,6 +4,7 @@
  * Reads nothing; `config.ts` merges config/default.yaml, config/<NODE_ENV>.yaml and the
  * environment, then validates the result against this schema once at start-up.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { redisSchema } from '../access/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
@@ -17,6 +18,17 @@ import { requestContextSchema } from '../policies/request-context/request-contex
 import { shutdownSchema } from '../status/shutdown.schema';
 
 const port = z.number().int().min(0).max(65535);
+
+/** `10.0.0.0/8`, `::1`, `fd00::/8`: what proxy-addr compiles. */
+function isAddressOrCidr(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  if (rest.length > 0) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+  return bits >= 0 && bits <= (version === 4 ? 32 : 128);
+}
 const ms = z.number().int().min(1);
 
 export const configSchema = z
@@ -33,6 +45,16 @@ export const configSchema = z
         headersTimeoutMs: ms.default(10_000).describe('Time a client has to send a request\'s headers; drops slow-header clients'),
         requestTimeoutMs: ms.default(30_000).describe('Time a client has to send a whole request'),
         maxHeaderSize: z.number().int().min(1024).default(16_384).describe('Largest request header block in bytes'),
+        trustedProxies: z
+          .array(z.string().refine(isAddressOrCidr, 'not an IP address or CIDR range'))
+          .default([])
+          .describe('Addresses or CIDR ranges of the load balancers whose X-Forwarded-For/Proto/Host are believed; none by default'),
+        publicUrl: z
+          .url({ protocol: /^https?$/ })
+          .refine((url) => new URL(url).pathname === '/' && !url.includes('?') && !url.includes('#'), 'must be an origin only (scheme, host, port)')
+          .nullable()
+          .default(null)
+          .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),
       })
       .strict()
       .prefault({}),
@@ -92,7 +114,19 @@ export const configSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  // Rules across sections: each names every key it involves.
+  .superRefine((config, ctx) => {
+    if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+      ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
+    }
+    const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
+    for (const [index, name] of config.core.passHeaders.entries()) {
+      if (credentials.has(name)) {
+        ctx.addIssue({ code: 'custom', path: ['core', 'passHeaders', index], message: `${name} is a vendor credential (authentication.tokenHeader or receiptTokenHeader) and never reaches the core` });
+      }
+    }
+  });
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

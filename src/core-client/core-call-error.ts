@@ -24,9 +24,9 @@ export class CoreCallError extends GatewayError {
      * never established). True means it may have been processed: never send it again.
      */
     readonly requestSent: boolean,
-    options: { readonly cause?: unknown; readonly headers?: Readonly<Record<string, string>> } = {},
+    options: { readonly cause?: unknown; readonly headers?: Readonly<Record<string, string>>; readonly detail?: string } = {},
   ) {
-    super(code, DETAILS[code], options);
+    super(code, options.detail ?? DETAILS[code], options);
   }
 }
 

@@ -1,6 +1,47 @@
-/** Config of the connection to the core (config key `core`), its breakers included. */
+/** Config of the connection to the core (config key `core`), its breakers and allow-lists included. */
 import { z } from 'zod';
 import { breakersSchema } from './breakers.schema';
+
+/** An HTTP field name (RFC 9110 token), kept in lower case. */
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not an HTTP header name')
+  .transform((name) => name.toLowerCase());
+
+/**
+ * Names no allow-list may carry: framing and connection management belong to the gateway on
+ * each side, and the identity and forwarding headers to the core are the gateway's own words.
+ */
+export const GATEWAY_OWNED_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'x-request-id',
+  'traceparent',
+  'x-vendor-id',
+  'x-vendor-user',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'forwarded',
+]);
+
+const allowList = (what: string) =>
+  z.array(headerName).superRefine((names, ctx) => {
+    for (const [index, name] of names.entries()) {
+      if (GATEWAY_OWNED_HEADERS.has(name)) ctx.addIssue({ code: 'custom', path: [index], message: `${name} is set by the gateway itself and cannot be ${what}` });
+    }
+  });
+
+/** The core's response headers a vendor sees unless configured otherwise. */
+export const DEFAULT_RESPONSE_HEADERS = ['cache-control', 'content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
 
 export const coreClientSchema = z
   .object({
@@ -22,7 +63,19 @@ export const coreClientSchema = z
       .int()
       .min(1)
       .default(1_048_576)
-      .describe('Largest request body streamed to the core on pass-through routes (413 above); parsed bodies have their own limits'),
+      .describe('Largest request body on routes whose body the gateway does not parse (413 above); read whole before the core is called'),
+    maxBufferedResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(1_048_576)
+      .describe("Largest answer the core may give on buffered routes (receipts, bank-account writes); 502 past it"),
+    passHeaders: allowList('passed through')
+      .default([])
+      .describe("Vendor request headers passed to the core besides the gateway's own (content type and length, accept, request id, trace, identity, forwarding)"),
+    passResponseHeaders: allowList('passed back')
+      .default(DEFAULT_RESPONSE_HEADERS)
+      .describe('Response headers of the core that reach the vendor on streamed routes; every other is dropped'),
     breakers: breakersSchema.prefault({}).describe('Circuit breaker per breaker group'),
   })
   .strict();

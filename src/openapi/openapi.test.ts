@@ -42,6 +42,13 @@ describe('OpenAPI document', () => {
     expect(search.map((p) => p.name)).toEqual(['sort', 'ascending', 'paged', 'page', 'pageSize']);
   });
 
+  it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {
+    const between = operationOf('/transactions/{memberId}/between', 'get').parameters as Array<{ name: string; in: string }>;
+    expect(between.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['from', 'to']);
+    const deposit = (operationOf('/api/transaction/savings/deposit', 'post').parameters ?? []) as Array<{ in: string }>;
+    expect(deposit.filter((p) => p.in === 'query')).toEqual([]);
+  });
+
   it.each([
     ['/api/transaction/savings/deposit', 'ReceiptPaymentDto'],
     ['/api/transaction/savings/payment', 'ReceiptSavingsDepositWebDto'],

@@ -7,7 +7,7 @@
  * built once at start-up. Every operation's `operationId` is its API id (public contract).
  */
 import type { RequestHandler } from 'express';
-import type { Route } from '../catalogue/catalogue';
+import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import type { WireFormat } from '../pipeline/context';
 
@@ -58,13 +58,18 @@ const PROBLEM_SCHEMA: OpenApiSchema = {
   },
 };
 
-const SEARCH_PARAMETERS = [
-  { name: 'sort', in: 'query', required: false, schema: { type: 'string' }, description: 'Field to sort by' },
-  { name: 'ascending', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Sort direction' },
-  { name: 'paged', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Answer one page instead of the whole list' },
-  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
-  { name: 'pageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
-];
+/** How each kind of declared query value is written (the request-target step checks the same). */
+const QUERY_VALUE_SCHEMAS: Readonly<Record<QueryValueType, OpenApiSchema>> = {
+  'field-name': { type: 'string', pattern: QUERY_VALUE_PATTERNS['field-name'].source },
+  boolean: { type: 'boolean' },
+  'positive-integer': { type: 'integer', minimum: 1, maximum: 999_999_999 },
+  'date-time': { type: 'string', pattern: QUERY_VALUE_PATTERNS['date-time'].source, example: '2024-03-01T09:30:00' },
+};
+
+/** The query parameters a route declares: the only ones it takes (any other is a 400). */
+function queryParameters(route: Route): OpenApiSchema[] {
+  return route.query.map((parameter) => ({ name: parameter.name, in: 'query', required: false, schema: QUERY_VALUE_SCHEMAS[parameter.type], description: parameter.description }));
+}
 
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
@@ -100,7 +105,7 @@ function problem(name: keyof typeof PROBLEM_RESPONSES): OpenApiSchema {
 function pathParameters(route: Route): OpenApiSchema[] {
   return route.segments
     .filter((segment) => segment.startsWith('{'))
-    .map((segment) => ({ name: segment.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } }));
+    .map((segment) => ({ name: segment.slice(1, -1), in: 'path', required: true, schema: { type: 'string', pattern: PATH_PARAMETER_PATTERN.source } }));
 }
 
 /** Schemas of a route's body per media type, from its contract, or a free-form JSON object without one. */
@@ -119,7 +124,7 @@ function bodyContent(route: Route, mediaTypes: readonly string[], contracts: Bod
 function operation(route: Route, options: OpenApiOptions, components: Record<string, OpenApiSchema>): OpenApiSchema {
   const isReceipt = route.group === 'receipts';
   const hasBody = route.consumes.length > 0;
-  const parameters = [...pathParameters(route), ...(route.search ? SEARCH_PARAMETERS : []), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
+  const parameters = [...pathParameters(route), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
   const responses: Record<string, OpenApiSchema> = {};
   if (isReceipt) {
     const receipt = bodyContent(route, route.produces, options.contracts, components);

@@ -5,7 +5,9 @@ import { MemoryAccessStore } from '../access/store';
 import { createCoreAgent } from '../core-client/agent';
 import { CoreBreakers } from '../core-client/breakers';
 import { breakersSchema } from '../core-client/breakers.schema';
-import { createCoreExchange } from '../core-client/exchange';
+import { createCoreClient } from '../core-client/core-client';
+import { coreClientSchema } from '../core-client/core-client.schema';
+import { createForwardedResolver } from '../core-client/forwarded';
 import path from 'node:path';
 import { loadReceiptEnums } from '../contracts/enums';
 import { createBodyContracts } from '../contracts/registry';
@@ -26,10 +28,15 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
     config: testConfig(),
     logger,
     access,
-    coreUrl: 'http://127.0.0.1:9',
-    coreAgent,
+    coreClient: createCoreClient({
+      coreUrl: 'http://127.0.0.1:9',
+      agent: coreAgent,
+      breakers,
+      config: coreClientSchema.parse({}),
+      forwarded: createForwardedResolver({ trustedProxies: [], publicUrl: null }),
+      logger,
+    }),
     breakers,
-    coreExchange: createCoreExchange({ coreUrl: 'http://127.0.0.1:9', agent: coreAgent, breakers }),
     metrics,
     redis: null,
     keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),
@@ -49,10 +56,12 @@ describe('vendor pipeline', () => {
     expect(names).toEqual([
       '/openapi.json',
       'requestContextStep',
+      'framingStep',
       'routeMatchStep',
       'authenticateStep',
       'authorizeStep',
       'rateLimitStep',
+      'requestTargetStep',
       'bodyStep',
       'twoFactorVerification',
       'idempotencyStep',

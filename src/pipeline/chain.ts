@@ -1,8 +1,8 @@
 /**
  * The vendor pipeline: the one place that fixes the order of the steps (a test pins it).
  *
- * Reads nothing itself; each step gets its config and dependencies here. Steps that later
- * issues add (rate limit, body, idempotency) take their numbered place in this list.
+ * Reads nothing itself; each step gets its config and dependencies here. A new step takes its
+ * place in the list below with a line on why it sits there.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
@@ -12,8 +12,7 @@ import { RouteMatcher } from '../catalogue/matcher';
 import { ROUTES } from '../catalogue/catalogue';
 import type { GatewayConfig } from '../config/schema';
 import type { CoreBreakers } from '../core-client/breakers';
-import type { CoreExchange } from '../core-client/exchange';
-import type { GatewayError } from '../errors/catalogue';
+import type { CoreClient } from '../core-client/core-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
@@ -27,24 +26,23 @@ import type { SmsProvider } from '../sms/provider';
 import { authenticate } from '../policies/authenticate/authenticate';
 import { authorize } from '../policies/authorize/authorize';
 import { forward } from '../policies/forward/forward';
+import { framing } from '../policies/framing/framing';
+import { requestTarget } from '../policies/request-target/request-target';
 import { requestContext } from '../policies/request-context/request-context';
 import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from './error-handler';
 import { createRequestObserver } from './observe';
 import { inSequence } from './sequence';
-import type http from 'node:http';
 import type { RedisClient } from '../access/redis-client';
 
 export interface VendorPipelineDeps {
   readonly config: Readonly<GatewayConfig>;
   readonly logger: Logger;
   readonly access: AccessCache;
-  readonly coreUrl: string;
-  readonly coreAgent: http.Agent;
-  /** One circuit breaker per breaker group, shared by the forward step and the buffered core calls. */
+  /** The one road to the core: every request the core receives is built and sent by it. */
+  readonly coreClient: CoreClient;
+  /** The core client's breakers; idempotency reads their timeouts. */
   readonly breakers: CoreBreakers;
-  /** The buffered core call (receipts, bank accounts), through the same breakers and agent. */
-  readonly coreExchange: CoreExchange;
   readonly metrics: GatewayMetrics;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: RedisClient | null;
@@ -89,25 +87,29 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     ),
   );
   const steps: RequestHandler[] = [
-    // 1. First, so every answer (errors included) carries X-Request-Id, is timed and logged.
+    // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger) }),
-    // 2. Before authentication, which needs the route to pick the receipt token header.
+    // Before any step reads the request: framing the gateway will not vouch for is refused outright.
+    framing(),
+    // Before authentication, which needs the route to pick the receipt token header.
     routeMatch(new RouteMatcher(ROUTES)),
-    // 3. 401 before anything reveals whether a path exists.
+    // 401 before anything reveals whether a path exists.
     authenticate(config.authentication, {
       access: deps.access,
       onFailure: (reason) => metrics.authFailuresTotal.inc({ reason }),
       onSuccess: (principal) => deps.keyUsage.record(principal.keyId),
     }),
-    // 4. 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
+    // 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
-    // 5. After authorization, so refused calls spend no quota; before any body is read.
+    // After authorization, so refused calls spend no quota; before any body is read.
     rateLimit({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) }),
-    // 6. After the rate limit (a refused call reads no body); before idempotency, which fingerprints ctx.body.coreJson.
-    body(config.body, { contracts: deps.bodyContracts }),
-    // 6b. After the body step (it reads the normalised number): answers verification itself; the core never sees it.
+    // Before the body: a bad path or query costs no upload, and the target is fixed before idempotency fingerprints the call.
+    requestTarget(),
+    // Before idempotency, which fingerprints ctx.body.coreJson; the core client sends ctx.rawBody.
+    body(config.body, { contracts: deps.bodyContracts, opaqueMaxBytes: config.core.maxStreamedBodyBytes }),
+    // After the body step (it reads the normalised number): answers verification itself; the core never sees it.
     twoFactorSteps.verification,
-    // 7. Right before the core call: a keyed money movement reaches the core at most once.
+    // Right before the core call: a keyed money movement reaches the core at most once.
     idempotency(config.idempotency, {
       store: createIdempotencyStore(config.idempotency, deps.redis, config.redis.keyPrefix),
       logger: deps.logger,
@@ -115,19 +117,12 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
     }),
-    // 7b. After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
+    // After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
     twoFactorSteps.check,
-    // 8a. Parsed bodies (receipts, bank-account writes) go to the core whole and come back translated.
-    exchange({ coreExchange: deps.coreExchange, contracts: deps.bodyContracts }),
-    // 8b. Everything else streams: only requests that passed every policy reach the core.
-    forward({
-      coreUrl: deps.coreUrl,
-      agent: deps.coreAgent,
-      breakers: deps.breakers,
-      maxBodyBytes: config.core.maxStreamedBodyBytes,
-      credentialHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader],
-      onError: (error: GatewayError, req, res) => errorHandler(error, req, res, () => undefined),
-    }),
+    // Parsed bodies (receipts, bank-account writes) go to the core whole and come back translated.
+    exchange({ coreClient: deps.coreClient, contracts: deps.bodyContracts }),
+    // Everything else: the core's answer streams back. Only requests that passed every step get here.
+    forward({ coreClient: deps.coreClient }),
   ];
   // One router layer for the whole sequence (see sequence.ts); the order is the list above.
   app.use(inSequence(steps));

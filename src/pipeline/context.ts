@@ -1,9 +1,11 @@
 /**
- * The typed per-request context that pipeline steps share, kept on `res.locals`.
+ * The typed per-request context that pipeline steps share, and its accessor: the only code
+ * that touches `res.locals`.
  *
- * Set by request-context (first step); filled in by route-match (route, params),
- * authenticate (principal, vendor) and forward (upstream timing). Read by every later step,
- * the error handler and the access log.
+ * Set by request-context (first step); filled in by route-match (route, params), the target
+ * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody),
+ * idempotency (idempotencyGuard) and the core client (upstreamSeconds, streamedBytesOut).
+ * Read by every later step, the error handler and the access log.
  */
 import type { Response } from 'express';
 import type { Route } from '../catalogue/catalogue';
@@ -26,6 +28,42 @@ export interface ParsedBody {
   readonly responseMediaType: string;
 }
 
+/** A body the gateway does not parse (resource POST and PUT), read whole before the core is called. */
+export interface OpaqueBody {
+  readonly bytes: Buffer;
+  /** The vendor's Content-Type, one the route consumes; null for an empty body. */
+  readonly contentType: string | null;
+}
+
+/** What a stored response of a money movement looks like, for replays. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+/**
+ * How the terminal step settles the claim of the one request allowed to reach the core (set
+ * by the idempotency step; see there). Every method resolves, never rejects.
+ */
+export interface IdempotencyGuard {
+  /** False when the request carried no key (or is not money movement): nothing is guarded. */
+  readonly guarded: boolean;
+  /** The core answered: store this vendor-facing response for replays, then send it. */
+  complete(response: StoredResponse): Promise<void>;
+  /** The core was certainly not reached (breaker open, connection refused): free the key for a retry. */
+  abandon(): Promise<void>;
+  /** The request may have reached the core (timeout or reset after sending): retries get 409 outcome_unknown. */
+  unknown(): Promise<void>;
+}
+
+export const UNGUARDED: IdempotencyGuard = Object.freeze({
+  guarded: false,
+  complete: () => Promise.resolve(),
+  abandon: () => Promise.resolve(),
+  unknown: () => Promise.resolve(),
+});
+
 export interface RequestContext {
   readonly requestId: string;
   /** process.hrtime.bigint() when the request arrived. */
@@ -33,10 +71,38 @@ export interface RequestContext {
   match: MatchResult | null;
   route: Route | null;
   params: Record<string, string> | null;
+  /** Path and query the core receives, built from the route and checked (request-target step). */
+  coreTarget: string | null;
   principal: Principal | null;
   vendor: Vendor | null;
-  /** Set by the body step on routes with a body schema; null on streamed routes. */
+  /** Set by the body step on routes with a body schema. */
   body: ParsedBody | null;
+  /** Set by the body step on routes that take a body without a schema. */
+  rawBody: OpaqueBody | null;
+  /** Set by idempotency on a keyed money movement; the terminal step settles it. */
+  idempotencyGuard: IdempotencyGuard;
+  /** How long the core took (to its answer's headers, or its whole answer when buffered). */
+  upstreamSeconds: number | null;
+  /** Bytes of an answer streamed without Content-Length, for the access log. */
+  streamedBytesOut: number;
+}
+
+export function newContext(requestId: string): RequestContext {
+  return {
+    requestId,
+    startedAt: process.hrtime.bigint(),
+    match: null,
+    route: null,
+    params: null,
+    coreTarget: null,
+    principal: null,
+    vendor: null,
+    body: null,
+    rawBody: null,
+    idempotencyGuard: UNGUARDED,
+    upstreamSeconds: null,
+    streamedBytesOut: 0,
+  };
 }
 
 export function setContext(res: Response, context: RequestContext): void {

@@ -1,9 +1,9 @@
 /**
  * What happens when a vendor response finishes: one access-log line and the request metrics.
  *
- * Reads the request context (request id, route, principal, start time), the time the core
- * took (noted by whoever called it, through `noteUpstreamDuration`), and the request and
- * response sizes; sets metrics and writes the line. Metric children are cached per label set
+ * Reads the request context (request id, route, principal, start time, and the core's time
+ * and streamed bytes that the core client noted there), and the request and response sizes;
+ * sets metrics and writes the line. Metric children are cached per label set
  * so the hot path does not rebuild label keys on every request. The line never holds a header
  * or a body: secrets cannot reach it.
  */
@@ -17,18 +17,6 @@ export type RequestObserver = (req: Request, res: Response, ctx: RequestContext)
 
 const UNMATCHED = 'unmatched';
 const ANONYMOUS = 'anonymous';
-const UPSTREAM_SECONDS = 'upstreamSeconds';
-const STREAMED_BYTES = 'streamedBytesOut';
-
-/** Records how long the core took for this request, for its access-log line (`upstreamMs`). */
-export function noteUpstreamDuration(res: Response, seconds: number): void {
-  res.locals[UPSTREAM_SECONDS] = seconds;
-}
-
-/** Adds bytes of a body streamed without Content-Length, for the access-log line (`bytesOut`). */
-export function noteStreamedBytes(res: Response, bytes: number): void {
-  res.locals[STREAMED_BYTES] = ((res.locals[STREAMED_BYTES] as number | undefined) ?? 0) + bytes;
-}
 
 function milliseconds(seconds: number): number {
   return Math.round(seconds * 1e6) / 1e3;
@@ -58,7 +46,7 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
     if (!count) countChildren.set(countKey, (count = metrics.requestsTotal.labels(api, String(status), vendor)));
     count.inc();
 
-    const upstreamSeconds = res.locals[UPSTREAM_SECONDS] as number | undefined;
+    const upstreamSeconds = ctx.upstreamSeconds;
     logger.info(
       {
         requestId: ctx.requestId,
@@ -68,9 +56,9 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
         vendor,
         status,
         durationMs: milliseconds(seconds),
-        upstreamMs: upstreamSeconds === undefined ? undefined : milliseconds(upstreamSeconds),
+        upstreamMs: upstreamSeconds === null ? undefined : milliseconds(upstreamSeconds),
         bytesIn: declaredLength(req.headers['content-length']),
-        bytesOut: declaredLength(res.getHeader('content-length')) ?? (res.locals[STREAMED_BYTES] as number | undefined),
+        bytesOut: declaredLength(res.getHeader('content-length')) ?? (ctx.streamedBytesOut || undefined),
         aborted: res.writableFinished ? undefined : true,
       },
       'request',

@@ -113,8 +113,9 @@ describe('log output', () => {
 
   it('was captured, and the run did what it was built to do', () => {
     expect(issuedSecret).toMatch(/^cbk_/);
-    // The add carries a code that was never sent: 400 two_factor_invalid, and the code still must not be logged.
-    expect(vendorRequests.map((r) => r.status)).toEqual([200, 401, 200, 200, 400, 502, 200]);
+    // The query token is no declared parameter: 400, and still not logged. The add carries a code
+    // that was never sent: 400 two_factor_invalid, and the code still must not be logged.
+    expect(vendorRequests.map((r) => r.status)).toEqual([200, 401, 400, 200, 400, 502, 200]);
     expect(output.length).toBeGreaterThan(vendorRequests.length);
   });
 

@@ -59,16 +59,21 @@ function send(url: string, request: Sent): Promise<Answer> {
   });
 }
 
-/** The pipeline around the step; the terminal handler reports ctx.body, or the raw body a pass-through route still has. */
+/** The pipeline around the step; the terminal handler reports ctx.body, ctx.rawBody, or what is left unread. */
 async function startApp(config: Partial<BodyConfig> = {}): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
   app.use(requestContext(requestContextSchema.parse({})));
   app.use(routeMatch(new RouteMatcher(ROUTES)));
-  app.use(body(bodyConfigSchema.parse(config), { contracts }));
+  app.use(body(bodyConfigSchema.parse(config), { contracts, opaqueMaxBytes: OPAQUE_MAX_BYTES }));
   app.use((req, res) => {
     const parsed = context(res).body;
     if (parsed) {
       res.json({ coreJson: parsed.coreJson, requestFormat: parsed.requestFormat, responseFormat: parsed.responseFormat, responseMediaType: parsed.responseMediaType });
+      return;
+    }
+    const raw = context(res).rawBody;
+    if (raw) {
+      res.json({ rawBody: raw.bytes.toString('utf8'), contentType: raw.contentType });
       return;
     }
     const chunks: Buffer[] = [];
@@ -79,6 +84,7 @@ async function startApp(config: Partial<BodyConfig> = {}): Promise<{ url: string
   return listenOnLoopback(app);
 }
 
+const OPAQUE_MAX_BYTES = 8192;
 const DEPOSIT = '/api/transaction/savings/deposit';
 const depositJson = '{"accountNumber":"00012345","amount":250.10}';
 const depositXml = '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount></ReceiptPaymentDto>';
@@ -91,14 +97,33 @@ describe('body step', () => {
   });
   afterAll(() => app.close());
 
-  it('leaves routes without a body schema alone: their body is still unread', async () => {
-    const res = await send(`${app.url}/accounts/7`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'not json at all' });
-    expect(res.json()).toEqual({ passedThrough: 'not json at all' });
+  it('reads the body of a route without a body schema whole into ctx.rawBody, bytes untouched', async () => {
+    const res = await send(`${app.url}/accounts/7`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"anything":  1}' });
+    expect(res.json()).toEqual({ rawBody: '{"anything":  1}', contentType: 'application/json' });
   });
 
-  it('leaves a route without a body schema alone: its body streams to the core unread', async () => {
-    const res = await send(`${app.url}/accounts`, { headers: { 'content-type': 'application/json' }, body: '{"anything": 1}' });
-    expect(res.json()).toEqual({ passedThrough: '{"anything": 1}' });
+  it('reads a chunked body of a route without a body schema whole, so the core gets it with our framing', async () => {
+    const res = await send(`${app.url}/accounts`, { headers: { 'content-type': 'application/json' }, body: `{"pad":"${'x'.repeat(5000)}"}`, chunked: true });
+    expect(res.status).toBe(200);
+    expect(res.json().rawBody).toBe(`{"pad":"${'x'.repeat(5000)}"}`);
+  });
+
+  it('refuses a body of a route without a body schema in a media type the route does not take (415)', async () => {
+    const res = await send(`${app.url}/accounts/7`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'not json at all' });
+    expect(res.status).toBe(415);
+    expect(res.json()).toMatchObject({ code: 'unsupported_media_type' });
+  });
+
+  it('refuses a body of a route without a body schema over core.maxStreamedBodyBytes (413), declared or chunked', async () => {
+    const big = `{"pad":"${'x'.repeat(OPAQUE_MAX_BYTES)}"}`;
+    const declared = await send(`${app.url}/accounts`, { headers: { 'content-type': 'application/json' }, body: big });
+    const chunked = await send(`${app.url}/accounts`, { headers: { 'content-type': 'application/json' }, body: big, chunked: true });
+    expect([declared.status, chunked.status]).toEqual([413, 413]);
+  });
+
+  it('leaves a route that takes no body alone', async () => {
+    const res = await send(`${app.url}/accounts/7`, { method: 'GET' });
+    expect(res.json()).toEqual({ passedThrough: '' });
   });
 
   it('parses and validates a JSON receipt into the canonical core JSON', async () => {

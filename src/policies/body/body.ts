@@ -1,10 +1,10 @@
 /**
- * Pipeline step 6: the request body of operations that have a body schema (receipts, bank
- * accounts): size, media type, parsing, validation.
- *
- * Reads the route's `bodySchema` from the context and, only when the registry has a contract
- * for it, the body itself; every other route passes through untouched, its body unread so it
- * can stream to the core. In order:
+ * Pipeline step: the request body. Routes that take none pass untouched (the framing step has
+ * refused a body on them). Routes without a body schema (resource POST and PUT) get their body
+ * read whole, up to `core.maxStreamedBodyBytes` (413 past it) in one of the route's media types
+ * (415 otherwise), into ctx.rawBody: the core client frames it itself and starts the core's
+ * clock only once it has the whole body. Routes with a body schema (receipts, bank accounts):
+ * size, media type, parsing, validation, in order:
  * - a declared Content-Length above `maxBytes` → 413 at once, before reading a byte;
  * - Content-Type must be one of the route's media types the contract reads (receipts:
  *   application/json, text/json, application/xml, text/xml), charset UTF-8 if stated, and no
@@ -13,7 +13,7 @@
  *   close the connection rather than drain an unwanted body;
  * - strict UTF-8, then JSON (lossless, nesting ≤ maxDepth) or safe XML → 400 when malformed;
  * - the contract validates → one 400 listing every bad field.
- * Sets `ctx.body`: canonical value, the JSON text for the core, and the negotiated response
+ * Sets `ctx.body` (schema routes): canonical value, the JSON text for the core, and the negotiated response
  * format (`Accept`, else the request's own media type).
  * The body is read by hand (a bounded buffer of chunks) rather than with body-parser, which
  * drains the whole of an oversized body before it answers 413.
@@ -23,12 +23,14 @@ import type { Request, RequestHandler } from 'express';
 import { parseJsonBody } from '../../contracts/json-codec';
 import type { BodyContracts, ParsedDocument } from '../../contracts/body-contract';
 import { GatewayError } from '../../errors/catalogue';
-import { context, type WireFormat } from '../../pipeline/context';
+import { context, type OpaqueBody, type WireFormat } from '../../pipeline/context';
 import { SafeXmlParser } from '../../xml/safe-xml';
 import type { BodyConfig } from './body.schema';
 
 export interface BodyDeps {
   readonly contracts: BodyContracts;
+  /** Largest body of a route without a body schema (`core.maxStreamedBodyBytes`). */
+  readonly opaqueMaxBytes: number;
 }
 
 const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
@@ -117,6 +119,29 @@ function negotiate(req: Request, requestType: string, produces: readonly string[
   return typeof chosen === 'string' ? chosen : requestType;
 }
 
+/** Whether the request has a body at all (a length above zero, or chunks). */
+function hasBody(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
+}
+
+/**
+ * The body of a route the gateway does not parse (resource POST and PUT), read whole so that the
+ * core gets it with the gateway's own framing and the core's time starts once it is sent.
+ */
+async function readOpaqueBody(req: Request, consumes: readonly string[], maxBytes: number): Promise<OpaqueBody> {
+  if (!hasBody(req)) return { bytes: Buffer.alloc(0), contentType: null };
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const mediaType = parseMediaType(req.headers['content-type']);
+  if (mediaType === null || !consumes.includes(mediaType.type)) throw unsupported('This operation does not accept that Content-Type.', consumes);
+  if (mediaType.charset !== undefined && mediaType.charset !== 'utf-8') throw unsupported('The body must be UTF-8.', consumes);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw unsupported('Content-Encoding is not supported.', consumes);
+  const bytes = await readBody(req, maxBytes);
+  return { bytes, contentType: req.headers['content-type'] as string };
+}
+
 /** A body's bytes → parsed document (strict UTF-8, then JSON or safe XML); throws a 400 when that fails. */
 export class BodyParser {
   private readonly xml: SafeXmlParser;
@@ -146,8 +171,15 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
     const ctx = context(res);
     const route = ctx.route;
     const contract = route?.bodySchema ? deps.contracts.get(route.bodySchema) : undefined;
-    if (!route || !contract) {
+    if (!route || route.consumes.length === 0) {
       next();
+      return;
+    }
+    if (!contract) {
+      readOpaqueBody(req, route.consumes, deps.opaqueMaxBytes).then((opaque) => {
+        ctx.rawBody = opaque;
+        next();
+      }, next);
       return;
     }
     const declared = req.headers['content-length'];

@@ -5,7 +5,7 @@
  * - a 2xx answer is stored for replays (`complete`), then sent;
  * - a 4xx answer means nothing was posted: the claim is released (`abandon`), so a corrected
  *   retry under the same key (with supervisor credentials, say) may post;
- * - a 5xx answer (told to the vendor as 502 `bad_gateway`, the core's body withheld), a timeout
+ * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: the key turns `outcome_unknown`
  *   (`unknown`) and is never sent again; a breaker refusal or a refused connection never
  *   reached the core, so the claim is released.
@@ -17,15 +17,12 @@ import type { RequestHandler } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
 import { renderAnswerForVendor } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
-import type { CoreExchange } from '../../core-client/exchange';
-import { identityHeaders } from '../../core-client/identity-headers';
+import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/catalogue';
 import { context } from '../../pipeline/context';
-import { noteUpstreamDuration } from '../../pipeline/observe';
-import { idempotencyGuard } from '../idempotency/idempotency';
 
 export interface ExchangeDeps {
-  readonly coreExchange: CoreExchange;
+  readonly coreClient: CoreClient;
   readonly contracts: BodyContracts;
 }
 
@@ -39,31 +36,24 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       next();
       return;
     }
-    const guard = idempotencyGuard(res);
+    const guard = ctx.idempotencyGuard;
     let answer;
     try {
-      answer = await deps.coreExchange(route.group, {
-        method: route.method,
-        path: req.originalUrl,
-        headers: { ...identityHeaders(req, ctx), 'content-type': 'application/json', accept: 'application/json' },
-        body: body.coreJson,
-      });
+      answer = await deps.coreClient.exchange(req, ctx, body.coreJson);
     } catch (err) {
-      await (err instanceof CoreCallError && !err.requestSent ? guard.abandon() : guard.unknown());
-      next(err);
-      return;
-    }
-    noteUpstreamDuration(res, answer.durationSeconds);
-    if (answer.status >= 500) {
-      // The core failed while it held the request: it may have posted. Its body (a stack trace,
-      // a host name) is not the vendor's to read.
+      if (err instanceof CoreCallError && !err.requestSent) {
+        await guard.abandon();
+        next(err);
+        return;
+      }
+      // The core may have posted (a timeout, a cut connection, a 5xx whose body the vendor never sees).
       await guard.unknown();
-      next(new GatewayError('bad_gateway', 'The core banking system failed while processing the request; its outcome is unknown. Check the account before posting again with a new key.'));
+      next(err instanceof CoreCallError && err.code === 'bad_gateway' && route.movesMoney ? outcomeUnknown(err) : err);
       return;
     }
 
     const contract = deps.contracts.get(route.bodySchema);
-    const contentType = String(answer.headers['content-type'] ?? '');
+    const contentType = answer.contentType;
     // The core's own error documents (not a DTO) pass through as the core wrote them.
     const isDto = contract !== undefined && JSON_MEDIA_TYPE.test(contentType) && !/problem\+json/i.test(contentType);
     let payload: Buffer;
@@ -83,4 +73,8 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
     res.status(answer.status).setHeader('Content-Type', mediaType);
     res.end(payload);
   };
+}
+
+function outcomeUnknown(cause: CoreCallError): GatewayError {
+  return new GatewayError('bad_gateway', `${cause.detail} Its outcome is unknown: check the account before posting again with a new key.`, { cause });
 }

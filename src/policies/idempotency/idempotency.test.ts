@@ -12,12 +12,12 @@ import Redis from 'ioredis';
 import { ROUTES } from '../../catalogue/catalogue';
 import { GatewayError } from '../../errors/catalogue';
 import { createLogger } from '../../logging/logger';
-import { context, setContext } from '../../pipeline/context';
+import { context, newContext, setContext } from '../../pipeline/context';
 import { createErrorHandler } from '../../pipeline/error-handler';
 import { startEchoCore, type EchoCore } from '../../../test/support/echo-core';
 import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
 import { within } from '../../../test/support/within';
-import { createIdempotencyStore, idempotency, idempotencyGuard } from './idempotency';
+import { createIdempotencyStore, idempotency } from './idempotency';
 import type { IdempotencyConfig } from './idempotency.schema';
 import { MemoryIdempotencyStore } from './memory-store';
 import { RedisIdempotencyStore } from './redis-store';
@@ -55,7 +55,7 @@ function startCountingCore(): Promise<EchoCore> {
  */
 function terminal(core: EchoCore): RequestHandler {
   return async function postToCore(req, res, next) {
-    const guard = idempotencyGuard(res);
+    const guard = context(res).idempotencyGuard;
     res.setHeader('X-Test-Guarded', String(guard.guarded));
     const mode = req.get('x-test-core') ?? 'post';
     if (mode === 'refuse') {
@@ -99,13 +99,10 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
     const apiId = req.get('x-test-api') ?? DEPOSIT;
     const coreJson = String(req.body);
     setContext(res, {
-      requestId: 'test',
-      startedAt: process.hrtime.bigint(),
-      match: null,
+      ...newContext('test'),
       route: ROUTES.find((r) => r.apiId === apiId) ?? null,
       params: {},
       principal: { vendorId: req.get('x-test-vendor') ?? 'acme', vendorName: 'Acme', keyId: 'key-1', userId: 'u1' },
-      vendor: null,
       body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json' },
     });
     next();

@@ -17,40 +17,19 @@
  * posted unguarded. A request with no key at all passes through unguarded (the vendor chose
  * not to be protected; the sandbox ledger still refuses a repeated externalRefNo per account).
  *
- * Reads the route, principal and parsed body from the context and the key header; sets the
- * guard in `res.locals`, or answers a replay itself. Errors go to the error handler.
+ * Reads the route, principal and parsed body from the context and the key header; sets
+ * `ctx.idempotencyGuard`, or answers a replay itself. Errors go to the error handler.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Cluster, Redis } from 'ioredis';
 import { GatewayError } from '../../errors/catalogue';
 import type { Logger } from '../../logging/logger';
-import { context } from '../../pipeline/context';
+import { context, type IdempotencyGuard, type StoredResponse } from '../../pipeline/context';
 import type { IdempotencyConfig } from './idempotency.schema';
 import { MemoryIdempotencyStore } from './memory-store';
 import { RedisIdempotencyStore } from './redis-store';
-import type { IdempotencyStore, StoredResponse } from './store';
-
-/**
- * How the terminal step settles the claim of the one request allowed to reach the core.
- * Every method resolves, never rejects: when the store cannot be written the key stays in
- * flight and turns into outcome_unknown at its deadline, the safe side. After complete() or
- * abandon() further calls do nothing; unknown() may still be followed by either, since the
- * outcome may become known later. If the response closes with the claim unsettled (a step
- * answered without settling it, or the client went away), the key is marked unknown.
- */
-export interface IdempotencyGuard {
-  /** False when the request carried no key (or is not money movement): nothing is guarded. */
-  readonly guarded: boolean;
-  /** The core answered: store this vendor-facing response for replays, then send it. */
-  complete(response: StoredResponse): Promise<void>;
-  /** The core was certainly not reached (breaker open, connection refused): free the key for a retry. */
-  abandon(): Promise<void>;
-  /** The request may have reached the core (timeout or reset after sending): retries get 409 outcome_unknown. */
-  unknown(): Promise<void>;
-}
-
-export type { StoredResponse } from './store';
+import type { IdempotencyStore } from './store';
 
 export interface IdempotencyDeps {
   readonly store: IdempotencyStore;
@@ -63,22 +42,9 @@ export interface IdempotencyDeps {
   readonly fingerprintKey: string;
 }
 
-const GUARD_LOCAL = 'idempotencyGuard';
 const MAX_KEY_LENGTH = 255;
 /** Visible ASCII, inner spaces allowed: what a header can carry unambiguously. */
 const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-
-const UNGUARDED: IdempotencyGuard = Object.freeze({
-  guarded: false,
-  complete: () => Promise.resolve(),
-  abandon: () => Promise.resolve(),
-  unknown: () => Promise.resolve(),
-});
-
-/** The guard of this request; an unguarded no-op one when the step left none. */
-export function idempotencyGuard(res: Response): IdempotencyGuard {
-  return (res.locals[GUARD_LOCAL] as IdempotencyGuard | undefined) ?? UNGUARDED;
-}
 
 /** The store for the deployment: Redis when there is one (shared by every instance), else memory. */
 export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis | Cluster | null, keyPrefix: string): IdempotencyStore {
@@ -95,7 +61,8 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
   const { store, logger } = deps;
 
   return function idempotencyStep(req, res, next) {
-    const { route, principal, body } = context(res);
+    const ctx = context(res);
+    const { route, principal, body } = ctx;
     if (!route?.movesMoney || !principal || !body) {
       next();
       return;
@@ -121,7 +88,7 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
         switch (outcome.kind) {
           case 'claimed': {
             const guard = new ClaimedKey(store, logger, scope, fingerprint, token);
-            res.locals[GUARD_LOCAL] = guard;
+            ctx.idempotencyGuard = guard;
             res.once('close', () => guard.settleIfForgotten());
             next();
             return;

@@ -12,12 +12,10 @@
  * that claimed it; the same key with another fingerprint is a mismatch whatever the state.
  */
 
+import type { StoredResponse } from '../../pipeline/context';
+
 /** A vendor-facing response, stored once and replayed byte for byte. */
-export interface StoredResponse {
-  readonly status: number;
-  readonly contentType: string;
-  readonly body: Buffer;
-}
+export type { StoredResponse };
 
 export type ClaimOutcome =
   | { readonly kind: 'claimed' }

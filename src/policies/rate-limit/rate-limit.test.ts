@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import Redis from 'ioredis';
 import { GatewayError } from '../../errors/catalogue';
 import { createLogger } from '../../logging/logger';
-import { setContext } from '../../pipeline/context';
+import { newContext, setContext } from '../../pipeline/context';
 import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
 import { rateLimit } from './rate-limit';
 import type { RateLimitConfig } from './rate-limit.schema';
@@ -30,14 +30,9 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
   app.use(function fakeAuthenticated(req, res, next) {
     const keyId = String(req.headers['x-key-id'] ?? 'key-1');
     setContext(res, {
-      requestId: 'r',
-      startedAt: process.hrtime.bigint(),
-      match: null,
-      route: null,
-      params: null,
+      ...newContext('r'),
       principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u' },
       vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 5, durationSeconds: 30 }, licences: [], keys: [] },
-      body: null,
     });
     next();
   });

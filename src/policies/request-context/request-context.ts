@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { setContext, type RequestContext } from '../../pipeline/context';
+import { newContext, setContext } from '../../pipeline/context';
 import type { RequestObserver } from '../../pipeline/observe';
 import type { RequestContextConfig } from './request-context.schema';
 
@@ -23,16 +23,7 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
   return function requestContextStep(req, res, next) {
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
-    const ctx: RequestContext = {
-      requestId,
-      startedAt: process.hrtime.bigint(),
-      match: null,
-      route: null,
-      params: null,
-      principal: null,
-      vendor: null,
-      body: null,
-    };
+    const ctx = newContext(requestId);
     setContext(res, ctx);
     // 'close' fires for every exchange, also when the client goes away before the end.
     if (onFinish) res.once('close', () => onFinish(req, res, ctx));

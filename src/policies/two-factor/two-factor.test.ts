@@ -31,7 +31,7 @@ import { authenticateSchema } from '../authenticate/authenticate.schema';
 import { authorize } from '../authorize/authorize';
 import { body } from '../body/body';
 import { bodyConfigSchema } from '../body/body.schema';
-import { idempotency, idempotencyGuard } from '../idempotency/idempotency';
+import { idempotency } from '../idempotency/idempotency';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store';
 import { requestContext } from '../request-context/request-context';
 import { requestContextSchema } from '../request-context/request-context.schema';
@@ -92,7 +92,7 @@ function coreCall(coreUrl: string, coreBodies: string[]): RequestHandler {
     });
     const text = Buffer.from(await answer.arrayBuffer());
     const contentType = answer.headers.get('content-type') ?? 'application/json';
-    await idempotencyGuard(res).complete({ status: answer.status, contentType, body: text });
+    await context(res).idempotencyGuard.complete({ status: answer.status, contentType, body: text });
     res.status(answer.status).type(contentType).send(text);
   };
 }
@@ -141,7 +141,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     routeMatch(new RouteMatcher(ROUTES)),
     authenticate(authenticateSchema.parse({}), { access }),
     authorize({ access }),
-    body(bodyConfigSchema.parse({}), { contracts: new Map(bankAccountContracts().map((c) => [c.id, c])) }),
+    body(bodyConfigSchema.parse({}), { contracts: new Map(bankAccountContracts().map((c) => [c.id, c])), opaqueMaxBytes: 1024 * 1024 }),
     steps.verification,
     idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000 }, {
       store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),

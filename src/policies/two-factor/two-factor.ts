@@ -31,7 +31,6 @@ import { GatewayError } from '../../errors/catalogue';
 import type { Logger } from '../../logging/logger';
 import { context, type RequestContext } from '../../pipeline/context';
 import type { Principal } from '../../access/snapshot';
-import { idempotencyGuard } from '../idempotency/idempotency';
 import { maskPhoneNumber, type SmsProvider } from '../../sms/provider';
 import { SendLimits } from './send-limits';
 import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './store';
@@ -165,7 +164,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
         await redeemCode(ctx);
       } catch (err) {
         // The core was not reached: free the idempotency key, so a retry with the right code may use it.
-        await idempotencyGuard(res).abandon();
+        await ctx.idempotencyGuard.abandon();
         throw err;
       }
       next();

@@ -1,0 +1,333 @@
+/**
+ * The one road to the core: every request the core receives is built and sent here, and every
+ * answer from it is classified here. The pipeline's two final steps only call it: exchange
+ * (receipts, bank-account writes: buffered both ways) and forward (everything else: the answer
+ * streams back).
+ *
+ * What the core receives is built from what the pipeline authorised, never copied from the
+ * vendor: the target from the request-target step (core-target.ts), headers from an allow-list
+ * (core-headers.ts), and framing of our own, since a body is always read whole before the core
+ * is called (Content-Length; no framing header without a body). What the vendor receives:
+ * - an answer below 500, streamed: its status, `core.passResponseHeaders` and its body;
+ * - an answer below 500, buffered: the whole answer, up to `core.maxBufferedResponseBytes`
+ *   (502 `bad_gateway` past it, the core's connection cut);
+ * - an answer of 500 or more: never the core's body or headers; 502 `bad_gateway`, the body
+ *   logged at debug level with the request id.
+ *
+ * Every call goes through its group's breaker, whose timer starts when the request, body
+ * included, is handed to the core: a vendor's slow upload happened before and is bounded by
+ * the server's request timeout (408). Only a GET is tried twice, and only after a connection
+ * error. A streamed call is abandoned when its vendor goes away; a buffered one (money) runs to
+ * its end so its outcome is known. Failures reject with CoreCallError (503 core_unavailable,
+ * 504 core_timeout, 502 bad_gateway), saying whether the core may have received the request.
+ *
+ * Reads the request context (route, coreTarget, principal, rawBody); sets ctx.upstreamSeconds,
+ * ctx.streamedBytesOut and `gateway_upstream_duration_seconds{group}`.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Request, Response } from 'express';
+import type { Logger } from '../logging/logger';
+import type { RequestContext } from '../pipeline/context';
+import { BreakerTimeoutError, type CoreBreaker, type CoreBreakers } from './breakers';
+import { CoreCallError, toCoreCallError } from './core-call-error';
+import type { CoreClientConfig } from './core-client.schema';
+import { coreRequestHeaders, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
+import type { ForwardedResolver } from './forwarded';
+
+export interface CoreClientDeps {
+  readonly coreUrl: string;
+  readonly agent: http.Agent;
+  readonly breakers: CoreBreakers;
+  readonly config: Pick<CoreClientConfig, 'passHeaders' | 'passResponseHeaders' | 'maxBufferedResponseBytes'>;
+  readonly forwarded: ForwardedResolver;
+  readonly logger: Logger;
+}
+
+/** A whole answer of the core, below 500. */
+export interface BufferedAnswer {
+  readonly status: number;
+  /** The core's Content-Type, empty when it sent none. */
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+export interface CoreClient {
+  /** Sends the authorised request and streams the answer to the vendor; rejects only before anything was written. */
+  stream(req: Request, res: Response, ctx: RequestContext): Promise<void>;
+  /** Sends `json` to the core and returns its whole answer; never retried, never abandoned. */
+  exchange(req: Request, ctx: RequestContext, json: string): Promise<BufferedAnswer>;
+}
+
+/** No answer from the core: refused, reset, unreachable, or cut in the middle of a buffered answer. */
+class ConnectionFailure extends Error {}
+
+/** The core answered 500 or more: a failure for the breaker, and never shown to the vendor. */
+class ServerErrorAnswer extends Error {
+  constructor(
+    readonly status: number,
+    /** What the core said, for the debug log: the start of its body. */
+    readonly excerpt: Promise<string>,
+  ) {
+    super(`core answered ${status}`);
+  }
+}
+
+/** A buffered answer over `core.maxBufferedResponseBytes`. */
+class AnswerTooLarge extends Error {}
+
+/** The vendor went away before the core answered; nothing is left to answer. */
+const ABANDONED = Symbol('abandoned');
+
+/** How much of a 5xx body the debug log keeps. */
+const EXCERPT_BYTES = 4096;
+
+interface OutgoingRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: http.OutgoingHttpHeaders;
+  readonly body: Buffer | null;
+}
+
+function readExcerpt(incoming: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      incoming.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, EXCERPT_BYTES)));
+    };
+    incoming.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= EXCERPT_BYTES) done();
+    });
+    incoming.once('end', done);
+    incoming.once('error', done);
+  });
+}
+
+/** One try at the core: the request on the wire and what became of it. */
+class CoreAttempt<T> {
+  /** The request had a connection to the core: it may have been received. */
+  connected = false;
+  readonly settledWith: Promise<T | typeof ABANDONED>;
+  private request: http.ClientRequest | null = null;
+  private settled = false;
+  private readonly startedAt = process.hrtime.bigint();
+  private resolve!: (value: T | typeof ABANDONED) => void;
+  private reject!: (err: Error) => void;
+
+  constructor(
+    private readonly breaker: CoreBreaker,
+    private readonly ctx: RequestContext,
+  ) {
+    this.settledWith = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Sends `outgoing`; `onAnswer` settles the try from the core's answer (below 500). */
+  start(open: (outgoing: OutgoingRequest) => http.ClientRequest, outgoing: OutgoingRequest, onAnswer: (incoming: http.IncomingMessage, attempt: this) => void): Promise<T | typeof ABANDONED> {
+    const request = open(outgoing);
+    this.request = request;
+    request.once('socket', (socket) => {
+      // A pooled socket is already connected: from here the core may receive the request.
+      if (socket.connecting) socket.once('connect', () => (this.connected = true));
+      else this.connected = true;
+    });
+    request.once('response', (incoming) => {
+      if ((incoming.statusCode ?? 502) >= 500) {
+        this.observe();
+        this.fail(new ServerErrorAnswer(incoming.statusCode ?? 502, readExcerpt(incoming)));
+        return;
+      }
+      onAnswer(incoming, this);
+    });
+    request.on('error', (err) => this.fail(new ConnectionFailure(err.message, { cause: err })));
+    request.end(outgoing.body ?? undefined);
+    return this.settledWith;
+  }
+
+  /** The core's time so far: into `gateway_upstream_duration_seconds` and the access log. */
+  observe(): void {
+    const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+    this.breaker.upstreamDuration.observe(seconds);
+    this.ctx.upstreamSeconds = seconds;
+  }
+
+  succeed(value: T): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(value);
+  }
+
+  fail(err: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(err);
+  }
+
+  /** Cuts the request (a timeout: the breaker has already counted it). */
+  abort(): void {
+    this.request?.destroy();
+  }
+
+  /**
+   * The vendor went away: cut the request. An unsettled try ends as a success for the breaker,
+   * since the vendor ended it, not the core; not so the one probe of a half-open breaker, which
+   * would close it without evidence: that one is left to the breaker's timeout.
+   */
+  abandon(): void {
+    this.request?.destroy();
+    if (this.settled || this.breaker.state === 'half-open') return;
+    this.settled = true;
+    this.resolve(ABANDONED);
+  }
+}
+
+export function createCoreClient(deps: CoreClientDeps): CoreClient {
+  const base = new URL(deps.coreUrl);
+  const send = base.protocol === 'https:' ? https.request : http.request;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const headerRules: CoreHeaderRules = { passHeaders: deps.config.passHeaders, forwarded: deps.forwarded };
+  const responseHeaders = deps.config.passResponseHeaders;
+  const maxBufferedBytes = deps.config.maxBufferedResponseBytes;
+  const { logger } = deps;
+
+  const open = (outgoing: OutgoingRequest): http.ClientRequest =>
+    send({
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port,
+      path: basePath + outgoing.path,
+      method: outgoing.method,
+      agent: deps.agent,
+      headers: outgoing.headers,
+    });
+
+  function outgoingFor(req: Request, ctx: RequestContext, body: Buffer | null, contentType: string | null): OutgoingRequest {
+    const { route, coreTarget } = ctx;
+    if (!route || coreTarget === null) throw new Error('the core is called only for a matched route with a checked target');
+    const framing: CoreBodyFraming | null = body ? { contentType, length: body.length } : null;
+    return { method: route.method, path: coreTarget, headers: coreRequestHeaders(req, ctx, headerRules, framing), body };
+  }
+
+  /** Maps what a breaker run rejected with; the core's own failures never reach the vendor as the core wrote them. */
+  function failure<T>(err: unknown, attempt: CoreAttempt<T>, ctx: RequestContext): CoreCallError {
+    if (err instanceof ServerErrorAnswer) {
+      void err.excerpt.then((excerpt) => logger.debug({ requestId: ctx.requestId, coreStatus: err.status, coreBody: excerpt }, 'core answered with a server error'));
+      return new CoreCallError('bad_gateway', true, { cause: err, detail: 'The core banking system failed while processing the request.' });
+    }
+    if (err instanceof AnswerTooLarge) {
+      return new CoreCallError('bad_gateway', true, { cause: err, detail: "The core banking system's answer was larger than this gateway accepts." });
+    }
+    if (err instanceof BreakerTimeoutError) {
+      attempt.observe();
+      attempt.abort();
+    }
+    return toCoreCallError(err, attempt.connected);
+  }
+
+  function pipeAnswer(incoming: http.IncomingMessage, res: Response, ctx: RequestContext): void {
+    res.statusCode = incoming.statusCode ?? 502;
+    for (const [name, value] of vendorResponseHeaders(incoming.headers, responseHeaders)) res.setHeader(name, value);
+    if (incoming.headers['content-length'] === undefined) incoming.on('data', (chunk: Buffer) => (ctx.streamedBytesOut += chunk.length));
+    // A core that dies halfway through its body must not leave the vendor waiting forever.
+    incoming.once('close', () => {
+      if (!incoming.complete) res.destroy();
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) incoming.destroy();
+    });
+    incoming.pipe(res);
+  }
+
+  return {
+    async stream(req, res, ctx) {
+      const route = ctx.route;
+      if (!route) throw new Error('the core is called only for a matched route');
+      const raw = ctx.rawBody;
+      const outgoing = outgoingFor(req, ctx, raw?.bytes ?? null, raw?.contentType ?? null);
+      const breaker = deps.breakers.get(route.group);
+      let gone = res.destroyed;
+      for (let tries = 1; !gone; tries++) {
+        const attempt = new CoreAttempt<http.IncomingMessage>(breaker, ctx);
+        const vendorGone = (): void => {
+          if (res.writableFinished) return;
+          gone = true;
+          attempt.abandon();
+        };
+        res.once('close', vendorGone);
+        let incoming: http.IncomingMessage | typeof ABANDONED;
+        try {
+          incoming = await breaker.run(() =>
+            attempt.start(open, outgoing, (answer, self) => {
+              self.observe();
+              self.succeed(answer);
+            }),
+          );
+        } catch (err) {
+          if (gone) return;
+          if (err instanceof ConnectionFailure && tries === 1 && route.method === 'GET') continue;
+          throw failure(err, attempt, ctx);
+        } finally {
+          res.off('close', vendorGone);
+        }
+        if (incoming === ABANDONED || gone) {
+          if (incoming !== ABANDONED) incoming.destroy();
+          return;
+        }
+        pipeAnswer(incoming, res, ctx);
+        return;
+      }
+    },
+
+    async exchange(req, ctx, json) {
+      const route = ctx.route;
+      if (!route) throw new Error('the core is called only for a matched route');
+      const body = Buffer.from(json, 'utf8');
+      const outgoing = outgoingFor(req, ctx, body, 'application/json');
+      const breaker = deps.breakers.get(route.group);
+      const attempt = new CoreAttempt<BufferedAnswer>(breaker, ctx);
+      let answer: BufferedAnswer | typeof ABANDONED;
+      try {
+        answer = await breaker.run(() => attempt.start(open, outgoing, (incoming, self) => readWhole(incoming, self, maxBufferedBytes)));
+      } catch (err) {
+        throw failure(err, attempt, ctx);
+      }
+      if (answer === ABANDONED) throw new Error('a buffered call is never abandoned');
+      return answer;
+    },
+  };
+}
+
+/** Reads a buffered answer to its end, up to `maxBytes`; the attempt settles with it. */
+function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<BufferedAnswer>, maxBytes: number): void {
+  const declared = Number(incoming.headers['content-length']);
+  if (declared > maxBytes) {
+    attempt.abort();
+    attempt.fail(new AnswerTooLarge(`core answer of ${declared} bytes`));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  incoming.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) {
+      attempt.abort();
+      attempt.fail(new AnswerTooLarge(`core answer over ${maxBytes} bytes`));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  incoming.once('error', (err) => attempt.fail(new ConnectionFailure(err.message, { cause: err })));
+  incoming.once('close', () => {
+    if (!incoming.complete) attempt.fail(new ConnectionFailure('core closed the connection before the end of its answer'));
+  });
+  incoming.once('end', () => {
+    attempt.observe();
+    attempt.succeed({ status: incoming.statusCode ?? 502, contentType: String(incoming.headers['content-type'] ?? ''), body: Buffer.concat(chunks, size) });
+  });
+}

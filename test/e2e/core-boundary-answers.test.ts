@@ -1,0 +1,233 @@
+/**
+ * The boundary between vendor and core, answer side and trust: what the vendor gets back from
+ * the core is an allow-list; a core failure never shows its insides; a buffered answer has a
+ * size cap; the forwarding headers the core reads come from the gateway (trusted proxies,
+ * `server.publicUrl`), never from a vendor; and a vendor's slow upload is not the core's time.
+ */
+import http from 'node:http';
+import { createSandboxApp } from '../../src/sandbox/app';
+import { createSandboxData } from '../../src/sandbox/data';
+import { startGateway } from '../../src/gateway';
+import { createLogger } from '../../src/logging/logger';
+import { testConfig } from '../support/config';
+import { testKey, writeAccessFile } from '../support/access-fixture';
+import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
+import { listenOnLoopback, type Listening } from '../support/listen';
+import { rawExchange, rawRequest } from '../support/raw-http';
+import { answerFrom, echoAnswer, startRecordingCore, type CoreResponder, type RecordingCore } from '../support/recording-core';
+import { within } from '../support/within';
+
+const DEMO = { 'X-Vendor-Token': SANDBOX_KEYS.demo };
+const DEPOSIT = '/api/transaction/savings/deposit';
+const DEPOSIT_BODY = '{"cuAccountID":50001,"amount":10.00,"externalRefNo":"B-1"}';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** The core's answer for the next request: switched by each test. */
+let respond: CoreResponder = echoAnswer;
+
+describe("the core's answers", () => {
+  let core: RecordingCore;
+  let gateway: TestGateway;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    core = await startRecordingCore((request, res) => respond(request, res));
+    const config = testConfig({ core: { url: core.url, maxBufferedResponseBytes: 2048 }, log: { level: 'debug' } });
+    const running = await startGateway(config, createLogger('debug', { write: (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)) }));
+    gateway = Object.assign(running, { url: `http://127.0.0.1:${running.vendorPort}`, statusUrl: `http://127.0.0.1:${running.statusPort}`, config });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await core.close();
+  });
+  beforeEach(() => core.reset());
+
+  it("replaces a core 5xx on a streamed route with 502 bad_gateway: no stack trace, cookie or internal header, the core's body logged at debug", async () => {
+    respond = (_request, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain', 'set-cookie': 'core-session=abc', 'x-core-host': 'cbs-node-7.internal' });
+      res.end('java.lang.NullPointerException at com.bank.core.Accounts.read(Accounts.java:42) host=cbs-node-7.internal');
+    };
+    const answer = await call(`${gateway.url}/accounts/50001`, { headers: DEMO });
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway', status: 502 });
+    expect(answer.body).not.toMatch(/NullPointer|cbs-node|Accounts\.java/);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(answer.headers['x-core-host']).toBeUndefined();
+    await within(1000, () => logLines.some((line) => line.includes('NullPointerException')));
+    const logged = JSON.parse(logLines.find((line) => line.includes('NullPointerException')) ?? '{}') as Record<string, unknown>;
+    expect(logged).toMatchObject({ requestId: answer.headers['x-request-id'], coreStatus: 500 });
+  });
+
+  it("passes back only the allow-listed headers of the core's answer", async () => {
+    respond = (_request, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': '19',
+        etag: '"v1"',
+        'cache-control': 'no-store',
+        'set-cookie': 'core-session=abc',
+        'x-core-node': 'cbs-node-7',
+        server: 'CoreBank/9.1',
+        via: '1.1 core-lb',
+        'x-powered-by': 'CoreBank',
+        'access-control-allow-origin': '*',
+      });
+      res.end('{"AccountId":50001}');
+    };
+    const answer = await call(`${gateway.url}/accounts/50001`, { headers: DEMO });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe('{"AccountId":50001}');
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json', etag: '"v1"', 'cache-control': 'no-store', 'content-length': '19' });
+    for (const name of ['set-cookie', 'x-core-node', 'server', 'via', 'x-powered-by', 'access-control-allow-origin']) expect(answer.headers[name]).toBeUndefined();
+  });
+
+  it('tells a money movement whose core failed with a 5xx that its outcome is unknown, and never sends that key again', async () => {
+    respond = (_request, res) => {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<h1>core down for maintenance on cbs-node-7</h1>');
+    };
+    const headers = { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': 'five-hundred-1' };
+    const first = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+    expect(first.status).toBe(502);
+    expect(JSON.parse(first.body).detail).toMatch(/outcome is unknown/);
+    expect(first.body).not.toContain('cbs-node-7');
+    const retry = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+    expect(JSON.parse(retry.body)).toMatchObject({ code: 'outcome_unknown' });
+    expect(core.parsed).toHaveLength(1);
+  });
+
+  it.each([
+    ['with a Content-Length', true],
+    ['chunked', false],
+  ])('answers 502 to a buffered answer over core.maxBufferedResponseBytes (%s), and never sends that key again', async (_label, declared) => {
+    const big = JSON.stringify({ receiptNumber: 1, padding: 'x'.repeat(5000) });
+    respond = (_request, res) => {
+      res.writeHead(200, declared ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) } : { 'content-type': 'application/json' });
+      if (declared) res.end(big);
+      else for (let i = 0; i < big.length; i += 500) res.write(big.slice(i, i + 500));
+      if (!declared) res.end();
+    };
+    const headers = { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `too-large-${String(declared)}` };
+    const first = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+    expect(first.status).toBe(502);
+    expect(JSON.parse(first.body)).toMatchObject({ code: 'bad_gateway' });
+    expect(first.body).not.toContain('padding');
+    const retry = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+    expect(JSON.parse(retry.body)).toMatchObject({ code: 'outcome_unknown' });
+    expect(core.parsed).toHaveLength(1);
+  });
+});
+
+describe('where a call came from, as the core is told', () => {
+  let sandbox: Listening;
+  let core: RecordingCore;
+
+  beforeAll(async () => {
+    sandbox = await listenOnLoopback(createSandboxApp({ data: createSandboxData(42), defaultPageSize: 20, maxPageSize: 100 }));
+    core = await startRecordingCore(answerFrom(sandbox.url));
+  });
+  afterAll(async () => {
+    await core.close();
+    await sandbox.close();
+  });
+  beforeEach(() => core.reset());
+
+  const spoofed = { ...DEMO, Host: 'evil.example', 'X-Forwarded-For': '6.6.6.6, 7.7.7.7', 'X-Forwarded-Host': 'evil.example, api.bank.example', 'X-Forwarded-Proto': 'https' };
+
+  async function forwardedSeen(overrides: Parameters<typeof startTestGateway>[0]): Promise<{ seen: http.IncomingHttpHeaders; page: string; port: number }> {
+    const gateway = await startTestGateway({ core: { url: core.url }, ...overrides });
+    try {
+      const answer = await call(`${gateway.url}/banks?paged=true&pageSize=2`, { headers: spoofed });
+      expect(answer.status).toBe(200);
+      return { seen: core.parsed[0]?.headers ?? {}, page: answer.body, port: gateway.vendorPort };
+    } finally {
+      await gateway.stop();
+    }
+  }
+
+  it('believes no forwarded header and no Host by default: the listener and the socket say where the call came from', async () => {
+    const { seen, page, port } = await forwardedSeen({});
+    expect(seen).toMatchObject({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': `127.0.0.1:${port}`, 'x-forwarded-proto': 'http' });
+    expect(page).not.toContain('evil.example');
+    expect(page).toContain(`http://127.0.0.1:${port}/banks?`);
+  });
+
+  it('believes X-Forwarded-* from a trusted proxy: the client before it, and the host and scheme that proxy wrote last', async () => {
+    const { seen, page } = await forwardedSeen({ server: { trustedProxies: ['127.0.0.0/8'] } });
+    expect(seen).toMatchObject({ 'x-forwarded-for': '7.7.7.7', 'x-forwarded-host': 'api.bank.example', 'x-forwarded-proto': 'https' });
+    expect(page).toContain('https://api.bank.example/banks?');
+    expect(page).not.toContain('evil.example');
+  });
+
+  it('ignores X-Forwarded-* from an address outside server.trustedProxies', async () => {
+    const { seen, port } = await forwardedSeen({ server: { trustedProxies: ['10.0.0.0/8'] } });
+    expect(seen).toMatchObject({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': `127.0.0.1:${port}`, 'x-forwarded-proto': 'http' });
+  });
+
+  it('takes scheme and host from server.publicUrl when set, whatever a proxy or vendor says', async () => {
+    const { seen, page } = await forwardedSeen({ server: { trustedProxies: ['127.0.0.0/8'], publicUrl: 'https://gateway.bank.example' } });
+    expect(seen).toMatchObject({ 'x-forwarded-for': '7.7.7.7', 'x-forwarded-host': 'gateway.bank.example', 'x-forwarded-proto': 'https' });
+    expect(page).toContain('https://gateway.bank.example/banks?');
+  });
+});
+
+describe("a vendor's slow upload", () => {
+  const writer = testKey('k-writer', 'writer');
+  let core: RecordingCore;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    core = await startRecordingCore();
+    const access = writeAccessFile({
+      vendors: [{ id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 10_000, durationSeconds: 60 }, licences: [{ id: 'l', api: '*' }], keys: [writer.record] }],
+      users: [{ id: 'writer', permissions: [{ id: 'p', api: '*' }] }],
+    });
+    gateway = await startTestGateway({
+      server: { requestTimeoutMs: 1000, headersTimeoutMs: 500 },
+      core: { url: core.url, breakers: { resources: { timeoutMs: 200, volumeThreshold: 1, errorThresholdPercentage: 1 } } },
+      access: { file: access },
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await core.close();
+  });
+
+  /** A POST whose declared body stops after its first byte; resolves with the status the gateway sent. */
+  function trickle(): Promise<number> {
+    const body = '{"Name":"Ada Lovelace"}';
+    return rawExchange(
+      gateway.vendorPort,
+      rawRequest(['POST /customers HTTP/1.1', 'Host: x', `X-Vendor-Token: ${writer.secret}`, 'Content-Type: application/json', `Content-Length: ${body.length}`], body.slice(0, 1)),
+      { timeoutMs: 4000 },
+    ).then((exchange) => exchange.responses[0]?.status ?? 0);
+  }
+
+  it("answers 408 once server.requestTimeoutMs is over, never calls the core, and leaves the core's breaker closed", async () => {
+    const statuses = await Promise.all([trickle(), trickle(), trickle()]);
+    expect(statuses).toEqual([408, 408, 408]);
+    expect(core.parsed).toHaveLength(0);
+    const health = (await (await fetch(`${gateway.statusUrl}/health/ready`)).json()) as { breakers: Record<string, string> };
+    expect(health.breakers.resources).toBe('closed');
+    const next = await call(`${gateway.url}/customers`, { method: 'POST', headers: { 'X-Vendor-Token': writer.secret, 'content-type': 'application/json' }, body: '{}' });
+    expect(next.status).toBe(200);
+    expect(core.parsed).toHaveLength(1);
+  });
+});
