@@ -18,10 +18,11 @@ import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
-import { createRedisClient, describeRedisTarget, redisConfigured, RedisHealth, type RedisClient } from './access/redis-client';
-import { RedisAccessStore } from './access/redis-store';
-import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/store';
-import type { GatewayConfig } from './config/schema';
+import { createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
+import { redisConfigured } from './redis/redis.schema';
+import { RedisAccessStore } from './access/redis-access-store';
+import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';
+import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgent } from './core-client/agent';
 import { CoreBreakers } from './core-client/breakers';
 import { createCoreClient } from './core-client/core-client';
@@ -34,8 +35,8 @@ import { buildVendorApp } from './pipeline/chain';
 import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
-import { drainListener, inFlightRequests, openListener, type ListenOptions } from './status/listener';
-import type { ShutdownConfig } from './status/shutdown.schema';
+import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
+import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
 
 export interface RunningGateway {
@@ -195,7 +196,6 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     logger,
     access,
     coreClient,
-    breakers,
     metrics,
     redis: backend.redis,
     keyUsage,

@@ -7,7 +7,7 @@
  * the configuration is invalid, 0 after a graceful stop, 1 when stopping failed.
  */
 import { ConfigError, loadConfig } from './config/config';
-import { AccessFileError } from './access/store';
+import { AccessFileError } from './access/access-store';
 import { StartupError, startGateway } from './gateway';
 import { createLogger } from './logging/logger';
 

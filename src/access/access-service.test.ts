@@ -1,9 +1,10 @@
 import { isWellFormedApiKey, hashApiKey } from './api-key';
-import { AccessService, diffAccessDocuments } from './access-service';
+import { diffAccessDocuments } from './access-diff';
+import { AccessService } from './access-service';
 import { accessDocumentSchema, type AccessDocument } from './model';
 import { AccessSnapshot } from './snapshot';
-import { MemoryAccessStore } from './store';
-import { GatewayError } from '../errors/catalogue';
+import { MemoryAccessStore } from './access-store';
+import { GatewayError } from '../errors/error-catalogue';
 
 const HASH_A = `sha256:${'a'.repeat(64)}`;
 const HASH_B = `sha256:${'b'.repeat(64)}`;

@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../logging/logger';
 import { AccessSnapshot } from './snapshot';
-import type { AccessStore } from './store';
+import type { AccessStore } from './access-store';
 
 export interface AccessCacheStatus {
   readonly loaded: boolean;

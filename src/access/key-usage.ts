@@ -7,7 +7,7 @@
  * a request never waits on it and the access document's version never moves for it.
  * Reads: the authenticated key ids; sets: the usage store.
  */
-import type { RedisClient } from './redis-client';
+import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from '../logging/logger';
 
 export interface KeyUsageStore {

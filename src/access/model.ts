@@ -1,5 +1,5 @@
 /**
- * The access model (public contract, DESIGN.md "Access model"): vendors with their keys and
+ * The access model (public contract: README "Access control"): vendors with their keys and
  * licences, and users with their permissions. One schema validates the declarative file,
  * the admin API bodies and what is read back from a store.
  *

@@ -6,7 +6,7 @@ import { stringify as toYaml } from 'yaml';
 import { AccessService } from '../access/access-service';
 import { isWellFormedApiKey } from '../access/api-key';
 import { AccessSnapshot } from '../access/snapshot';
-import { MemoryAccessStore, readAccessFile } from '../access/store';
+import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';

@@ -1,5 +1,5 @@
 /**
- * The admin API (public contract, DESIGN.md "Admin API"): vendors, keys, licences, user
+ * The admin API (public contract: README "Admin API"): vendors, keys, licences, user
  * permissions, rate limits, the whole access document and the audit log, under `/v1`.
  *
  * Reads `Authorization: Bearer <admin token>` (compared in constant time), JSON bodies, and a
@@ -15,11 +15,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import type { AccessService, Outcome } from '../access/access-service';
-import { ROUTES } from '../catalogue/catalogue';
-import { GatewayError } from '../errors/catalogue';
+import { ROUTES } from '../catalogue/api-catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
-import { createErrorHandler } from '../pipeline/error-handler';
-import { getContext } from '../pipeline/context';
+import { createErrorHandler } from '../request/error-handler';
+import { authenticatedAdmin, context } from '../request/context';
 import { requestContext } from '../policies/request-context/request-context';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
 import type { SmsOutboxReader } from '../sms/outbox';
@@ -63,7 +63,7 @@ function bearerAuth(adminToken: string): RequestHandler {
       );
       return;
     }
-    res.locals.actor = actor;
+    context(res).adminActor = actor;
     next();
   };
 }
@@ -299,8 +299,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
       return async function auditedWrite(req, res) {
         const outcome = await run(req);
         if (outcome.change) {
-          const actor = res.locals.actor as string;
-          const requestId = getContext(res)?.requestId;
+          const actor = authenticatedAdmin(res);
+          const { requestId } = context(res);
           logger.info({ requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'admin change');
           try {
             await audit.append({ actor, ...outcome.change });

@@ -8,7 +8,7 @@
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../access/redis-client';
+import type { RedisClient } from '../redis/redis-client';
 
 export interface AuditEntry {
   readonly id: string;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { AccessService } from '../access/access-service';
-import { MemoryAccessStore, readAccessFile } from '../access/store';
+import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { OutboxSmsProvider } from '../sms/outbox';
 import { latestCodeSentTo, readSmsOutbox } from '../sms/outbox-client';

@@ -9,9 +9,9 @@
  * sandbox mode); elsewhere the path is an ordinary 404.
  */
 import type { Router } from 'express';
-import { GatewayError } from '../errors/catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
-import { getContext } from '../pipeline/context';
+import { authenticatedAdmin, context } from '../request/context';
 import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from './audit';
 
@@ -26,8 +26,8 @@ export function registerSandbox(router: Router, { outbox, audit, logger }: Sandb
     .route('/sandbox/sms')
     .get(async function listSandboxSms(_req, res) {
       const messages = outbox.list();
-      const actor = res.locals.actor as string;
-      const requestId = getContext(res)?.requestId;
+      const actor = authenticatedAdmin(res);
+      const { requestId } = context(res);
       try {
         await audit.append({ actor, action: 'sandbox.sms.read', target: 'sandbox/sms', before: null, after: { messages: messages.length } });
       } catch (err) {

@@ -1,4 +1,4 @@
-import { ROUTES } from './catalogue';
+import { ROUTES } from './api-catalogue';
 import { RouteMatcher } from './matcher';
 
 const matcher = new RouteMatcher(ROUTES);

@@ -8,7 +8,7 @@
  * A literal segment wins over a parameter (`POST bankaccounts/add` over `bankaccounts/{id}`),
  * and the walk falls back to the parameter branch when the literal branch has no match.
  */
-import type { Route } from './catalogue';
+import type { Route } from './api-catalogue';
 
 export type MatchResult =
   | { readonly kind: 'matched'; readonly route: Route; readonly params: Record<string, string> }

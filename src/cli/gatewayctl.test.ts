@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { AccessService } from '../access/access-service';
-import { MemoryAccessStore, readAccessFile } from '../access/store';
+import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createAdminApp } from '../admin/admin-app';
 import { MemoryAuditLog } from '../admin/audit';
 import { createLogger } from '../logging/logger';
 import { freePort } from '../../test/support/free-port';
 import { runGatewayctl } from './gatewayctl';
+import { testTempDir } from '../../test/support/temp-dir';
 
 const TOKEN = 'cli-test-admin-token-abcdef';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
@@ -44,7 +44,7 @@ describe('gatewayctl', () => {
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN: TOKEN };
-    dir = mkdtempSync(path.join(os.tmpdir(), 'gatewayctl-'));
+    dir = testTempDir('gatewayctl-');
   });
   afterEach(async () => {
     rmSync(dir, { recursive: true, force: true });

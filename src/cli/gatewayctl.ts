@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * gatewayctl: the command line for the admin API (DESIGN.md "Admin API"). Applies and
+ * gatewayctl: the command line for the admin API (README "gatewayctl"). Applies and
  * exports the access document, manages vendors, keys, licences, permissions and rate limits,
  * and reads the audit log.
  *
@@ -13,7 +13,8 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { stringify as toYaml } from 'yaml';
-import type { AccessDiff, ItemChanges, KeyView, VendorView } from '../access/access-service';
+import type { AccessDiff, ItemChanges } from '../access/access-diff';
+import type { KeyView, VendorView } from '../access/access-service';
 import type { Licence, Permission } from '../access/model';
 import type { AuditEntry } from '../admin/audit';
 

@@ -11,13 +11,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { configSchema, type ConfigInput, type GatewayConfig } from './schema';
+import { configSchema, type ConfigInput, type GatewayConfig } from './config.schema';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** Contract variables (DESIGN.md) and the key each one sets. */
+/** Contract variables (README "Ports and variables") and the key each one sets. */
 const CONTRACT_VARIABLES: ReadonlyArray<readonly [string, readonly string[], 'int' | 'string']> = [
   ['PORT', ['server', 'port'], 'int'],
   ['ADMIN_PORT', ['server', 'adminPort'], 'int'],

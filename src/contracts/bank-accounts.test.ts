@@ -1,5 +1,5 @@
 import { parse as parseLossless } from 'lossless-json';
-import { GatewayError } from '../errors/catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import {
   BANK_ACCOUNT_VALIDATORS,
   bankAccountContracts,

@@ -34,8 +34,8 @@
 import { parsePhoneNumberFromString, type NumberType } from 'libphonenumber-js/max';
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
-import type { BodySchemaId } from '../catalogue/catalogue';
-import { GatewayError, type FieldError } from '../errors/catalogue';
+import type { BodySchemaId } from '../catalogue/api-catalogue';
+import { GatewayError, type FieldError } from '../errors/error-catalogue';
 import type { BodyContract, DecodedBody, OpenApiSchema, ParsedDocument } from './body-contract';
 
 const INT32_MAX = 2_147_483_647;

@@ -6,9 +6,11 @@
  * JSON text the core receives (throwing one 400 that lists every bad field), renders the
  * core's answer in the vendor's format, and describes itself for the OpenAPI document.
  */
-import type { BodySchemaId } from '../catalogue/catalogue';
-import type { WireFormat } from '../pipeline/context';
+import type { BodySchemaId } from '../catalogue/api-catalogue';
 import type { XmlElement } from '../xml/safe-xml';
+
+/** The two wire formats a body is read and answered in. */
+export type WireFormat = 'json' | 'xml';
 
 /** A body after parsing and before validation: JSON with numbers as LosslessNumber, or XML's root element. */
 export type ParsedDocument =

@@ -1,9 +1,9 @@
 /** The receipt enum tables: the shipped file, an admin's extension, and refusal of bad files. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ReceiptEnumsError, loadReceiptEnums, receiptEnumsFrom } from './enums';
+import { testTempDir } from '../../test/support/temp-dir';
 
 const SHIPPED = path.resolve(__dirname, '../../config/receipt-enums.yaml');
 
@@ -32,7 +32,7 @@ describe('receipt enumerations', () => {
   it('takes a value an admin adds to the file, with no code change', () => {
     const file = shipped();
     file.AWReceiptType?.push({ value: 42, name: 'DividendPayment', description: 'Dividend paid into savings' });
-    const dir = mkdtempSync(path.join(tmpdir(), 'receipt-enums-'));
+    const dir = testTempDir('receipt-enums-');
     const extended = path.join(dir, 'receipt-enums.yaml');
     writeFileSync(extended, stringifyYaml(file));
     const table = loadReceiptEnums(extended).table('AWReceiptType');

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ENUM_NAMES, type EnumName } from './schema';
+import { ENUM_NAMES, type EnumName } from './dto-schema';
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

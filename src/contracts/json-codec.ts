@@ -10,10 +10,10 @@
  * core's answer pass through unchanged.
  */
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless, type LosslessNumber } from 'lossless-json';
-import { GatewayError } from '../errors/catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type ReadContext } from './reading';
 import { Invalid, intKey, jsonIntValue, scalarFromJson } from './scalars';
-import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type FieldSpec, type NamedField } from './schema';
+import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type FieldSpec, type NamedField } from './dto-schema';
 
 type JsonObject = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
  */
 import type { ReceiptEnums } from './enums';
 import { Invalid } from './scalars';
-import type { AnyStruct, EnumField, FieldPath } from './schema';
+import type { AnyStruct, EnumField, FieldPath } from './dto-schema';
 
 export interface ReadIssue {
   readonly path: FieldPath;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
-import { GatewayError } from '../errors/catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import { SafeXmlParser } from '../xml/safe-xml';
 import type { BodyContract, DecodedBody } from './body-contract';
 import { loadReceiptEnums } from './enums';

@@ -8,17 +8,16 @@
  * each bad field by its path in the request's own wire names (`Fees[0].Amount` in XML,
  * `fees[0].amount` in JSON).
  */
-import { GatewayError, type FieldError } from '../errors/catalogue';
-import type { WireFormat } from '../pipeline/context';
-import { structSchemaRef } from '../openapi/struct-schemas';
-import { readXmlStruct } from '../xml/xml-reader';
-import { XmlWriter } from '../xml/xml-writer';
-import type { BodyContract, DecodedBody, OpenApiSchema, ParsedDocument } from './body-contract';
+import { GatewayError, type FieldError } from '../errors/error-catalogue';
+import { structSchemaRef } from './dto-openapi';
+import { readXmlStruct } from './dto-xml-reader';
+import { XmlWriter } from './dto-xml-writer';
+import type { BodyContract, DecodedBody, OpenApiSchema, ParsedDocument, WireFormat } from './body-contract';
 import type { ReceiptEnums } from './enums';
 import { parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
 import type { ReadContext } from './reading';
 import { receiptRules, type ReceiptStruct } from './receipts';
-import { wirePath } from './schema';
+import { wirePath } from './dto-schema';
 
 export interface ReceiptContractOptions {
   readonly enums: ReceiptEnums;

@@ -24,7 +24,7 @@ import {
   text,
   type FieldPath,
   type StructValue,
-} from './schema';
+} from './dto-schema';
 import type { ReceiptEnums } from './enums';
 
 const receiptLineFields = {

@@ -6,10 +6,9 @@
  * `bodySchema` has no entry here is not read by the body step (its body streams through).
  */
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
-import type { BodySchemaId } from '../catalogue/catalogue';
-import type { WireFormat } from '../pipeline/context';
+import type { BodySchemaId } from '../catalogue/api-catalogue';
 import { bankAccountContracts } from './bank-accounts';
-import type { BodyContract, BodyContracts } from './body-contract';
+import type { BodyContract, BodyContracts, WireFormat } from './body-contract';
 import { receiptContract, type ReceiptContractOptions } from './receipt-contracts';
 import { ReceiptPaymentDto, ReceiptReversalWebDto, ReceiptSavingsDepositWebDto } from './receipts';
 

@@ -9,7 +9,7 @@
  * Messages never repeat the value, which may be a secret.
  */
 import { LosslessNumber, isLosslessNumber } from 'lossless-json';
-import type { ScalarKind } from './schema';
+import type { ScalarKind } from './dto-schema';
 
 /** A value that failed its type; the message completes "<field> …". */
 export class Invalid {

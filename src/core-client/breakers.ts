@@ -13,7 +13,7 @@
  */
 import CircuitBreaker from 'opossum';
 import type { Histogram, Gauge } from 'prom-client';
-import type { BreakerGroup } from '../catalogue/catalogue';
+import type { BreakerGroup } from '../catalogue/api-catalogue';
 import type { Logger } from '../logging/logger';
 import { CIRCUIT_STATE_VALUE, type GatewayMetrics } from '../metrics/metrics';
 import type { BreakerGroupConfig, BreakersConfig } from './breakers.schema';

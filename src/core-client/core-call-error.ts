@@ -5,7 +5,7 @@
  *
  * Reads nothing; sets nothing. Details never name the core's address or the cause.
  */
-import { GatewayError } from '../errors/catalogue';
+import { GatewayError } from '../errors/error-catalogue';
 import { BreakerTimeoutError, CircuitOpenError } from './breakers';
 
 export type CoreFailureCode = 'core_unavailable' | 'core_timeout' | 'bad_gateway';

@@ -28,7 +28,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logging/logger';
-import type { RequestContext } from '../pipeline/context';
+import type { RequestContext } from '../request/context';
 import { BreakerTimeoutError, type CoreBreaker, type CoreBreakers } from './breakers';
 import { CoreCallError, toCoreCallError } from './core-call-error';
 import type { CoreClientConfig } from './core-client.schema';

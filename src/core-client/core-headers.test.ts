@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { newContext } from '../pipeline/context';
+import { newContext } from '../request/context';
 import { coreRequestHeaders, vendorResponseHeaders, type CoreHeaderRules } from './core-headers';
 
 const rules: CoreHeaderRules = {

@@ -14,7 +14,7 @@
  * Pure: reads the vendor request's headers and socket and the request context.
  */
 import type http from 'node:http';
-import type { RequestContext } from '../pipeline/context';
+import type { RequestContext } from '../request/context';
 import type { ForwardedResolver } from './forwarded';
 
 export interface CoreHeaderRules {

@@ -1,4 +1,4 @@
-import { ROUTES, type Route } from '../catalogue/catalogue';
+import { ROUTES, type Route } from '../catalogue/api-catalogue';
 import { buildCoreTarget, splitRequestTarget } from './core-target';
 
 function route(apiId: string): Route {

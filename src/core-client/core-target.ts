@@ -9,8 +9,8 @@
  * returns the core's target or every problem found (the request-target step answers them as
  * one 400).
  */
-import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryParameter, type QueryValueType, type Route } from '../catalogue/catalogue';
-import type { FieldError } from '../errors/catalogue';
+import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryParameter, type QueryValueType, type Route } from '../catalogue/api-catalogue';
+import type { FieldError } from '../errors/error-catalogue';
 
 export type CoreTargetResult = { readonly ok: true; readonly target: string } | { readonly ok: false; readonly errors: readonly FieldError[] };
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import express from 'express';
 import OpenAPISchemaValidator from 'openapi-schema-validator';
 import type { OpenAPI } from 'openapi-types';
-import { ROUTES } from '../catalogue/catalogue';
+import { ROUTES } from '../catalogue/api-catalogue';
 import { bankAccountContracts } from '../contracts/bank-accounts';
 import type { BodyContract, BodyContracts } from '../contracts/body-contract';
 import { loadReceiptEnums } from '../contracts/enums';

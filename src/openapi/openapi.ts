@@ -7,9 +7,9 @@
  * built once at start-up. Every operation's `operationId` is its API id (public contract).
  */
 import type { RequestHandler } from 'express';
-import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/catalogue';
+import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
-import type { WireFormat } from '../pipeline/context';
+import type { WireFormat } from '../contracts/body-contract';
 
 export interface OpenApiOptions {
   readonly routes: readonly Route[];

@@ -1,7 +1,7 @@
 /** Pins the order of the vendor pipeline, as Kong pins its plugin priorities. */
 import { AccessCache } from '../access/cache';
 import { KeyUsageTracker, MemoryKeyUsageStore } from '../access/key-usage';
-import { MemoryAccessStore } from '../access/store';
+import { MemoryAccessStore } from '../access/access-store';
 import { createCoreAgent } from '../core-client/agent';
 import { CoreBreakers } from '../core-client/breakers';
 import { breakersSchema } from '../core-client/breakers.schema';
@@ -36,7 +36,6 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
       forwarded: createForwardedResolver({ trustedProxies: [], publicUrl: null }),
       logger,
     }),
-    breakers,
     metrics,
     redis: null,
     keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),

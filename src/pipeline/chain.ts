@@ -9,9 +9,8 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { AccessCache } from '../access/cache';
 import type { KeyUsageTracker } from '../access/key-usage';
 import { RouteMatcher } from '../catalogue/matcher';
-import { ROUTES } from '../catalogue/catalogue';
-import type { GatewayConfig } from '../config/schema';
-import type { CoreBreakers } from '../core-client/breakers';
+import { ROUTES } from '../catalogue/api-catalogue';
+import type { GatewayConfig } from '../config/config.schema';
 import type { CoreClient } from '../core-client/core-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
@@ -30,10 +29,10 @@ import { framing } from '../policies/framing/framing';
 import { requestTarget } from '../policies/request-target/request-target';
 import { requestContext } from '../policies/request-context/request-context';
 import { routeMatch } from '../policies/route-match/route-match';
-import { createErrorHandler } from './error-handler';
+import { createErrorHandler } from '../request/error-handler';
 import { createRequestObserver } from './observe';
 import { inSequence } from './sequence';
-import type { RedisClient } from '../access/redis-client';
+import type { RedisClient } from '../redis/redis-client';
 
 export interface VendorPipelineDeps {
   readonly config: Readonly<GatewayConfig>;
@@ -41,8 +40,6 @@ export interface VendorPipelineDeps {
   readonly access: AccessCache;
   /** The one road to the core: every request the core receives is built and sent by it. */
   readonly coreClient: CoreClient;
-  /** The core client's breakers; idempotency reads their timeouts. */
-  readonly breakers: CoreBreakers;
   readonly metrics: GatewayMetrics;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: RedisClient | null;
@@ -113,7 +110,6 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     idempotency(config.idempotency, {
       store: createIdempotencyStore(config.idempotency, deps.redis, config.redis.keyPrefix),
       logger: deps.logger,
-      coreTimeoutMs: Math.max(deps.breakers.get('receipts').timeoutMs, deps.breakers.get('bankaccounts').timeoutMs),
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
     }),

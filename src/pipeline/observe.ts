@@ -7,13 +7,10 @@
  * so the hot path does not rebuild label keys on every request. The line never holds a header
  * or a body: secrets cannot reach it.
  */
-import type { Request, Response } from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
-import type { RequestContext } from './context';
-
-export type RequestObserver = (req: Request, res: Response, ctx: RequestContext) => void;
+import type { RequestObserver } from '../policies/request-context/request-context';
 
 const UNMATCHED = 'unmatched';
 const ANONYMOUS = 'anonymous';

@@ -8,7 +8,6 @@
  * is simulated in date order on an exact running balance, so every balance, arrears figure
  * and pledge agrees with the transactions.
  */
-import Decimal from 'decimal.js';
 import { addDays, addMonths, atTime, businessMoment, daysBetween, endOfMonth, iso } from './calendar';
 import { ScaledDecimal } from './decimal';
 import type { Member } from './members';
@@ -24,63 +23,14 @@ import {
   type ProductShare,
   type Transaction,
 } from './model';
-import { LOAN, PERIOD, SHARE, ZERO, fraction, money, productShareName, rate } from './products';
+import { LOAN, PERIOD, SHARE, ZERO, fraction, money, productShareName } from './products';
+import { AccountLedger, Schedule, nextDue, pledgeSavings, repayment, type PostedLine } from './account-simulation';
 import type { SeededRandom } from './random';
 import type { Table } from './table';
 
 const HISTORY_MONTHS = 24;
 const FIRST_ACCOUNT_ID = 50001;
 const FIRST_RECEIPT_NUMBER = 1000001;
-
-/** A staged transaction line: receipt numbers are given once every account's history is known. */
-interface PostedLine {
-  readonly accountId: number;
-  readonly at: Date;
-  readonly description: string;
-  readonly credit: boolean;
-  readonly amount: ScaledDecimal;
-  readonly balance: ScaledDecimal;
-  readonly isFee: boolean;
-  readonly typeId: number;
-}
-
-/**
- * One account's running balance. On savings a credit adds to the balance; on a loan the
- * balance is what the member owes, so a credit (a repayment) reduces it.
- */
-class Ledger {
-  balance = ZERO;
-  readonly lines: PostedLine[] = [];
-
-  constructor(
-    private readonly accountId: number,
-    private readonly isLoan: boolean,
-  ) {}
-
-  post(at: Date, typeId: number, description: string, credit: boolean, amount: ScaledDecimal, isFee = false): void {
-    const increases = credit !== this.isLoan;
-    this.balance = increases ? this.balance.plus(amount) : this.balance.minus(amount);
-    this.lines.push({ accountId: this.accountId, at, description, credit, amount, balance: this.balance, isFee, typeId });
-  }
-
-  lastDate(): Date | undefined {
-    return this.lines[this.lines.length - 1]?.at;
-  }
-}
-
-/** Things that happen to an account, run in date order so that each sees the balance so far. */
-class Schedule {
-  private readonly events: Array<{ at: Date; seq: number; run: () => void }> = [];
-
-  add(at: Date, run: () => void): void {
-    this.events.push({ at, seq: this.events.length, run });
-  }
-
-  runUntil(end: Date): void {
-    this.events.sort((a, b) => a.at.getTime() - b.at.getTime() || a.seq - b.seq);
-    for (const event of this.events) if (event.at.getTime() <= end.getTime()) event.run();
-  }
-}
 
 export class AccountBook {
   readonly accounts: Account[] = [];
@@ -145,7 +95,7 @@ export class AccountBook {
   private savingsAccount(member: Member, product: ProductShare, sequence: number, issued: Date, closes: boolean): Account {
     const { rng } = this;
     const id = this.nextAccountId++;
-    const ledger = new Ledger(id, false);
+    const ledger = new AccountLedger(id, false);
     const schedule = new Schedule();
     const start = issued > this.historyStart ? issued : this.historyStart;
     const isBond = product.TermDeposit;
@@ -334,7 +284,7 @@ export class AccountBook {
     );
     if (!product) throw new Error('loan product missing');
     const id = this.nextAccountId++;
-    const ledger = new Ledger(id, true);
+    const ledger = new AccountLedger(id, true);
     const schedule = new Schedule();
 
     const earliestIssue = addDays(member.openDate, 30);
@@ -456,42 +406,4 @@ export class AccountBook {
       TransactionsTypeID: line.typeId,
     }));
   }
-}
-
-/** Shares locked against an ordinary loan, as a percentage of the loan balance. */
-const SHARE_PLEDGE_PERCENTAGE = rate('10.00');
-
-/**
- * Shares pledged against the member's largest open loan: all of the loan for a share-secured
- * loan, otherwise SHARE_PLEDGE_PERCENTAGE of it, never more than the shares hold.
- */
-function pledgeSavings(shareAccount: Account, loanAccounts: readonly Account[]): void {
-  const largest = loanAccounts
-    .filter((a) => a.status !== ACCOUNT_STATUS.Closed.value)
-    .sort((a, b) => b.balance.compare(a.balance))[0];
-  if (!largest || shareAccount.status === ACCOUNT_STATUS.Closed.value) return;
-  const secured = largest.productId === LOAN.ShareSecured;
-  const percentage = secured ? rate('100.00') : SHARE_PLEDGE_PERCENTAGE;
-  const pledged = largest.balance.times(fraction(percentage), 2);
-  shareAccount.balanceLocked = pledged.compare(shareAccount.balance) > 0 ? shareAccount.balance : pledged;
-  shareAccount.lockedPercentage = percentage;
-  shareAccount.lockedAgainstNetShares = !secured;
-  shareAccount.lockedLoanProductId = largest.productId;
-}
-
-function nextDue(date: Date, period: number): Date {
-  if (period === PERIOD.Weekly) return addDays(date, 7);
-  if (period === PERIOD.Fortnightly) return addDays(date, 14);
-  return addMonths(date, 1);
-}
-
-/**
- * The instalment that repays `principal` over `termMonths` at `monthlyRate` (annuity formula),
- * scaled to the payment period and rounded up to whole pounds, as credit unions quote it.
- */
-function repayment(principal: ScaledDecimal, monthlyRate: Decimal, termMonths: number, period: number): ScaledDecimal {
-  const growth = monthlyRate.plus(1).pow(-termMonths);
-  const monthly = principal.value.times(monthlyRate).dividedBy(growth.negated().plus(1));
-  const perPeriod = period === PERIOD.Weekly ? monthly.times(12).dividedBy(52) : period === PERIOD.Fortnightly ? monthly.times(12).dividedBy(26) : monthly;
-  return ScaledDecimal.of(perPeriod.toDecimalPlaces(0, Decimal.ROUND_UP), 2);
 }

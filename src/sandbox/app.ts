@@ -10,11 +10,11 @@
  * catalogue cannot go unserved unnoticed. Every error is problem+json (see problems.ts).
  */
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { ROUTES } from '../catalogue/catalogue';
+import { ROUTES } from '../catalogue/api-catalogue';
 import { RouteMatcher } from '../catalogue/matcher';
 import { bankAccountHandlers } from './bank-accounts';
 import type { SandboxData } from './data';
-import type { Handler } from './exchange';
+import type { Handler } from './handler';
 import { writeJson } from './json';
 import { SandboxProblem, notFound } from './problems';
 import { receiptHandlers } from './receipts';
@@ -30,15 +30,13 @@ export interface SandboxAppOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Catalogue routes this module does not simulate: the SMS verification, which the gateway answers itself. */
-export const ROUTES_NOT_SIMULATED: ReadonlySet<string> = new Set(['POSTbankaccounts/verification']);
-
 const BODY_LIMIT = '1mb';
 
 export function createSandboxApp(options: SandboxAppOptions): express.Express {
   const limits = pageLimits(options);
   const handlers = new Map<string, Handler>([...resourceHandlers(options.data, limits), ...relationHandlers(options.data), ...receiptHandlers(options.data), ...bankAccountHandlers(options.data)]);
-  const served = ROUTES.filter((route) => !ROUTES_NOT_SIMULATED.has(route.apiId));
+  // Routes the gateway answers itself (the SMS verification) never reach a core.
+  const served = ROUTES.filter((route) => !route.answeredByGateway);
   for (const route of served) if (!handlers.has(route.apiId)) throw new Error(`sandbox has no handler for ${route.apiId}`);
   const known = new Set(ROUTES.map((route) => route.apiId));
   for (const apiId of handlers.keys()) if (!known.has(apiId)) throw new Error(`sandbox handler for ${apiId}, which is not in the catalogue`);

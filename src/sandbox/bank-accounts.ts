@@ -21,7 +21,7 @@
  *   answers it itself and never forwards it, so no core sees it.
  */
 import type { SandboxData } from './data';
-import { pathId, sendJson, type Handler } from './exchange';
+import { pathId, sendJson, type Handler } from './handler';
 import type { JsonObject } from './json';
 import { BANK_ACCOUNT_FIELDS, fieldDefinitions, inSchemaOrder, type BankAccount } from './model';
 import { SandboxProblem, invalid, notFound, type FieldProblem } from './problems';

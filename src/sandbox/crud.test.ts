@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RESOURCE_ROOTS } from '../catalogue/catalogue';
+import { RESOURCE_ROOTS } from '../catalogue/api-catalogue';
 import { createSandboxApp } from './app';
 import { createSandboxData } from './data';
 

@@ -14,7 +14,7 @@
  */
 import { AccountBook } from './account-book';
 import { addDays, addMonths, businessMoment, daysBetween, fromIso, iso } from './calendar';
-import { createReceiptTable, createSupervisorTable, type PostedReceipt, type Supervisor } from './ledger';
+import { createReceiptTable, createSupervisorTable, type PostedReceipt, type Supervisor } from './receipt-records';
 import { GENDERS, MemberFactory, TITLE, type Member, type Places } from './members';
 import {
   EMPLOYER_FIELDS,

@@ -5,7 +5,8 @@
  */
 import { createSandboxData, type SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
-import { ReceiptLedger, authorisingSupervisor, type CreditInstruction } from './ledger';
+import { ReceiptLedger, type CreditInstruction } from './ledger';
+import { authorisingSupervisor } from './receipt-records';
 import { ACCOUNT_STATUS, PRODUCT_TYPE } from './model';
 
 const credit = (accountId: number, amount: string): CreditInstruction => ({

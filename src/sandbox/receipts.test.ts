@@ -8,7 +8,7 @@ import { createSandboxApp } from './app';
 import { createSandboxData, type SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
 import { ACCOUNT_STATUS, PRODUCT_TYPE, TRANSACTION_TYPE, type Account } from './model';
-import { LOAN_REVERSAL_OPTION, OVERRIDE_TYPE } from './ledger';
+import { LOAN_REVERSAL_OPTION, OVERRIDE_TYPE } from './receipt-records';
 
 /** The sandbox supervisor credentials the README publishes. */
 const SUPERVISOR = { overrideUserName: 'supervisor', overridePassword: 'Sandbox-Override-2025' };

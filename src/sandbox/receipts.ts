@@ -13,19 +13,18 @@
  */
 import type { SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
-import { sendJson, type Handler } from './exchange';
+import { sendJson, type Handler } from './handler';
 import { JsonNumber, type JsonObject, type JsonValue } from './json';
 import {
-  OVERRIDE_TYPE,
   ReceiptLedger,
   type CreditInstruction,
-  type CreditKind,
   type LedgerResult,
   type OverrideNeeded,
   type Posting,
   type ReversalInstruction,
 } from './ledger';
 import { ACCOUNT_STATUS } from './model';
+import { OVERRIDE_TYPE, type CreditKind } from './receipt-records';
 import { invalid } from './problems';
 import { readJsonObject } from './validation';
 

@@ -10,7 +10,7 @@
  */
 import type { SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
-import { pathId, sendJson, type Handler } from './exchange';
+import { pathId, sendJson, type Handler } from './handler';
 import { ACCOUNT_STATUS, PRODUCT_TYPE, type Account, type Customer, type Transaction } from './model';
 import { invalid, notFound } from './problems';
 import { queryParameter } from './search';

@@ -11,9 +11,9 @@
  * GET /transactions/{memberId} is the exception to "one record by id": it lists that member's
  * transactions, while PUT and DELETE /transactions/{x} address one transaction by ReceiptNumber.
  */
-import { RESOURCE_ROOTS } from '../catalogue/catalogue';
+import { RESOURCE_ROOTS } from '../catalogue/api-catalogue';
 import type { SandboxData } from './data';
-import { pathId, sendJson, type Handler } from './exchange';
+import { pathId, sendJson, type Handler } from './handler';
 import {
   ACCOUNT_FIELDS,
   ADDRESS_FIELDS,

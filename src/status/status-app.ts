@@ -18,7 +18,7 @@
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { AccessCacheStatus } from '../access/cache';
-import type { BreakerGroup } from '../catalogue/catalogue';
+import type { BreakerGroup } from '../catalogue/api-catalogue';
 import type { BreakerState } from '../core-client/breakers';
 
 export interface StatusAppDeps {

@@ -1,7 +1,8 @@
 /** The safe XML parser: declarations refused, well-formedness, the nesting limit, reserved names, references. */
-import { GatewayError } from '../errors/catalogue';
-import { SafeXmlParser, escapeXmlText, isXmlName } from './safe-xml';
-import { decodeXmlText } from './xml-reader';
+import { GatewayError } from '../errors/error-catalogue';
+import { SafeXmlParser } from './safe-xml';
+import { escapeXmlText, isXmlName } from './xml-text';
+import { decodeXmlText } from '../contracts/dto-xml-reader';
 
 const parser = new SafeXmlParser(32);
 

@@ -16,10 +16,13 @@
  * (xml-reader.ts), in text only, never inside CDATA.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { GatewayError } from '../errors/catalogue';
-import { CDATA, TEXT } from './xml-reader';
+import { GatewayError } from '../errors/error-catalogue';
 
 /** fast-xml-parser's `preserveOrder` node: `{tag: children}`, `{'#text': text}` or `{'#cdata': [{'#text': text}]}`. */
+/** fast-xml-parser's names for text and CDATA nodes (set in SafeXmlParser's options). */
+export const TEXT = '#text';
+export const CDATA = '#cdata';
+
 export type XmlNode = Record<string, XmlNode[] | string>;
 
 export interface XmlElement {
@@ -84,25 +87,4 @@ export class SafeXmlParser {
     if (root === undefined) throw invalid('The XML body has no root element.');
     return root;
   }
-}
-
-const NEEDS_ESCAPE = /[&<>\r]|[^\t\n\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const TEXT_ESCAPES = new RegExp(NEEDS_ESCAPE.source, 'gu');
-const TEXT_ESCAPE_MAP: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
-
-/**
- * Text content for an element. CR is written as a reference so a conforming parser does not
- * turn it into LF; a character XML cannot carry (only the core could send one: requests are
- * checked) becomes U+FFFD rather than an unparsable document.
- */
-export function escapeXmlText(value: string): string {
-  if (!NEEDS_ESCAPE.test(value)) return value;
-  return value.replace(TEXT_ESCAPES, (c) => TEXT_ESCAPE_MAP[c] ?? '\uFFFD');
-}
-
-/** XML 1.0 names without namespaces; keys of the core's unknown fields that are not one are not written. */
-const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
-
-export function isXmlName(name: string): boolean {
-  return XML_NAME.test(name) && !/^xml/i.test(name);
 }

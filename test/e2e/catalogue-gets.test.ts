@@ -4,7 +4,7 @@
  * JSON types (plus the fields the sandbox documents as added). A GET route without a case
  * here fails the suite, so a new endpoint cannot go untested.
  */
-import { ROUTES } from '../../src/catalogue/catalogue';
+import { ROUTES } from '../../src/catalogue/api-catalogue';
 import { SANDBOX_ADDED_FIELDS } from '../../src/sandbox/data';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 import { BANKS_ENVELOPE_FIELDS, SPEC_FIELDS, type SpecField } from '../support/spec-fields';

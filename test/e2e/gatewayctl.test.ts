@@ -3,13 +3,13 @@
  * issue a key, call the vendor API with it, revoke it, see 401.
  */
 import { stringify } from 'yaml';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runGatewayctl } from '../../src/cli/gatewayctl';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { within } from '../support/within';
+import { testTempDir } from '../support/temp-dir';
 
 async function ctl(gateway: TestGateway, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -30,7 +30,7 @@ describe('gatewayctl against a running gateway', () => {
   afterAll(() => gateway.stop());
 
   it('applies a file, issues a key that works on the vendor API, and revokes it to a 401', async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cbg-ctl-')), 'access.yaml');
+    const file = path.join(testTempDir('cbg-ctl-'), 'access.yaml');
     writeFileSync(
       file,
       stringify({

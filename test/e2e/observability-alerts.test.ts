@@ -7,11 +7,11 @@
  * promtool comes from Debian's `prometheus` package (.ci/run installs it when missing).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { startTestGateway } from '../support/gateway';
+import { testTempDir } from '../support/temp-dir';
 
 const OPS = path.resolve(__dirname, '../../ops');
 const ALERTS = path.join(OPS, 'prometheus/alerts.yaml');
@@ -71,7 +71,7 @@ describe('Grafana dashboard', () => {
       record: `dashboard:query_${i}`,
       expr: query.expr.replaceAll('$__rate_interval', '5m').replaceAll('$job', '.+'),
     }));
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'cbg-dashboard-'));
+    const dir = testTempDir('cbg-dashboard-');
     const file = path.join(dir, 'queries.yaml');
     writeFileSync(file, stringify({ groups: [{ name: 'dashboard', rules }] }));
     const { status, output } = promtool('check', 'rules', file);

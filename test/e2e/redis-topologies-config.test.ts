@@ -4,11 +4,13 @@
  * refused with a message naming the key, and how the target is named in messages.
  */
 import path from 'node:path';
-import { describeRedisTarget, redisConfigured } from '../../src/access/redis-client';
+import { describeRedisTarget } from '../../src/redis/redis-client';
+import { redisConfigured } from '../../src/redis/redis.schema';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
 const configDir = path.resolve(__dirname, '../../config');
-const load = (env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> => loadConfig({ configDir, env });
+// With Redis a shared two-factor pepper is required (a rule of its own, tested in config.test.ts).
+const load = (env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> => loadConfig({ configDir, env: { GATEWAY__twoFactor__pepper: 'p'.repeat(32), ...env } });
 
 describe('redis topology config', () => {
   it('reads sentinels and the master name from GATEWAY__ variables', () => {

@@ -6,14 +6,14 @@
  * password, when the credentials or the CA are wrong.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AccessDocument } from '../../src/access/model';
 import { testKey, writeAccessFile } from '../support/access-fixture';
 import { freePort } from '../support/free-port';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { askRedis, startRedisProcess, type RedisProcess } from '../support/redis-sentinel';
+import { testTempDir } from '../support/temp-dir';
 
 jest.setTimeout(60_000);
 
@@ -30,7 +30,7 @@ function document(): AccessDocument {
 
 /** A CA and a server certificate for `localhost`, in a fresh directory. */
 function makeCertificates(): { dir: string; ca: string; cert: string; key: string } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'cbg-tls-'));
+  const dir = testTempDir('cbg-tls-');
   const file = (name: string): string => path.join(dir, name);
   const openssl = (...args: string[]): void => {
     execFileSync('openssl', args, { stdio: 'ignore' });

@@ -2,12 +2,12 @@
  * Access documents for tests: generates real keys (so the gateway hashes and checks them as in
  * production) and writes a document to a temporary ACCESS_FILE.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../src/access/api-key';
 import type { AccessDocument, ApiKeyRecord } from '../../src/access/model';
+import { testTempDir } from './temp-dir';
 
 export interface IssuedTestKey {
   readonly secret: string;
@@ -20,7 +20,7 @@ export function testKey(id: string, userId: string, extra: Partial<ApiKeyRecord>
 }
 
 export function writeAccessFile(document: AccessDocument): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'cbg-access-'));
+  const dir = testTempDir('cbg-access-');
   const file = path.join(dir, 'access.yaml');
   writeFileSync(file, stringify(document));
   return file;

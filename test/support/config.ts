@@ -1,6 +1,6 @@
 /** The test config: config/test.yaml plus loopback ports picked by the OS, plus the test's overrides. */
 import { deepMerge, loadConfig } from '../../src/config/config';
-import type { ConfigInput, GatewayConfig } from '../../src/config/schema';
+import type { ConfigInput, GatewayConfig } from '../../src/config/config.schema';
 
 /** The admin token every test gateway uses (tests only; never a real token). */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-not-secret-0001';

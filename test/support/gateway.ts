@@ -2,7 +2,7 @@
  * Starts a whole gateway for a test, on loopback ports picked by the OS, with the test config
  * and a silent logger; `overrides` are config keys the test sets.
  */
-import type { ConfigInput, GatewayConfig } from '../../src/config/schema';
+import type { ConfigInput, GatewayConfig } from '../../src/config/config.schema';
 import { testConfig } from './config';
 import { startGateway, type RunningGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';

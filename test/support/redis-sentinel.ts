@@ -9,11 +9,11 @@
  * test fails before its own cleanup.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { freePort } from './free-port';
+import { testTempDir } from './temp-dir';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -69,7 +69,7 @@ export async function askRedis<T>(port: number, question: (client: Redis) => Pro
  * `config` holds redis.conf lines; port, bind, dir and no persistence are added here.
  */
 export async function startRedisProcess(port: number, config: readonly string[], options: { sentinel?: boolean; ping?: () => Promise<boolean> } = {}): Promise<RedisProcess> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'cbg-redis-'));
+  const dir = testTempDir('cbg-redis-');
   const file = path.join(dir, 'redis.conf');
   // Sentinel rewrites its config file, so it must be a file of its own in a writable place.
   writeFileSync(file, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'save ""', 'appendonly no', 'loglevel warning', ...config].join('\n') + '\n');

@@ -1,5 +1,5 @@
 /**
- * Pipeline step 3: authenticate the vendor key against the in-process access snapshot.
+ * Pipeline step: authenticate the vendor key against the in-process access snapshot.
  *
  * Reads the token header (the receipt operations' own header on those routes); sets the
  * principal and vendor on the context, or fails with 401 `unauthorized`. The reason (missing,
@@ -9,8 +9,8 @@
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
 import type { AuthFailureReason, Principal } from '../../access/snapshot';
-import { GatewayError } from '../../errors/catalogue';
-import { context } from '../../pipeline/context';
+import { GatewayError } from '../../errors/error-catalogue';
+import { context } from '../../request/context';
 import type { AuthenticateConfig } from './authenticate.schema';
 
 export interface AuthenticateDeps {

@@ -1,5 +1,5 @@
 /**
- * Pipeline step 4: authorize. Unknown path → 404, known path with the wrong method → 405 with
+ * Pipeline step: authorize. Unknown path → 404, known path with the wrong method → 405 with
  * Allow; then the vendor must be active, hold a licence for the route's API id, and the key's
  * user must hold a permission for it → 403 with the matching code.
  *
@@ -8,8 +8,8 @@
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
 import type { AccessDeniedReason } from '../../access/snapshot';
-import { GatewayError } from '../../errors/catalogue';
-import { context } from '../../pipeline/context';
+import { GatewayError } from '../../errors/error-catalogue';
+import { context } from '../../request/context';
 
 export interface AuthorizeDeps {
   readonly access: AccessCache;

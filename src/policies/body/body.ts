@@ -21,9 +21,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { parseJsonBody } from '../../contracts/json-codec';
-import type { BodyContracts, ParsedDocument } from '../../contracts/body-contract';
-import { GatewayError } from '../../errors/catalogue';
-import { context, type OpaqueBody, type WireFormat } from '../../pipeline/context';
+import type { BodyContracts, ParsedDocument, WireFormat } from '../../contracts/body-contract';
+import { GatewayError } from '../../errors/error-catalogue';
+import { context, type OpaqueBody } from '../../request/context';
 import { SafeXmlParser } from '../../xml/safe-xml';
 import type { BodyConfig } from './body.schema';
 

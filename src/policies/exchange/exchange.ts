@@ -1,5 +1,5 @@
 /**
- * Pipeline step 8a: the buffered call to the core for routes whose body the body step parsed
+ * Pipeline step: the buffered call to the core for routes whose body the body step parsed
  * (receipts and bank-account writes). Sends the canonical JSON, waits for the whole answer,
  * renders it in the vendor's format, and settles the idempotency claim:
  * - a 2xx answer is stored for replays (`complete`), then sent;
@@ -18,8 +18,8 @@ import type { BodyContracts } from '../../contracts/body-contract';
 import { renderAnswerForVendor } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
 import type { CoreClient } from '../../core-client/core-client';
-import { GatewayError } from '../../errors/catalogue';
-import { context } from '../../pipeline/context';
+import { GatewayError } from '../../errors/error-catalogue';
+import { context } from '../../request/context';
 
 export interface ExchangeDeps {
   readonly coreClient: CoreClient;

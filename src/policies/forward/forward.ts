@@ -8,7 +8,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { CoreClient } from '../../core-client/core-client';
-import { context } from '../../pipeline/context';
+import { context } from '../../request/context';
 
 export interface ForwardDeps {
   readonly coreClient: CoreClient;

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { GatewayError } from '../../errors/catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 import { connectionNamesFraming, framing } from './framing';
 
 function run(method: string, headers: Record<string, string>): GatewayError | 'passed' {

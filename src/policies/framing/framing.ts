@@ -13,7 +13,7 @@
  * already refused malformed framing: CL with TE, conflicting lengths, unknown codings).
  */
 import type { RequestHandler } from 'express';
-import { GatewayError } from '../../errors/catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'host']);
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);

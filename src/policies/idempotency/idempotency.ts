@@ -1,5 +1,5 @@
 /**
- * Pipeline step 7: idempotency for money movement (routes with `movesMoney`), so that no
+ * Pipeline step: idempotency for money movement (routes with `movesMoney`), so that no
  * retry, double click or second instance posts a receipt twice.
  *
  * The key is the `Idempotency-Key` header (name configurable) or, when absent, the body's
@@ -23,19 +23,17 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Cluster, Redis } from 'ioredis';
-import { GatewayError } from '../../errors/catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
-import { context, type IdempotencyGuard, type StoredResponse } from '../../pipeline/context';
+import { context, type IdempotencyGuard, type StoredResponse } from '../../request/context';
 import type { IdempotencyConfig } from './idempotency.schema';
-import { MemoryIdempotencyStore } from './memory-store';
-import { RedisIdempotencyStore } from './redis-store';
-import type { IdempotencyStore } from './store';
+import { MemoryIdempotencyStore } from './memory-idempotency-store';
+import { RedisIdempotencyStore } from './redis-idempotency-store';
+import type { IdempotencyStore } from './idempotency-store';
 
 export interface IdempotencyDeps {
   readonly store: IdempotencyStore;
   readonly logger: Logger;
-  /** The longest the terminal step waits for the core; the in-flight timeout must exceed it. */
-  readonly coreTimeoutMs: number;
   /** Told of each replay (gateway_idempotency_replays_total). */
   readonly onReplay?: (apiId: string) => void;
   /** HMAC key of body fingerprints; the same on every instance sharing the store. */
@@ -53,11 +51,6 @@ export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis |
 }
 
 export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): RequestHandler {
-  if (config.inFlightTimeoutMs <= deps.coreTimeoutMs) {
-    throw new Error(
-      `idempotency.inFlightTimeoutMs (${config.inFlightTimeoutMs}) must be longer than the core timeout (${deps.coreTimeoutMs} ms), or a slow request still in flight would be declared outcome_unknown`,
-    );
-  }
   const { store, logger } = deps;
 
   return function idempotencyStep(req, res, next) {

@@ -1,5 +1,5 @@
 /**
- * Pipeline step 5: rate limit per API key, with rate-limiter-flexible.
+ * Pipeline step: rate limit per API key, with rate-limiter-flexible.
  *
  * Each vendor's `{points, durationSeconds}` (or the configured default) is one fixed window
  * per key. With Redis the count is shared by every instance (one round trip, no per-request
@@ -11,12 +11,12 @@
  * `RateLimit-Policy` and `RateLimit` on every answer, and `Retry-After` on a 429.
  */
 import type { RequestHandler } from 'express';
-import type { RedisClient } from '../../access/redis-client';
+import type { RedisClient } from '../../redis/redis-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../access/model';
-import { GatewayError } from '../../errors/catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
-import { context } from '../../pipeline/context';
+import { context } from '../../request/context';
 import type { RateLimitConfig } from './rate-limit.schema';
 
 export interface RateLimitDeps {

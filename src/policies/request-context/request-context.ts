@@ -1,5 +1,5 @@
 /**
- * Pipeline step 1: the request context. Keeps a sane client `X-Request-Id` (so a vendor can
+ * Pipeline step: the request context. Keeps a sane client `X-Request-Id` (so a vendor can
  * trace a call end to end) and generates one otherwise, starts the timer, and echoes the id
  * on every response, errors included.
  *
@@ -7,13 +7,14 @@
  * and hands the finished exchange to the observer (access log, metrics).
  */
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { newContext, setContext } from '../../pipeline/context';
-import type { RequestObserver } from '../../pipeline/observe';
+import type { Request, RequestHandler, Response } from 'express';
+import { newContext, setContext, type RequestContext } from '../../request/context';
 import type { RequestContextConfig } from './request-context.schema';
 
+/** Called once when the exchange ends, finished or cut off (access log, metrics). */
+export type RequestObserver = (req: Request, res: Response, ctx: RequestContext) => void;
+
 export interface RequestContextDeps {
-  /** Called once when the exchange ends, finished or cut off (access log, metrics). */
   readonly onFinish?: RequestObserver;
 }
 

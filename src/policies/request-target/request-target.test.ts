@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { ROUTES } from '../../catalogue/catalogue';
-import { GatewayError } from '../../errors/catalogue';
-import { newContext, type RequestContext } from '../../pipeline/context';
+import { ROUTES } from '../../catalogue/api-catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
+import { newContext, type RequestContext } from '../../request/context';
 import { requestTarget } from './request-target';
 
 const ACCOUNTS = ROUTES.find((r) => r.apiId === 'GETaccounts');

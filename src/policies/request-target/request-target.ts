@@ -9,8 +9,8 @@
  */
 import type { RequestHandler } from 'express';
 import { buildCoreTarget } from '../../core-client/core-target';
-import { GatewayError } from '../../errors/catalogue';
-import { context } from '../../pipeline/context';
+import { GatewayError } from '../../errors/error-catalogue';
+import { context } from '../../request/context';
 
 export function requestTarget(): RequestHandler {
   return function requestTargetStep(req, res, next) {

@@ -1,5 +1,5 @@
 /**
- * Pipeline step 2: match the request against the precompiled API catalogue.
+ * Pipeline step: match the request against the precompiled API catalogue.
  *
  * Reads the method and path; sets the match on the context (route and path parameters when
  * matched). A 404 or 405 is not raised here but by authorize, after authentication, so an
@@ -7,7 +7,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { RouteMatcher } from '../../catalogue/matcher';
-import { context } from '../../pipeline/context';
+import { context } from '../../request/context';
 
 export function routeMatch(matcher: RouteMatcher): RequestHandler {
   return function routeMatchStep(req, res, next) {

@@ -10,8 +10,8 @@
  * count, the limit could not be kept.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RedisClient } from '../../access/redis-client';
-import { StoreUnavailableError } from '../../access/store';
+import type { RedisClient } from '../../redis/redis-client';
+import { StoreUnavailableError } from '../../errors/error-catalogue';
 
 export interface SendLimit {
   readonly points: number;

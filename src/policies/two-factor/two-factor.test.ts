@@ -11,13 +11,13 @@ import express, { type RequestHandler } from 'express';
 import Redis from 'ioredis';
 import { AccessCache } from '../../access/cache';
 import type { AccessDocument } from '../../access/model';
-import { MemoryAccessStore } from '../../access/store';
-import { ROUTES } from '../../catalogue/catalogue';
+import { MemoryAccessStore } from '../../access/access-store';
+import { ROUTES } from '../../catalogue/api-catalogue';
 import { RouteMatcher } from '../../catalogue/matcher';
 import { bankAccountContracts } from '../../contracts/bank-accounts';
 import { createLogger, type Logger } from '../../logging/logger';
-import { context } from '../../pipeline/context';
-import { createErrorHandler } from '../../pipeline/error-handler';
+import { context } from '../../request/context';
+import { createErrorHandler } from '../../request/error-handler';
 import { createSandboxApp } from '../../sandbox/app';
 import { createSandboxData } from '../../sandbox/data';
 import { createSmsProvider } from '../../sms/create-provider';
@@ -32,7 +32,7 @@ import { authorize } from '../authorize/authorize';
 import { body } from '../body/body';
 import { bodyConfigSchema } from '../body/body.schema';
 import { idempotency } from '../idempotency/idempotency';
-import { MemoryIdempotencyStore } from '../idempotency/memory-store';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency-store';
 import { requestContext } from '../request-context/request-context';
 import { requestContextSchema } from '../request-context/request-context.schema';
 import { routeMatch } from '../route-match/route-match';
@@ -146,7 +146,6 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000 }, {
       store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
       logger,
-      coreTimeoutMs: 10_000,
       fingerprintKey: 'test-fingerprint-key',
     }),
     steps.check,
@@ -447,11 +446,5 @@ describe('two-factor steps (Redis store)', () => {
       await h.close();
       await server.stop();
     }
-  });
-
-  it('needs a pepper shared by every instance', () => {
-    expect(() =>
-      twoFactor(twoFactorSchema.parse({}), { redis: {} as Redis, keyPrefix: 'x:', sms: new OutboxSmsProvider(1), logger: createLogger('silent') }),
-    ).toThrow('twoFactor.pepper');
   });
 });

@@ -25,18 +25,17 @@
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { RedisClient } from '../../access/redis-client';
+import type { RedisClient } from '../../redis/redis-client';
 import { validateBankAccountAdd, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
-import { GatewayError } from '../../errors/catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
-import { context, type RequestContext } from '../../pipeline/context';
+import { context, type RequestContext } from '../../request/context';
 import type { Principal } from '../../access/snapshot';
 import { maskPhoneNumber, type SmsProvider } from '../../sms/provider';
 import { SendLimits } from './send-limits';
-import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './store';
+import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './code-store';
 import type { TwoFactorConfig } from './two-factor.schema';
 
-export const VERIFICATION_API_ID = 'POSTbankaccounts/verification';
 export const ADD_API_ID = 'POSTbankaccounts/add';
 
 export interface TwoFactorDeps {
@@ -72,9 +71,6 @@ function validBody<T>(ctx: RequestContext, validate: (value: unknown) => BodyVal
 }
 
 export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFactorSteps {
-  if (config.pepper === null && deps.redis !== null) {
-    throw new Error('twoFactor.pepper (env GATEWAY__twoFactor__pepper) is required with Redis: every instance must hash codes alike');
-  }
   const pepper = config.pepper ?? randomBytes(32).toString('base64');
   const store: TwoFactorStore = deps.redis ? new RedisTwoFactorStore(deps.redis, deps.keyPrefix) : new MemoryTwoFactorStore();
   const limits = new SendLimits({ perNumber: config.sendLimitsPerNumber, perCustomer: config.sendLimitsPerCustomer }, deps.redis, deps.keyPrefix);
@@ -111,7 +107,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
   return {
     verification: async function twoFactorVerification(_req, res, next) {
       const ctx = context(res);
-      if (ctx.route?.apiId !== VERIFICATION_API_ID) return next();
+      if (!ctx.route?.answeredByGateway) return next();
       const body = validBody(ctx, validateBankAccountVerification);
       const owner: CodeOwner = { vendorId: principalOf(ctx).vendorId, customerId: body.CustomerId };
       const to = maskPhoneNumber(body.MobileNumber);

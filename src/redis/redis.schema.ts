@@ -94,3 +94,8 @@ export const redisSchema = z
   });
 
 export type RedisConfig = z.infer<typeof redisSchema>;
+
+/** True when the config names a Redis of any topology: the access config is shared there. */
+export function redisConfigured(config: RedisConfig): boolean {
+  return config.url !== null || config.sentinels.length > 0 || config.nodes.length > 0;
+}

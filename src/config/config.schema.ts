@@ -4,9 +4,8 @@
  * Reads nothing; `config.ts` merges config/default.yaml, config/<NODE_ENV>.yaml and the
  * environment, then validates the result against this schema once at start-up.
  */
-import { isIP } from 'node:net';
 import { z } from 'zod';
-import { redisSchema } from '../access/redis.schema';
+import { redisConfigured, redisSchema } from '../redis/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
 import { bodyConfigSchema } from '../policies/body/body.schema';
@@ -15,49 +14,14 @@ import { twoFactorSchema } from '../policies/two-factor/two-factor.schema';
 import { smsSchema } from '../sms/sms.schema';
 import { rateLimitConfigSchema } from '../policies/rate-limit/rate-limit.schema';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
-import { shutdownSchema } from '../status/shutdown.schema';
+import { serverSchema } from '../server/server.schema';
+import { shutdownSchema } from '../server/shutdown.schema';
 
 const port = z.number().int().min(0).max(65535);
 
-/** `10.0.0.0/8`, `::1`, `fd00::/8`: what proxy-addr compiles. */
-function isAddressOrCidr(text: string): boolean {
-  const [address = '', prefix, ...rest] = text.split('/');
-  if (rest.length > 0) return false;
-  const version = isIP(address);
-  if (version === 0) return false;
-  if (prefix === undefined) return true;
-  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-  return bits >= 0 && bits <= (version === 4 ? 32 : 128);
-}
-const ms = z.number().int().min(1);
-
 export const configSchema = z
   .object({
-    server: z
-      .object({
-        host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
-        port: port.default(8080).describe('Vendor API port (env PORT)'),
-        adminPort: port.default(8081).describe('Admin API and UI port (env ADMIN_PORT)'),
-        statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
-        keepAliveTimeoutMs: ms
-          .default(65_000)
-          .describe('Idle keep-alive time; above the 60 s idle timeout of common load balancers'),
-        headersTimeoutMs: ms.default(10_000).describe('Time a client has to send a request\'s headers; drops slow-header clients'),
-        requestTimeoutMs: ms.default(30_000).describe('Time a client has to send a whole request'),
-        maxHeaderSize: z.number().int().min(1024).default(16_384).describe('Largest request header block in bytes'),
-        trustedProxies: z
-          .array(z.string().refine(isAddressOrCidr, 'not an IP address or CIDR range'))
-          .default([])
-          .describe('Addresses or CIDR ranges of the load balancers whose X-Forwarded-For/Proto/Host are believed; none by default'),
-        publicUrl: z
-          .url({ protocol: /^https?$/ })
-          .refine((url) => new URL(url).pathname === '/' && !url.includes('?') && !url.includes('#'), 'must be an origin only (scheme, host, port)')
-          .nullable()
-          .default(null)
-          .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),
-      })
-      .strict()
-      .prefault({}),
+    server: serverSchema.prefault({}),
     core: coreClientSchema.prefault({}),
     sandbox: z
       .object({
@@ -119,6 +83,20 @@ export const configSchema = z
   .superRefine((config, ctx) => {
     if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
       ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
+    }
+    // A request still waiting for the core must never be declared outcome_unknown under its feet.
+    for (const group of ['receipts', 'bankaccounts'] as const) {
+      const coreTimeoutMs = config.core.breakers[group].timeoutMs ?? config.core.timeoutMs;
+      if (config.idempotency.inFlightTimeoutMs <= coreTimeoutMs) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['idempotency', 'inFlightTimeoutMs'],
+          message: `must be longer than the ${group} core timeout (core.breakers.${group}.timeoutMs, else core.timeoutMs: ${coreTimeoutMs} ms)`,
+        });
+      }
+    }
+    if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
+      ctx.addIssue({ code: 'custom', path: ['twoFactor', 'pepper'], message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike' });
     }
     const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
     for (const [index, name] of config.core.passHeaders.entries()) {

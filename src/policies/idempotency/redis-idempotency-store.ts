@@ -13,7 +13,7 @@
  * with Redis gone every call rejects at once, and the step answers 503 `store_unavailable`.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './store';
+import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './idempotency-store';
 
 // KEYS: record. ARGV: fingerprint, token, in-flight ms, retention ms.
 const CLAIM = `

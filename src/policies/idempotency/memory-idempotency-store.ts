@@ -5,7 +5,7 @@
  * records are swept from its front on each claim and memory stays bounded by the traffic of
  * one retention period. Every operation completes synchronously, hence atomically.
  */
-import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './store';
+import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './idempotency-store';
 
 interface MemoryRecord {
   state: 'in_flight' | 'completed' | 'unknown';

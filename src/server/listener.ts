@@ -17,10 +17,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { GatewayConfig } from '../config/schema';
-import { GatewayError } from '../errors/catalogue';
+import type { ServerConfig } from './server.schema';
+import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
-import { socketProblemResponse } from '../pipeline/error-handler';
+import { socketProblemResponse } from '../request/error-handler';
 
 /** The connections and responses a listener has open, and whether it is draining. */
 interface ListenerState {
@@ -71,7 +71,7 @@ export function openListener(
   app: http.RequestListener,
   port: number,
   host: string,
-  limits: Pick<GatewayConfig['server'], 'maxHeaderSize' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+  limits: Pick<ServerConfig, 'maxHeaderSize' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
   options: ListenOptions,
 ): Promise<http.Server> {
   const server = http.createServer(

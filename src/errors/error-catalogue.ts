@@ -1,5 +1,5 @@
 /**
- * The one catalogue of error codes (public contract, DESIGN.md "Errors"), and the error type
+ * The one catalogue of error codes (public contract: README "Errors"), and the error type
  * that carries one through the pipeline to the error handler, which alone writes the body.
  *
  * Reads nothing; sets nothing. A detail is written for the vendor: it never holds a secret,
@@ -68,4 +68,12 @@ export class GatewayError extends Error {
 /** The `type` URI of a problem: stable per code, documented in the README. */
 export function problemType(code: ErrorCode): string {
   return `https://errors.core-banking-gateway.dev/${code}`;
+}
+
+/** A shared store (access config, two-factor codes, send limits) could not be reached: 503, not 500. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(cause: unknown) {
+    super(`store unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
 }

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger';
-import type { RedisConfig } from './redis.schema';
+import { redisConfigured, type RedisConfig } from './redis.schema';
 
 /** A connection of any topology; the stores use only commands both kinds share. */
 export type RedisClient = Redis | Cluster;
@@ -38,11 +38,6 @@ const MAX_RECONNECT_DELAY_MS = 1000;
 /** Never gives up: an instance that lost Redis must find it again without a restart. */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (attempt - 1), MAX_RECONNECT_DELAY_MS);
-}
-
-/** True when the config names a Redis of any topology: the access config is shared there. */
-export function redisConfigured(config: RedisConfig): boolean {
-  return config.url !== null || config.sentinels.length > 0 || config.nodes.length > 0;
 }
 
 /** Where the config points, without credentials: for start-up messages and logs. */

@@ -79,6 +79,8 @@ export interface Route {
   readonly search: boolean;
   /** The query parameters this route declares; any other is refused (400), none reaches the core. */
   readonly query: readonly QueryParameter[];
+  /** True where the gateway itself answers and the core never sees the call (the SMS verification). */
+  readonly answeredByGateway: boolean;
   /** True for money movement: idempotency-guarded, never retried. */
   readonly movesMoney: boolean;
   /** The spec operations this route serves. */
@@ -224,6 +226,7 @@ function buildRoutes(): Route[] {
       bodySchema,
       search,
       query: search ? SEARCH_QUERY : PERIOD_PATHS.has(first.path) ? PERIOD_QUERY : Object.freeze([]),
+      answeredByGateway: first.path === 'bankaccounts/verification',
       movesMoney: isReceipt || first.path === 'bankaccounts/add',
       operations: Object.freeze(operations),
     });

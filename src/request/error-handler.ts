@@ -8,9 +8,9 @@
  * logged with the request id so an operator can find it.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { StoreUnavailableError } from '../access/store';
-import { ERROR_CATALOGUE, GatewayError, problemType, type ErrorCode } from '../errors/catalogue';
+import { ERROR_CATALOGUE, GatewayError, problemType, StoreUnavailableError, type ErrorCode } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
+import { escapeXmlText } from '../xml/xml-text';
 import { getContext } from './context';
 
 export interface ProblemBody {
@@ -64,13 +64,10 @@ function wantsXml(req: Request): boolean {
   return contentType !== undefined && /\bxml\b/i.test(contentType);
 }
 
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-const escapeXml = (text: string): string => text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);
-
 /** RFC 9457 appendix B: the XML form, in the urn:ietf:rfc:7807 namespace. */
 function problemXml(body: ProblemBody): string {
   const el = (name: string, value: string | number | undefined): string =>
-    value === undefined ? '' : `<${name}>${escapeXml(String(value))}</${name}>`;
+    value === undefined ? '' : `<${name}>${escapeXmlText(String(value))}</${name}>`;
   const errors = body.errors
     ? `<errors>${body.errors.map((e) => `<i>${el('field', e.field)}${el('message', e.message)}</i>`).join('')}</errors>`
     : '';

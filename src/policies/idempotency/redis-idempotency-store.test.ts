@@ -5,8 +5,8 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { startRedisCluster, type RedisClusterHandle } from '../../../test/support/redis-cluster';
-import { RedisIdempotencyStore } from './redis-store';
-import type { StoredResponse } from './store';
+import { RedisIdempotencyStore } from './redis-idempotency-store';
+import type { StoredResponse } from './idempotency-store';
 
 const TIMINGS = { inFlightMs: 30_000, retentionMs: 86_400_000 };
 const response = (text: string): StoredResponse => ({ status: 201, contentType: 'application/xml', body: Buffer.from(text) });

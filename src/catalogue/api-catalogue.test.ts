@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROUTES, ROUTES_BY_API_ID, specOperations } from './catalogue';
+import { ROUTES, ROUTES_BY_API_ID, specOperations } from './api-catalogue';
 
 const SPEC_COPY = path.resolve(__dirname, '../../docs/spec/core-banking-integration-service.md');
 const SHARED_SPEC = path.resolve(__dirname, '../../../shared/spec/core-banking-integration-service.md');

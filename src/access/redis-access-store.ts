@@ -17,8 +17,9 @@
 import type { ZodError } from 'zod';
 import type { Logger } from '../logging/logger';
 import { accessDocumentSchema, type AccessDocument } from './model';
-import type { RedisClient } from './redis-client';
-import { StoreUnavailableError, VersionConflictError, type AccessStore, type VersionedAccessDocument } from './store';
+import type { RedisClient } from '../redis/redis-client';
+import { StoreUnavailableError } from '../errors/error-catalogue';
+import { VersionConflictError, type AccessStore, type VersionedAccessDocument } from './access-store';
 
 
 /** Redis failing to answer is an outage (503), not a fault of ours (500). */

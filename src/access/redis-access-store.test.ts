@@ -9,10 +9,10 @@ import { startRedisServer, type RedisServerHandle } from '../../test/support/red
 import { createLogger } from '../logging/logger';
 import { AccessCache } from './cache';
 import { accessDocumentSchema, type AccessDocument } from './model';
-import { createRedisClient, RedisHealth } from './redis-client';
-import { InvalidAccessDocumentError, RedisAccessStore } from './redis-store';
-import { redisSchema } from './redis.schema';
-import { VersionConflictError } from './store';
+import { createRedisClient, RedisHealth } from '../redis/redis-client';
+import { InvalidAccessDocumentError, RedisAccessStore } from './redis-access-store';
+import { redisSchema } from '../redis/redis.schema';
+import { VersionConflictError } from './access-store';
 
 const logger = createLogger('silent');
 const SHARED_URL = process.env.TEST_REDIS_URL as string;

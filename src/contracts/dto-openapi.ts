@@ -6,10 +6,10 @@
  * Reads the structures and the enum tables (so values an admin adds to
  * config/receipt-enums.yaml appear in the document); fills the `components` map it is given.
  */
-import type { OpenApiSchema } from '../contracts/body-contract';
-import type { ReceiptEnums } from '../contracts/enums';
-import type { AnyStruct, EnumField, FieldSpec } from '../contracts/schema';
-import type { WireFormat } from '../pipeline/context';
+import type { OpenApiSchema } from './body-contract';
+import type { ReceiptEnums } from './enums';
+import type { AnyStruct, EnumField, FieldSpec } from './dto-schema';
+import type { WireFormat } from './body-contract';
 
 function componentName(struct: AnyStruct, format: WireFormat): string {
   return format === 'json' ? struct.name : `${struct.name}Xml`;

@@ -18,8 +18,8 @@
  * are stored, never a code. Redis errors surface as StoreUnavailableError (503).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { RedisClient } from '../../access/redis-client';
-import { StoreUnavailableError } from '../../access/store';
+import type { RedisClient } from '../../redis/redis-client';
+import { StoreUnavailableError } from '../../errors/error-catalogue';
 
 export interface CodeOwner {
   readonly vendorId: string;

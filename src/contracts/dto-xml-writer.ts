@@ -13,9 +13,9 @@
  * names and order anyway and it keeps translation cheaper than a generic parse + build.
  */
 import { isLosslessNumber } from 'lossless-json';
-import type { ReceiptEnums } from '../contracts/enums';
-import { fieldNamed, type AnyStruct, type FieldSpec, type IntMapField, type NamedField } from '../contracts/schema';
-import { escapeXmlText, isXmlName } from './safe-xml';
+import type { ReceiptEnums } from './enums';
+import { fieldNamed, type AnyStruct, type FieldSpec, type IntMapField, type NamedField } from './dto-schema';
+import { escapeXmlText, isXmlName } from '../xml/xml-text';
 
 type JsonObject = Record<string, unknown>;
 

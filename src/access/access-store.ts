@@ -37,14 +37,6 @@ export class VersionConflictError extends Error {
   }
 }
 
-/** The store could not be reached (Redis down or slow): the caller answers 503, not 500. */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-  constructor(cause: unknown) {
-    super(`access store unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-  }
-}
-
 export class AccessFileError extends Error {
   override readonly name = 'AccessFileError';
 }

@@ -8,12 +8,12 @@
  * Read by every later step, the error handler and the access log.
  */
 import type { Response } from 'express';
-import type { Route } from '../catalogue/catalogue';
+import type { Route } from '../catalogue/api-catalogue';
 import type { MatchResult } from '../catalogue/matcher';
 import type { Principal } from '../access/snapshot';
 import type { Vendor } from '../access/model';
+import type { WireFormat } from '../contracts/body-contract';
 
-export type WireFormat = 'json' | 'xml';
 
 /** A request body that the body step parsed and validated (routes with a body schema only). */
 export interface ParsedBody {
@@ -85,6 +85,8 @@ export interface RequestContext {
   upstreamSeconds: number | null;
   /** Bytes of an answer streamed without Content-Length, for the access log. */
   streamedBytesOut: number;
+  /** Admin API only: who made the call, for the audit log (set by the admin token check). */
+  adminActor: string | null;
 }
 
 export function newContext(requestId: string): RequestContext {
@@ -102,6 +104,7 @@ export function newContext(requestId: string): RequestContext {
     idempotencyGuard: UNGUARDED,
     upstreamSeconds: null,
     streamedBytesOut: 0,
+    adminActor: null,
   };
 }
 
@@ -116,4 +119,11 @@ export function getContext(res: Response): RequestContext | undefined {
 /** For steps that run after request-context: the context is always there. */
 export function context(res: Response): RequestContext {
   return res.locals.ctx as RequestContext;
+}
+
+/** The admin who made this admin API call; admin routes run only after the token check set it. */
+export function authenticatedAdmin(res: Response): string {
+  const actor = context(res).adminActor;
+  if (actor === null) throw new Error('admin routes run after the admin token check');
+  return actor;
 }

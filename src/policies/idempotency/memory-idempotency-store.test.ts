@@ -2,7 +2,7 @@
  * The memory idempotency store's own duties, with a clock the test moves: records are
  * forgotten after their retention (memory stays bounded) and an expired claim is unknown.
  */
-import { MemoryIdempotencyStore } from './memory-store';
+import { MemoryIdempotencyStore } from './memory-idempotency-store';
 
 const TIMINGS = { inFlightMs: 1000, retentionMs: 60_000 };
 const response = { status: 201, contentType: 'application/json', body: Buffer.from('{"receiptNo":1}') };

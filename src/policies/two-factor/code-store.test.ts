@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { StoreUnavailableError } from '../../access/store';
+import { StoreUnavailableError } from '../../errors/error-catalogue';
 import { startRedisServer } from '../../../test/support/redis-server';
-import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './store';
+import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './code-store';
 import { TestRedisClients } from '../../../test/support/redis-clients';
 
 const TTL = 600_000;

@@ -10,14 +10,10 @@
  * Elements the schema does not know are ignored, as a .NET deserializer ignores them; so are
  * read-only fields. A list field always yields an array, even with one item.
  */
-import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type ReadContext } from '../contracts/reading';
-import { Invalid, intKey, scalarFromXml, xmlIntValue } from '../contracts/scalars';
-import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type IntMapField, type NamedField } from '../contracts/schema';
-import type { XmlNode } from './safe-xml';
-
-/** fast-xml-parser's names for text and CDATA nodes (set in SafeXmlParser's options). */
-export const TEXT = '#text';
-export const CDATA = '#cdata';
+import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type ReadContext } from './reading';
+import { Invalid, intKey, scalarFromXml, xmlIntValue } from './scalars';
+import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type IntMapField, type NamedField } from './dto-schema';
+import { CDATA, TEXT, type XmlNode } from '../xml/safe-xml';
 
 /** Every '&': a reference, or (group unmatched) a stray ampersand. */
 const ENTITY_REFERENCE = /&(?:(#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z][A-Za-z0-9._-]*);)?/g;

@@ -1,0 +1,70 @@
+/**
+ * What the admin operations accept: one schema per operation's input (built from the access
+ * model's own field schemas), and the parser that turns a bad input into one 400 naming every
+ * bad field.
+ *
+ * Pure: reads the input it is given.
+ */
+import { z } from 'zod';
+import { GatewayError, type FieldError } from '../errors/error-catalogue';
+import { keySchema, licenceSchema, permissionSchema, vendorSchema } from './model';
+
+export const idSchema = vendorSchema.shape.id;
+// A malformed timestamp is reported once, by the format check, not again as "in the past".
+const futureTimestamp = keySchema.shape.expiresAt.unwrap().refine((value) => !(Date.parse(value) <= Date.now()), 'must be in the future');
+
+export const createVendorInput = z
+  .object({
+    id: idSchema,
+    name: vendorSchema.shape.name,
+    status: vendorSchema.shape.status,
+    rateLimit: vendorSchema.shape.rateLimit,
+    licences: z.array(licenceSchema.partial({ id: true })).default([]),
+  })
+  .strict();
+
+export const patchVendorInput = z
+  .object({
+    name: vendorSchema.shape.name.optional(),
+    status: vendorSchema.shape.status.unwrap().optional(),
+    rateLimit: vendorSchema.shape.rateLimit,
+  })
+  .strict()
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), 'give at least one of name, status, rateLimit');
+
+export const issueKeyInput = z
+  .object({
+    id: idSchema.optional(),
+    userId: keySchema.shape.userId,
+    expiresAt: futureTimestamp.optional(),
+  })
+  .strict();
+
+export const grantLicenceInput = z
+  .object({
+    id: idSchema.optional(),
+    api: licenceSchema.shape.api,
+    expiresAt: futureTimestamp.optional(),
+  })
+  .strict();
+
+export const grantPermissionInput = permissionSchema.partial({ id: true });
+
+/** Zod issues as `{field, message}`, one per bad field; an unknown property is named itself. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: [...base, key].join('.'), message: 'not allowed here' }));
+    }
+    return [{ field: base.length > 0 ? base.join('.') : '(root)', message: issue.message }];
+  });
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) {
+    throw new GatewayError('invalid_request', `The ${what} is not valid; see errors.`, { errors: fieldErrors(result.error) });
+  }
+  return result.data;
+}

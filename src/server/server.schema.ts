@@ -1,0 +1,44 @@
+/** Config of the listeners (config key `server`): ports, Node's server limits, and whom to believe about where a call came from. */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+
+/** `10.0.0.0/8`, `::1`, `fd00::/8`: what proxy-addr compiles. */
+function isAddressOrCidr(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  if (rest.length > 0) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+  return bits >= 0 && bits <= (version === 4 ? 32 : 128);
+}
+const ms = z.number().int().min(1);
+
+export const serverSchema = z
+  .object({
+    host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
+    port: port.default(8080).describe('Vendor API port (env PORT)'),
+    adminPort: port.default(8081).describe('Admin API and UI port (env ADMIN_PORT)'),
+    statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
+    keepAliveTimeoutMs: ms
+      .default(65_000)
+      .describe('Idle keep-alive time; above the 60 s idle timeout of common load balancers'),
+    headersTimeoutMs: ms.default(10_000).describe('Time a client has to send a request\'s headers; drops slow-header clients'),
+    requestTimeoutMs: ms.default(30_000).describe('Time a client has to send a whole request'),
+    maxHeaderSize: z.number().int().min(1024).default(16_384).describe('Largest request header block in bytes'),
+    trustedProxies: z
+      .array(z.string().refine(isAddressOrCidr, 'not an IP address or CIDR range'))
+      .default([])
+      .describe('Addresses or CIDR ranges of the load balancers whose X-Forwarded-For/Proto/Host are believed; none by default'),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => new URL(url).pathname === '/' && !url.includes('?') && !url.includes('#'), 'must be an origin only (scheme, host, port)')
+      .nullable()
+      .default(null)
+      .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),
+  })
+  .strict();
+
+export type ServerConfig = z.infer<typeof serverSchema>;
