@@ -25,6 +25,8 @@ describe('UK mobile numbers', () => {
     ['07624 123456', '+447624123456'], // Isle of Man mobile
     ['07797 123456', '+447797123456'], // Jersey mobile
     ['07781 123456', '+447781123456'], // Guernsey mobile
+    ['07700 900123', '+447700900123'], // Ofcom's drama range: fictional, what the sandbox's customers hold
+    ['447700900694', '+447700900694'],
   ])('accepts %s as %s', (text, e164) => {
     expect(normaliseUkMobileNumber(text)).toEqual({ ok: true, e164 });
   });
@@ -39,7 +41,7 @@ describe('UK mobile numbers', () => {
     ['07600 123456', 'a pager number (076)'],
     ['0800 123 4567', 'a freephone number'],
     ['0300 123 4567', 'a non-geographic number (03)'],
-    ['07700 900123', 'not a valid UK number'], // Ofcom's drama range
+    ['07700 900123 4', 'must be a UK mobile number'], // the drama range, one digit long
     ['0740 012345', 'not a valid UK number'], // one digit short
     ['074001234567', 'not a valid UK number'], // one digit long
     ['+353 87 123 4567', 'must be a UK mobile number'], // an Irish mobile
@@ -146,7 +148,8 @@ describe('BankAccountAdd and BankAccountUpdate', () => {
     for (const bad of ['2025-02-30T00:00:00', '2025-07-01', '2025-07-01T09:30:00Z', '2025-07-01T24:00:00', 20250701]) {
       expect(validateBankAccountUpdate({ ...update, DateClosed: bad })).toEqual({ ok: false, errors: [{ field: 'DateClosed', message: expect.stringContaining('datetime') }] });
     }
-    expect(validateBankAccountUpdate({ ...update, TwoFactorCode: '123456' })).toEqual({ ok: false, errors: [{ field: 'TwoFactorCode', message: 'unknown field' }] });
+    expect(validateBankAccountUpdate({ ...update, TwoFactorCode: '123456' })).toMatchObject({ ok: true, value: { TwoFactorCode: '123456' } });
+    expect(validateBankAccountUpdate({ ...update, TwoFactorCode: 'abc' })).toMatchObject({ ok: false, errors: [{ field: 'TwoFactorCode' }] });
   });
 
   it('offers one validator per bank-account body schema id', () => {

@@ -12,8 +12,9 @@
  *   hyphens anywhere, becomes E.164 `+447…`. "Mobile" is libphonenumber-js's (max metadata)
  *   type MOBILE under calling code 44, which takes in the Crown Dependencies' mobiles: Isle of
  *   Man `07624…`, Jersey `07797…`, Guernsey `07781…`. It leaves out `070…` (PERSONAL_NUMBER),
- *   `076…` other than `07624` (PAGER), landlines (FIXED_LINE), `08…`/`03…`, and Ofcom's drama
- *   range `07700 900000–900999`, which libphonenumber-js reports as not valid.
+ *   `076…` other than `07624` (PAGER), landlines (FIXED_LINE) and `08…`/`03…`. Ofcom's drama
+ *   range `07700 900000–900999` (which libphonenumber-js reports as not valid) is taken as a
+ *   mobile: no real phone has such a number, and the sandbox's customers hold them.
  * - Code, TwoFactorCode: six digits, as a string (`"012345"`) or a JSON number with six digits
  *   (`123456`); always a 6-character string afterwards.
  * - SortCode: six digits, alone or in pairs joined by hyphens or spaces (`12-34-56`); becomes
@@ -66,6 +67,8 @@ const NUMBER_KINDS: Partial<Record<NumberType & string, string>> = {
 
 /** Accepted spellings before libphonenumber-js looks at them: a UK prefix, then digits. */
 const UK_NUMBER_SHAPE = /^(?:\+44|0044|44|0)\d{6,12}$/;
+/** Ofcom's range for fiction (TV, films, tests): 07700 900000–900999. */
+const DRAMA_MOBILE = /^(?:\+44|0044|44|0)7700900(\d{3})$/;
 
 export type MobileNumberResult = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly message: string };
 
@@ -74,6 +77,8 @@ export function normaliseUkMobileNumber(text: string): MobileNumberResult {
   const compact = text.replace(/[\s-]/g, '');
   const notOne = 'must be a UK mobile number: 07…, 447…, 00447… or +447…';
   if (!UK_NUMBER_SHAPE.test(compact)) return { ok: false, message: notOne };
+  const drama = DRAMA_MOBILE.exec(compact);
+  if (drama) return { ok: true, e164: `+447700900${drama[1]}` };
   const parsed = parsePhoneNumberFromString(compact, 'GB');
   if (!parsed || parsed.countryCallingCode !== '44' || !parsed.isValid()) return { ok: false, message: `${notOne}; this is not a valid UK number` };
   const type = parsed.getType();
@@ -145,7 +150,7 @@ export const bankAccountVerificationSchema = z
   .object({
     CustomerId: id('Customer the code is for'),
     MobileNumber: mobileNumber,
-    Code: sixDigitCode('Code to send; absent, the gateway generates one').optional(),
+    Code: sixDigitCode('Sandbox only: the code to send; absent or null, the gateway generates one').nullable().optional(),
   })
   .strict();
 
@@ -168,6 +173,9 @@ export const bankAccountUpdateSchema = z
     AccountNumber: accountNumber,
     SortCode: sortCode,
     DateClosed: dateClosed,
+    TwoFactorCode: sixDigitCode('Needed to change AccountNumber or SortCode: the code sent to the customer after POST /bankaccounts/verification')
+      .nullable()
+      .optional(),
   })
   .strict();
 

@@ -14,6 +14,9 @@
  * - an answer of 500 or more: never the core's body or headers; 502 `bad_gateway`, the body
  *   logged at debug level with the request id.
  *
+ * The gateway also reads from the core on its own account (`read`: the customer behind a second
+ * factor, the bank account a PUT would change), by GET through the route's breaker group.
+ *
  * Every call goes through its group's breaker, whose timer starts when the request, body
  * included, is handed to the core: a vendor's slow upload happened before and is bounded by
  * the server's request timeout (408). Only a GET is tried twice, and only after a connection
@@ -28,6 +31,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logging/logger';
+import type { BreakerGroup } from '../catalogue/api-catalogue';
 import type { RequestContext } from '../request/context';
 import { BreakerTimeoutError, type CoreBreaker, type CoreBreakers } from './breakers';
 import { CoreCallError, toCoreCallError } from './core-call-error';
@@ -57,6 +61,8 @@ export interface CoreClient {
   stream(req: Request, res: Response, ctx: RequestContext): Promise<void>;
   /** Sends `json` to the core and returns its whole answer; never retried, never abandoned. */
   exchange(req: Request, ctx: RequestContext, json: string): Promise<BufferedAnswer>;
+  /** A GET of `path` (built by the gateway) on the gateway's own account, through `group`'s breaker; the whole answer. */
+  read(req: Request, ctx: RequestContext, group: BreakerGroup, path: string): Promise<BufferedAnswer>;
 }
 
 /** No answer from the core: refused, reset, unreachable, or cut in the middle of a buffered answer. */
@@ -210,8 +216,26 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
   function outgoingFor(req: Request, ctx: RequestContext, body: Buffer | null, contentType: string | null): OutgoingRequest {
     const { route, coreTarget } = ctx;
     if (!route || coreTarget === null) throw new Error('the core is called only for a matched route with a checked target');
+    return outgoing(req, ctx, route.method, coreTarget, body, contentType);
+  }
+
+  function outgoing(req: Request, ctx: RequestContext, method: string, path: string, body: Buffer | null, contentType: string | null): OutgoingRequest {
     const framing: CoreBodyFraming | null = body ? { contentType, length: body.length } : null;
-    return { method: route.method, path: coreTarget, headers: coreRequestHeaders(req, ctx, headerRules, framing), body };
+    return { method, path, headers: coreRequestHeaders(req, ctx, headerRules, framing), body };
+  }
+
+  /** One buffered call: through the breaker, read whole, never retried. */
+  async function buffered(group: BreakerGroup, request: OutgoingRequest, ctx: RequestContext): Promise<BufferedAnswer> {
+    const breaker = deps.breakers.get(group);
+    const attempt = new CoreAttempt<BufferedAnswer>(breaker, ctx);
+    let answer: BufferedAnswer | typeof ABANDONED;
+    try {
+      answer = await breaker.run(() => attempt.start(open, request, (incoming, self) => readWhole(incoming, self, maxBufferedBytes)));
+    } catch (err) {
+      throw failure(err, attempt, ctx);
+    }
+    if (answer === ABANDONED) throw new Error('a buffered call is never abandoned');
+    return answer;
   }
 
   /** Maps what a breaker run rejected with; the core's own failures never reach the vendor as the core wrote them. */
@@ -284,21 +308,14 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       }
     },
 
-    async exchange(req, ctx, json) {
+    exchange(req, ctx, json) {
       const route = ctx.route;
       if (!route) throw new Error('the core is called only for a matched route');
-      const body = Buffer.from(json, 'utf8');
-      const outgoing = outgoingFor(req, ctx, body, 'application/json');
-      const breaker = deps.breakers.get(route.group);
-      const attempt = new CoreAttempt<BufferedAnswer>(breaker, ctx);
-      let answer: BufferedAnswer | typeof ABANDONED;
-      try {
-        answer = await breaker.run(() => attempt.start(open, outgoing, (incoming, self) => readWhole(incoming, self, maxBufferedBytes)));
-      } catch (err) {
-        throw failure(err, attempt, ctx);
-      }
-      if (answer === ABANDONED) throw new Error('a buffered call is never abandoned');
-      return answer;
+      return buffered(route.group, outgoingFor(req, ctx, Buffer.from(json, 'utf8'), 'application/json'), ctx);
+    },
+
+    read(req, ctx, group, path) {
+      return buffered(group, outgoing(req, ctx, 'GET', path, null, null), ctx);
     },
   };
 }

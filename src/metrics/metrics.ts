@@ -28,6 +28,7 @@ export interface GatewayMetrics {
   readonly circuitState: Gauge<'group'>;
   readonly idempotencyReplaysTotal: Counter;
   readonly smsSentTotal: Counter<'outcome'>;
+  readonly smsBudgetExhaustedTotal: Counter<'vendor'>;
 }
 
 export interface MetricsOptions {
@@ -128,6 +129,12 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       name: 'gateway_sms_sent_total',
       help: 'Two-factor SMS handed to the provider, by outcome (sent, rejected, failed)',
       labelNames: ['outcome'] as const,
+      registers,
+    }),
+    smsBudgetExhaustedTotal: new Counter({
+      name: 'gateway_sms_budget_exhausted_total',
+      help: "Two-factor sends refused because the vendor's SMS budget (twoFactor.sendLimitsPerVendor) was spent, by vendor",
+      labelNames: ['vendor'] as const,
       registers,
     }),
   };

@@ -69,7 +69,15 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
 
   const { metrics } = deps;
   const errorHandler = createErrorHandler(deps.logger);
-  const twoFactorSteps = twoFactor(config.twoFactor, { redis: deps.redis, keyPrefix: config.redis.keyPrefix, sms: deps.sms, logger: deps.logger });
+  const twoFactorSteps = twoFactor(config.twoFactor, {
+    redis: deps.redis,
+    keyPrefix: config.redis.keyPrefix,
+    sms: deps.sms,
+    logger: deps.logger,
+    coreClient: deps.coreClient,
+    sandboxMode: config.core.url === null,
+    onBudgetExhausted: (vendor) => metrics.smsBudgetExhaustedTotal.inc({ vendor }),
+  });
   // The API description needs no key: vendors read it before they have one.
   app.get(
     '/openapi.json',
@@ -112,6 +120,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       logger: deps.logger,
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
+      sandboxMode: config.core.url === null,
     }),
     // After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
     twoFactorSteps.check,

@@ -55,6 +55,11 @@ export interface IdempotencyGuard {
   abandon(): Promise<void>;
   /** The request may have reached the core (timeout or reset after sending): retries get 409 outcome_unknown. */
   unknown(): Promise<void>;
+  /**
+   * The core call begins: from here only its end settles the key. A vendor that goes away
+   * meanwhile changes nothing; its retries get 409 idempotency_in_progress until the call ends.
+   */
+  coreCallStarted(): void;
 }
 
 export const UNGUARDED: IdempotencyGuard = Object.freeze({
@@ -62,7 +67,14 @@ export const UNGUARDED: IdempotencyGuard = Object.freeze({
   complete: () => Promise.resolve(),
   abandon: () => Promise.resolve(),
   unknown: () => Promise.resolve(),
+  coreCallStarted: () => undefined,
 });
+
+/** A two-factor code spent on this request. */
+export interface RedeemedCode {
+  /** Makes the code usable again: the change it allowed did not happen. */
+  restore(): Promise<void>;
+}
 
 export interface RequestContext {
   readonly requestId: string;
@@ -85,6 +97,8 @@ export interface RequestContext {
   upstreamSeconds: number | null;
   /** Bytes of an answer streamed without Content-Length, for the access log. */
   streamedBytesOut: number;
+  /** Set by the two-factor check once it redeemed a code; the exchange step hands it back if the core refuses the change. */
+  secondFactor: RedeemedCode | null;
   /** Admin API only: who made the call, for the audit log (set by the admin token check). */
   adminActor: string | null;
 }
@@ -104,6 +118,7 @@ export function newContext(requestId: string): RequestContext {
     idempotencyGuard: UNGUARDED,
     upstreamSeconds: null,
     streamedBytesOut: 0,
+    secondFactor: null,
     adminActor: null,
   };
 }

@@ -1,12 +1,11 @@
 /**
  * Bank accounts with SMS two-factor verification, end to end through the gateway in sandbox
- * mode: verification → code read from the outbox at the admin API → add → list → close.
+ * mode: verification (to the mobile the sandbox core holds for the customer) → code read from
+ * the outbox at the admin API → add → list → close.
  */
 import { latestCodeSentTo } from '../../src/sms/outbox-client';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
-
-const MOBILE = '07400 123456';
 
 describe('bank accounts with SMS two-factor verification', () => {
   let gateway: TestGateway;
@@ -22,21 +21,26 @@ describe('bank accounts with SMS two-factor verification', () => {
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
   };
 
+  /** Customers who consented to SMS, with the mobile number (Telephone2) the core holds for each. */
   let members: number[];
+  const mobiles = new Map<number, string>();
+  const mobileOf = (customer: number): string => mobiles.get(customer) as string;
 
   beforeAll(async () => {
     gateway = await startTestGateway();
     adminUrl = `http://127.0.0.1:${gateway.adminPort}`;
-    members = ((await call('GET', '/customers')).body as unknown as Array<{ Number: number }>).map((c) => c.Number);
+    const customers = (await call('GET', '/customers')).body as unknown as Array<{ Number: number; Telephone2: number; SmsConsentGiven: boolean }>;
+    for (const customer of customers) if (customer.SmsConsentGiven) mobiles.set(customer.Number, `+${customer.Telephone2}`);
+    members = [...mobiles.keys()];
   });
   afterAll(() => gateway.stop());
 
   it('adds a bank account with the code sent by SMS, lists it, and closes it with DateClosed', async () => {
     const customer = members[1] as number;
-    const sent = await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: MOBILE });
+    const sent = await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: mobileOf(customer) });
     expect(sent.status).toBe(200);
     expect(JSON.stringify(sent.body)).not.toMatch(/\d{6}/);
-    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, MOBILE);
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(customer));
 
     const account = { CustomerId: customer, PersonId: customer, Name: 'J SMITH', AccountNumber: '12345678', SortCode: '20-00-00' };
     const added = await call('POST', '/bankaccounts/add', { ...account, TwoFactorCode: code }, { 'Idempotency-Key': 'add-e2e-1' });
@@ -58,8 +62,8 @@ describe('bank accounts with SMS two-factor verification', () => {
 
   it('replays a retried add that succeeded instead of refusing its used code', async () => {
     const customer = members[2] as number;
-    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: '+44 7400 654321' });
-    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, '+447400654321');
+    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: mobileOf(customer) });
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(customer));
     const body = { CustomerId: customer, PersonId: customer, Name: 'A JONES', AccountNumber: '11112222', SortCode: '401010', TwoFactorCode: code };
     const first = await call('POST', '/bankaccounts/add', body, { 'Idempotency-Key': 'add-e2e-2' });
     const retry = await call('POST', '/bankaccounts/add', body, { 'Idempotency-Key': 'add-e2e-2' });
@@ -70,11 +74,20 @@ describe('bank accounts with SMS two-factor verification', () => {
 
   it('refuses an add from a vendor without the bank-account licence, even with a valid code', async () => {
     const customer = members[3] as number;
-    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: '07400 111222' });
-    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, '07400 111222');
+    await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: mobileOf(customer) });
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(customer));
     // The read-only partner holds no licence for POSTbankaccounts/add at all.
     const other = await call('POST', '/bankaccounts/add', { CustomerId: customer, PersonId: customer, Name: 'X', AccountNumber: '12121212', SortCode: '112233', TwoFactorCode: code }, { 'X-Vendor-Token': SANDBOX_KEYS.readonlyPartner });
     expect(other.status).toBe(403);
+  });
+
+  it('refuses to send a code to a mobile the core does not hold for the customer (the mule-account attack), 400 naming MobileNumber', async () => {
+    // Customers no other test sends a code to.
+    const [victim, other] = members.slice(-2) as [number, number];
+    const res = await call('POST', '/bankaccounts/verification', { CustomerId: victim, MobileNumber: mobileOf(other) });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ errors: [{ field: 'MobileNumber' }] });
+    await expect(latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(other))).rejects.toThrow('no code');
   });
 
   it('answers 400 naming the field for a number that is not a UK mobile', async () => {

@@ -73,12 +73,12 @@ describe('log output', () => {
     await vendor(`/accounts/1?token=${SECRETS.queryToken}`, { headers: { 'X-Vendor-Token': SECRETS.vendorKey } });
     await vendor('/api/transaction/savings/deposit', {
       method: 'POST',
-      headers: json,
+      headers: { ...json, 'Idempotency-Key': 'log-deposit-1' },
       body: JSON.stringify({ cuAccountID: 1, amount: 10, overrideUserName: 'sup', overridePassword: SECRETS.overridePassword, tempToken: SECRETS.tempToken }),
     });
     await vendor('/bankaccounts/add', {
       method: 'POST',
-      headers: json,
+      headers: { ...json, 'Idempotency-Key': 'log-add-1' },
       body: JSON.stringify({ CustomerId: 1, PersonId: 1, Name: 'A', AccountNumber: '12345678', SortCode: '12-34-56', TwoFactorCode: SECRETS.twoFactorCode }),
     });
     core.behaviour = { kind: 'reset' };

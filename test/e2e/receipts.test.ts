@@ -3,6 +3,7 @@
  * sandbox ledger, exact decimals both ways, idempotency under concurrency, overrides, and an
  * outcome left unknown by a core timeout never posted twice.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
@@ -17,7 +18,9 @@ interface Answer {
 }
 
 async function post(gateway: TestGateway, path: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...headers }, body });
+  // Money movement to a real core needs a key (idempotency.requireKey): a fresh one unless the test sets one.
+  const key = gateway.config.core.url === null ? {} : { 'Idempotency-Key': randomUUID() };
+  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...key, ...headers }, body });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -193,6 +196,22 @@ describe('receipts against a recording core', () => {
     core.requests.length = 0;
     delayMs = 0;
     failing = false;
+  });
+
+  it('refuses money movement with neither Idempotency-Key nor externalRefNo (400 naming the header), even sent ten times at once: nothing posts', async () => {
+    const unkeyed = Array.from({ length: 10 }, () =>
+      fetch(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': 'application/json' }, body: '{"cuAccountID":5,"amount":1.00}' }),
+    );
+    const answers = await Promise.all(unkeyed.map(async (pending) => ({ status: (await pending).status, body: (await (await pending).json()) as { errors: unknown } })));
+    expect(answers.every((a) => a.status === 400)).toBe(true);
+    expect(answers[0]?.body.errors).toEqual([{ field: 'Idempotency-Key', message: 'required (or an externalRefNo in the body)' }]);
+    expect(core.requests).toHaveLength(0);
+    const withReference = await fetch(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { 'X-Vendor-Token': KEY, 'content-type': 'application/json' },
+      body: '{"cuAccountID":5,"amount":1.00,"externalRefNo":"REF-10"}',
+    });
+    expect(withReference.status).toBe(201);
   });
 
   it('answers a core 500 with 502 bad_gateway, withholding its body, and never re-sends the key', async () => {

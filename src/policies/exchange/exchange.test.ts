@@ -19,6 +19,7 @@ function coreAnswering(outcome: BufferedAnswer | Error): CoreClient & { sent: st
   return {
     sent,
     stream: () => Promise.reject(new Error('not used')),
+    read: () => Promise.reject(new Error('not used')),
     exchange: (_req: Request, _ctx: RequestContext, json: string) => {
       sent.push(json);
       return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
@@ -35,6 +36,7 @@ function recordingGuard(): IdempotencyGuard & { settled: string[] } {
     complete: (stored) => (settled.push(`complete ${stored.status}`), Promise.resolve()),
     abandon: () => (settled.push('abandon'), Promise.resolve()),
     unknown: () => (settled.push('unknown'), Promise.resolve()),
+    coreCallStarted: () => settled.push('core call'),
   };
 }
 
@@ -59,35 +61,35 @@ describe('exchange step', () => {
     expect(run.answer?.status).toBe(200);
     expect(run.answer?.headers['content-type']).toBe('application/xml; charset=utf-8');
     expect(run.answer?.body).toMatch(/^<\?xml[^>]*\?><ReceiptPaymentDto>.*<Amount>250\.10<\/Amount>/);
-    expect(guard.settled).toEqual(['complete 200']);
+    expect(guard.settled).toEqual(['core call', 'complete 200']);
   });
 
   it("releases the key when the core refuses (4xx): nothing was posted, and passes the core's own answer on", async () => {
     const guard = recordingGuard();
     const run = await runStep(exchange({ coreClient: coreAnswering(json(400, '{"message":"account closed"}')), contracts }), {}, depositContext(guard));
     expect(run.answer?.status).toBe(400);
-    expect(guard.settled).toEqual(['abandon']);
+    expect(guard.settled).toEqual(['core call', 'abandon']);
   });
 
   it('releases the key when the request never reached the core (breaker open)', async () => {
     const guard = recordingGuard();
     const run = await runStep(exchange({ coreClient: coreAnswering(new CoreCallError('core_unavailable', false)), contracts }), {}, depositContext(guard));
     expect(run.error).toMatchObject({ code: 'core_unavailable' });
-    expect(guard.settled).toEqual(['abandon']);
+    expect(guard.settled).toEqual(['core call', 'abandon']);
   });
 
   it('marks the key outcome_unknown and says so when the core may have posted (502 after sending)', async () => {
     const guard = recordingGuard();
     const run = await runStep(exchange({ coreClient: coreAnswering(new CoreCallError('bad_gateway', true)), contracts }), {}, depositContext(guard));
     expect(run.error).toMatchObject({ code: 'bad_gateway', detail: expect.stringContaining('outcome is unknown') });
-    expect(guard.settled).toEqual(['unknown']);
+    expect(guard.settled).toEqual(['core call', 'unknown']);
   });
 
   it('marks the key outcome_unknown on a timeout after sending', async () => {
     const guard = recordingGuard();
     const run = await runStep(exchange({ coreClient: coreAnswering(new CoreCallError('core_timeout', true)), contracts }), {}, depositContext(guard));
     expect(run.error).toMatchObject({ code: 'core_timeout' });
-    expect(guard.settled).toEqual(['unknown']);
+    expect(guard.settled).toEqual(['core call', 'unknown']);
   });
 
   it('leaves routes whose body it did not parse to the forward step', async () => {

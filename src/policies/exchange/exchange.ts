@@ -38,11 +38,13 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
     }
     const guard = ctx.idempotencyGuard;
     let answer;
+    guard.coreCallStarted();
     try {
       answer = await deps.coreClient.exchange(req, ctx, body.coreJson);
     } catch (err) {
       if (err instanceof CoreCallError && !err.requestSent) {
         await guard.abandon();
+        await ctx.secondFactor?.restore();
         next(err);
         return;
       }
@@ -68,7 +70,10 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
 
-    if (answer.status >= 400) await guard.abandon();
+    if (answer.status >= 400) {
+      await guard.abandon();
+      await ctx.secondFactor?.restore();
+    }
     else await guard.complete({ status: answer.status, contentType: mediaType, body: payload });
     res.status(answer.status).setHeader('Content-Type', mediaType);
     res.end(payload);

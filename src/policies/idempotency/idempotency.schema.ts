@@ -20,6 +20,10 @@ export const idempotencySchema = z
       .min(1000)
       .default(30_000)
       .describe('How long a key may stay in flight; after that (the instance died mid-request) it answers outcome_unknown. Must exceed core.timeoutMs'),
+    requireKey: z
+      .enum(['always', 'outside-sandbox', 'never'])
+      .default('outside-sandbox')
+      .describe('Refuse money movement with neither the key header nor a body externalRefNo (400): always, never, or only with a real core'),
   })
   .strict();
 

@@ -63,6 +63,7 @@ function terminal(core: EchoCore): RequestHandler {
       next(new GatewayError('core_unavailable', 'The breaker is open.'));
       return;
     }
+    guard.coreCallStarted();
     if (mode === 'forget') {
       res.status(202).end();
       return;
@@ -85,11 +86,11 @@ function terminal(core: EchoCore): RequestHandler {
   };
 }
 
-function configFor(timings: IdempotencyTimings): IdempotencyConfig {
-  return { header: 'Idempotency-Key', retentionSeconds: timings.retentionMs / 1000, inFlightTimeoutMs: timings.inFlightMs };
+function configFor(timings: IdempotencyTimings, requireKey: IdempotencyConfig['requireKey'] = 'never'): IdempotencyConfig {
+  return { header: 'Idempotency-Key', retentionSeconds: timings.retentionMs / 1000, inFlightTimeoutMs: timings.inFlightMs, requireKey };
 }
 
-async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings): Promise<Harness> {
+async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings, requireKey: IdempotencyConfig['requireKey'] = 'never'): Promise<Harness> {
   const core = await startCountingCore();
   const replays: string[] = [];
   const app = express();
@@ -107,7 +108,7 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
     });
     next();
   });
-  app.use(idempotency(configFor(timings), { store, logger, onReplay: (apiId) => replays.push(apiId), fingerprintKey: 'test-fingerprint-key' }));
+  app.use(idempotency(configFor(timings, requireKey), { store, logger, onReplay: (apiId) => replays.push(apiId), fingerprintKey: 'test-fingerprint-key', sandboxMode: false }));
   app.use(terminal(core));
   app.use(createErrorHandler(logger));
   const server = http.createServer(app);
@@ -241,10 +242,31 @@ describe.each(stores)('idempotency with the %s store', (_name, createStore) => {
     expect(harness.core.requests).toHaveLength(1);
   });
 
-  it('treats a claim the terminal step never settled as outcome unknown once the response has closed', async () => {
+  it('keeps a claim whose core call started but never settled in progress, never free to post again', async () => {
     const key = { 'Idempotency-Key': 'forgotten-1' };
     expect((await harness.send(receipt('9.00'), { ...key, 'x-test-core': 'forget' })).status).toBe(202);
-    await within(2000, async () => (await harness.send(receipt('9.00'), key)).code === 'outcome_unknown');
+    const retry = await harness.send(receipt('9.00'), key);
+    expect([retry.status, retry.code, retry.headers.get('retry-after')]).toEqual([409, 'idempotency_in_progress', '1']);
+    expect(harness.core.requests).toHaveLength(0);
+  });
+
+  it('answers 409 in progress while the first call is still with the core after its vendor went away, then replays its answer', async () => {
+    const key = { 'Idempotency-Key': 'gone-1' };
+    const gone = new AbortController();
+    const first = fetch(harness.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-delay': '800', ...key },
+      body: receipt('11.00'),
+      signal: gone.signal,
+    }).catch(() => 'aborted');
+    await within(2000, () => harness.core.requests.length === 1);
+    gone.abort();
+    expect(await first).toBe('aborted');
+    // The core still holds the first request: the retry must neither post again nor hear "unknown".
+    const early = await harness.send(receipt('11.00'), key);
+    expect([early.status, early.code]).toEqual([409, 'idempotency_in_progress']);
+    await within(3000, async () => (await harness.send(receipt('11.00'), key)).headers.get('idempotent-replayed') === 'true');
+    expect(harness.core.requests).toHaveLength(1);
   });
 
   it('refuses a malformed key header with 400 naming the header', async () => {
@@ -320,10 +342,33 @@ describe('idempotency with Redis gone', () => {
   });
 });
 
+describe('idempotency.requireKey', () => {
+  it.each([
+    ['always', true],
+    ['never', false],
+  ] as const)('with %s, refuses money movement without a key: %s', async (requireKey, refused) => {
+    const harness = await startHarness(new MemoryIdempotencyStore(TIMINGS), TIMINGS, requireKey);
+    try {
+      const answer = await harness.send(receipt('3.00'));
+      if (refused) {
+        expect([answer.status, answer.code]).toEqual([400, 'invalid_request']);
+        expect(JSON.parse(answer.body.toString()).errors).toEqual([{ field: 'Idempotency-Key', message: 'required (or an externalRefNo in the body)' }]);
+        expect(harness.core.requests).toHaveLength(0);
+      } else {
+        expect(answer.status).toBe(201);
+      }
+      // A body's externalRefNo is a key as good as the header.
+      expect((await harness.send(receipt('3.00', ',"externalRefNo":"REF-REQ-1"'))).status).toBe(201);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe('idempotency step set-up', () => {
   it('builds the Redis store when there is a Redis client and the memory store otherwise', () => {
     const client = redisClient(process.env.TEST_REDIS_URL as string);
-    const config = { header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 30_000 };
+    const config = { header: 'Idempotency-Key', retentionSeconds: 86_400, inFlightTimeoutMs: 30_000, requireKey: 'never' as const };
     expect(createIdempotencyStore(config, client, 'cbg:')).toBeInstanceOf(RedisIdempotencyStore);
     expect(createIdempotencyStore(config, null, 'cbg:')).toBeInstanceOf(MemoryIdempotencyStore);
   });

@@ -10,12 +10,13 @@
  *   - a retry after completion: the stored response, byte for byte, with
  *     `Idempotent-Replayed: true` (in the format of the first answer);
  *   - the same key with another body: 422 `idempotency_key_reused`;
- *   - while the first is in flight: 409 `idempotency_in_progress`;
+ *   - while the first is in flight, also after its vendor went away: 409
+ *     `idempotency_in_progress` with Retry-After (the first's end alone settles the key);
  *   - when the first may have reached the core without an answer (a core timeout, or an
  *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
  * The store unreachable with a key present: 503 `store_unavailable`; a keyed request is never
- * posted unguarded. A request with no key at all passes through unguarded (the vendor chose
- * not to be protected; the sandbox ledger still refuses a repeated externalRefNo per account).
+ * posted unguarded. A request with no key at all is refused with 400 naming the header when
+ * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
  * Reads the route, principal and parsed body from the context and the key header; sets
  * `ctx.idempotencyGuard`, or answers a replay itself. Errors go to the error handler.
@@ -38,6 +39,8 @@ export interface IdempotencyDeps {
   readonly onReplay?: (apiId: string) => void;
   /** HMAC key of body fingerprints; the same on every instance sharing the store. */
   readonly fingerprintKey: string;
+  /** True with the in-process sandbox core (`requireKey: outside-sandbox` lets unkeyed calls through there). */
+  readonly sandboxMode: boolean;
 }
 
 const MAX_KEY_LENGTH = 255;
@@ -52,6 +55,7 @@ export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis |
 
 export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): RequestHandler {
   const { store, logger } = deps;
+  const keyRequired = config.requireKey === 'always' || (config.requireKey === 'outside-sandbox' && !deps.sandboxMode);
 
   return function idempotencyStep(req, res, next) {
     const ctx = context(res);
@@ -68,6 +72,15 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
       return;
     }
     if (key === null) {
+      if (keyRequired) {
+        const alternative = route.group === 'receipts' ? ' (or an externalRefNo in the body)' : '';
+        next(
+          new GatewayError('invalid_request', `Money movement needs an ${config.header} header${alternative}, so that a retry can never post twice.`, {
+            errors: [{ field: config.header, message: `required${alternative}` }],
+          }),
+        );
+        return;
+      }
       next();
       return;
     }
@@ -147,6 +160,7 @@ class ClaimedKey implements IdempotencyGuard {
   readonly guarded = true;
   private settled = false;
   private markedUnknown = false;
+  private calling = false;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -174,9 +188,17 @@ class ClaimedKey implements IdempotencyGuard {
     await this.attempt('unknown', this.store.markUnknown(this.scope, this.fingerprint, this.token));
   }
 
-  /** The response closed and nobody said what became of the request: it may have posted. */
+  coreCallStarted(): void {
+    this.calling = true;
+  }
+
+  /**
+   * The response closed. A core call under way settles the key when it ends (the vendor going
+   * away changes nothing); a request that never got to the core (refused by a later step, or
+   * an error before the call) frees the key.
+   */
   settleIfForgotten(): void {
-    if (!this.settled) void this.unknown();
+    if (!this.settled && !this.calling && !this.markedUnknown) void this.abandon();
   }
 
   private async attempt(operation: string, pending: Promise<void>): Promise<void> {

@@ -9,7 +9,7 @@ const TTL = 600_000;
 const LOCK = 3_600_000;
 const MAX = 5;
 const T0 = 1_750_000_000_000;
-const A: CodeOwner = { vendorId: 'vendor-a', customerId: 10001 };
+const A: CodeOwner = { customerId: 10001 };
 
 const clients = new TestRedisClients();
 const redisClient = (url: string): Promise<Redis> => clients.ready(url);
@@ -89,12 +89,18 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     expect(await redeem('h2', T0 + LOCK + 1)).toEqual({ kind: 'accepted' });
   });
 
-  it('keeps vendors and customers apart', async () => {
+  it('keeps customers apart', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
-    expect(await redeem('h1', T0, { vendorId: 'vendor-b', customerId: A.customerId })).toMatchObject({ kind: 'refused' });
-    expect(await redeem('h1', T0, { vendorId: A.vendorId, customerId: 10004 })).toMatchObject({ kind: 'refused' });
-    await wrong(MAX, T0, { vendorId: 'vendor-b', customerId: A.customerId });
+    expect(await redeem('h1', T0, { customerId: 10004 })).toMatchObject({ kind: 'refused' });
     expect(await redeem('h1', T0)).toEqual({ kind: 'accepted' });
+  });
+
+  it("locks a customer for every vendor: wrong tries count per customer, whoever makes them", async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    // The hash binds the vendor (two-factor.ts), so another vendor's tries are wrong codes for the same customer.
+    await wrong(MAX, T0, A);
+    expect(await redeem('h1', T0 + 1)).toMatchObject({ kind: 'locked' });
+    expect(await store.issue(A, { hash: 'h2', now: T0 + 1, ttlMs: TTL })).toMatchObject({ kind: 'locked' });
   });
 
   it('discards a code only while it is still the one with that hash', async () => {
@@ -111,23 +117,23 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
 describe('memory two-factor store', () => {
   it('forgets pairs with nothing left to remember once it holds many', async () => {
     const store = new MemoryTwoFactorStore(3);
-    for (const customerId of [1, 2]) await store.issue({ vendorId: 'v', customerId }, { hash: 'h', now: T0, ttlMs: 1000 });
-    await store.redeem({ vendorId: 'v', customerId: 3 }, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: 1000 });
-    await store.issue({ vendorId: 'v', customerId: 4 }, { hash: 'h', now: T0 + 999, ttlMs: 1000 });
+    for (const customerId of [1, 2]) await store.issue({ customerId }, { hash: 'h', now: T0, ttlMs: 1000 });
+    await store.redeem({ customerId: 3 }, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: 1000 });
+    await store.issue({ customerId: 4 }, { hash: 'h', now: T0 + 999, ttlMs: 1000 });
     // Everything was still live at T0 + 999; at T0 + 1000 only customer 4's code is.
     expect(store.size).toBe(4);
-    await store.issue({ vendorId: 'v', customerId: 5 }, { hash: 'h', now: T0 + 1000, ttlMs: 1000 });
+    await store.issue({ customerId: 5 }, { hash: 'h', now: T0 + 1000, ttlMs: 1000 });
     expect(store.size).toBe(2);
   });
 });
 
 describe('Redis two-factor store', () => {
-  it('keeps both keys of a pair in one cluster slot, with a TTL, holding only the hash', async () => {
+  it('keeps both keys of a customer in one cluster slot, with a TTL, holding only the hash', async () => {
     const client = await redisClient(process.env.TEST_REDIS_URL as string);
     const store = new RedisTwoFactorStore(client, `test-${randomUUID()}:`);
     const [codeKey, triesKey] = store.keys(A);
-    expect(codeKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:vendor-a:10001}');
-    expect(triesKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:vendor-a:10001}');
+    expect(codeKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:10001}');
+    expect(triesKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:10001}');
     await store.issue(A, { hash: 'the-hash', now: Date.now(), ttlMs: TTL });
     await store.redeem(A, { hash: 'wrong', now: Date.now(), maxAttempts: MAX, lockMs: LOCK });
     expect(await client.hgetall(codeKey)).toEqual({ hash: 'the-hash', expiresAt: expect.stringMatching(/^\d+$/) });

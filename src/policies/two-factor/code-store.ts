@@ -1,6 +1,9 @@
 /**
- * Where two-factor codes live between the SMS and the add: per (vendor, customer), the hash of
- * the live code and when it expires, and the count of wrong codes with the lock they lead to.
+ * Where two-factor codes live between the SMS and the change they allow: per customer, the hash
+ * of the live code and when it expires, and the count of wrong codes with the lock they lead
+ * to. Per customer, not per vendor: a second vendor can neither go on guessing where the first
+ * was locked out nor hold a code beside the first one's (the code's hash binds the vendor that
+ * asked for it, so only that vendor can redeem it).
  * Two stores behind one interface: memory (one instance) and Redis (shared by every instance).
  *
  * Rules both stores keep, each operation atomic:
@@ -14,15 +17,15 @@
  *
  * Times are the caller's clock (`now`, ms), so that expiry follows an injected clock. Redis
  * keys also get a TTL, as garbage collection only. Both keys of a pair share one hash tag
- * (`{2fa:<vendor>:<customer>}`), so each script touches one Redis Cluster slot. Only hashes
+ * (`{2fa:<customer>}`), so each script touches one Redis Cluster slot. Only hashes
  * are stored, never a code. Redis errors surface as StoreUnavailableError (503).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../../redis/redis-client';
 import { StoreUnavailableError } from '../../errors/error-catalogue';
 
+/** Whose code: the customer the bank account belongs to. */
 export interface CodeOwner {
-  readonly vendorId: string;
   readonly customerId: number;
 }
 
@@ -131,7 +134,7 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
 }
 
 function key(owner: CodeOwner): string {
-  return `${owner.vendorId}:${owner.customerId}`;
+  return String(owner.customerId);
 }
 
 /** KEYS: code, tries. ARGV: hash, now, expiresAt, ttlMs. Returns 0, or the ms the lock still lasts. */
@@ -192,7 +195,7 @@ export class RedisTwoFactorStore implements TwoFactorStore {
 
   /** The pair's keys: the code, and the wrong-try count with its lock. */
   keys(owner: CodeOwner): [code: string, tries: string] {
-    const tag = `${this.keyPrefix}{2fa:${owner.vendorId}:${owner.customerId}}`;
+    const tag = `${this.keyPrefix}{2fa:${owner.customerId}}`;
     return [`${tag}:code`, `${tag}:tries`];
   }
 

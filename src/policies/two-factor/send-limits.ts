@@ -1,7 +1,9 @@
 /**
- * Send limits of the verification step: how many codes may go to one mobile number, and for
- * one customer, per window (defaults 1 per 60 s and 5 per hour, every limit applying), with
- * rate-limiter-flexible: in Redis when there is one (shared by every instance), else in memory.
+ * Send limits of the verification step: how many codes may go to one mobile number and for
+ * one customer, whichever vendor asks (defaults 1 per 60 s and 5 per hour, every limit
+ * applying), and how many one vendor may have sent at all (its SMS budget, default 100 an
+ * hour), with rate-limiter-flexible: in Redis when there is one (shared by every instance),
+ * else in memory.
  *
  * Reads the configured limits; counts in its limiters. A send takes one point from every
  * limiter at once; if any refuses, the points the others gave are handed back, so a refused
@@ -21,18 +23,27 @@ export interface SendLimit {
 export interface SendLimitsConfig {
   readonly perNumber: readonly SendLimit[];
   readonly perCustomer: readonly SendLimit[];
+  readonly perVendor: readonly SendLimit[];
 }
 
-export type SendPermit = { readonly granted: true; refund(): Promise<void> } | { readonly granted: false; readonly retryAfterMs: number };
+/** What a send is counted against. */
+export type SendScope = 'number' | 'customer' | 'vendor';
+
+export type SendPermit =
+  | { readonly granted: true; refund(): Promise<void> }
+  /** `refusedBy`: every scope whose limit was reached. */
+  | { readonly granted: false; readonly retryAfterMs: number; readonly refusedBy: readonly SendScope[] };
 
 interface Counter {
   readonly limiter: RateLimiterAbstract;
   readonly key: string;
+  readonly scope: SendScope;
 }
 
 export class SendLimits {
   private readonly perNumber: RateLimiterAbstract[];
   private readonly perCustomer: RateLimiterAbstract[];
+  private readonly perVendor: RateLimiterAbstract[];
 
   constructor(config: SendLimitsConfig, redis: RedisClient | null, keyPrefix: string) {
     const build = (scope: string) => (limit: SendLimit) => {
@@ -41,25 +52,27 @@ export class SendLimits {
     };
     this.perNumber = config.perNumber.map(build('number'));
     this.perCustomer = config.perCustomer.map(build('customer'));
+    this.perVendor = config.perVendor.map(build('vendor'));
   }
 
-  /** One send to `numberKey` for `customerKey`: granted with a refund, or the wait until it would be. */
-  async take(numberKey: string, customerKey: string): Promise<SendPermit> {
+  /** One send to `numberKey` for `customerKey` on `vendorKey`'s budget: granted with a refund, or the wait until it would be. */
+  async take(numberKey: string, customerKey: string, vendorKey: string): Promise<SendPermit> {
     const counters: Counter[] = [
-      ...this.perNumber.map((limiter) => ({ limiter, key: numberKey })),
-      ...this.perCustomer.map((limiter) => ({ limiter, key: customerKey })),
+      ...this.perNumber.map((limiter) => ({ limiter, key: numberKey, scope: 'number' as const })),
+      ...this.perCustomer.map((limiter) => ({ limiter, key: customerKey, scope: 'customer' as const })),
+      ...this.perVendor.map((limiter) => ({ limiter, key: vendorKey, scope: 'vendor' as const })),
     ];
     const results = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key)));
     const taken = counters.filter((_, i) => results[i]?.status === 'fulfilled');
     const refund = async (): Promise<void> => {
       await Promise.allSettled(taken.map(({ limiter, key }) => limiter.reward(key, 1)));
     };
-    const refusals = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const refusals = results.flatMap((r, i) => (r.status === 'rejected' ? [{ reason: r.reason as unknown, scope: (counters[i] as Counter).scope }] : []));
     if (refusals.length === 0) return { granted: true, refund };
     await refund();
-    const storeError = refusals.find((reason) => !(reason instanceof RateLimiterRes));
-    if (storeError !== undefined) throw new StoreUnavailableError(storeError);
-    const retryAfterMs = Math.max(...refusals.map((reason) => (reason as RateLimiterRes).msBeforeNext));
-    return { granted: false, retryAfterMs };
+    const storeError = refusals.find(({ reason }) => !(reason instanceof RateLimiterRes));
+    if (storeError !== undefined) throw new StoreUnavailableError(storeError.reason);
+    const retryAfterMs = Math.max(...refusals.map(({ reason }) => (reason as RateLimiterRes).msBeforeNext));
+    return { granted: false, retryAfterMs, refusedBy: [...new Set(refusals.map(({ scope }) => scope))] };
   }
 }

@@ -23,7 +23,7 @@ const DEFAULT_SEND_LIMITS = [
 export const twoFactorSchema = z
   .object({
     codeTtlSeconds: z.number().int().min(30).max(86_400).default(600).describe('Lifetime of a sent code'),
-    maxAttempts: z.number().int().min(1).max(20).default(5).describe('Wrong codes (for one vendor and customer) that lock adding a bank account'),
+    maxAttempts: z.number().int().min(1).max(20).default(5).describe("Wrong codes for one customer (whichever vendor sends them) that lock changes to the customer's bank accounts"),
     lockSeconds: z
       .number()
       .int()
@@ -36,8 +36,12 @@ export const twoFactorSchema = z
       .nullable()
       .default(null)
       .describe('HMAC key for the stored code hashes, the same on every instance (env GATEWAY__twoFactor__pepper); required with Redis'),
-    sendLimitsPerNumber: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent to one mobile number, per window (every limit applies)'),
-    sendLimitsPerCustomer: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent for one customer, per window (every limit applies)'),
+    sendLimitsPerNumber: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent to one mobile number, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerCustomer: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent for one customer, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerVendor: z
+      .array(sendLimit)
+      .default([{ points: 100, durationSeconds: 3600 }])
+      .describe("One vendor's SMS budget: codes it may have sent per window (every limit applies)"),
     messageTemplate: z
       .string()
       .includes('{code}')

@@ -1,13 +1,13 @@
 /**
  * The two-factor steps in a real Express app on loopback, between the real request-context,
- * route-match, authenticate, authorize, body and idempotency steps, in front of the sandbox
- * core. A small terminal step stands in for the gateway's core call: it sends ctx.body.coreJson
- * to the sandbox, records what it sent and settles the idempotency claim.
+ * route-match, authenticate, authorize, request-target, body, idempotency and exchange steps,
+ * in front of the sandbox core behind a recorder (what the core received). The sandbox's
+ * customers X and Y hold the test mobile numbers.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import Redis from 'ioredis';
 import { AccessCache } from '../../access/cache';
 import type { AccessDocument } from '../../access/model';
@@ -19,12 +19,23 @@ import { createLogger, type Logger } from '../../logging/logger';
 import { context } from '../../request/context';
 import { createErrorHandler } from '../../request/error-handler';
 import { createSandboxApp } from '../../sandbox/app';
-import { createSandboxData } from '../../sandbox/data';
+import { createSandboxData, type SandboxData } from '../../sandbox/data';
 import { createSmsProvider } from '../../sms/create-provider';
 import { OutboxSmsProvider } from '../../sms/outbox';
 import type { SmsProvider } from '../../sms/provider';
 import { smsSchema } from '../../sms/sms.schema';
 import { testKey } from '../../../test/support/access-fixture';
+import { answerFrom, startRecordingCore } from '../../../test/support/recording-core';
+import { createCoreAgent } from '../../core-client/agent';
+import { CoreBreakers } from '../../core-client/breakers';
+import { breakersSchema } from '../../core-client/breakers.schema';
+import { createCoreClient } from '../../core-client/core-client';
+import { coreClientSchema } from '../../core-client/core-client.schema';
+import { createForwardedResolver } from '../../core-client/forwarded';
+import { createMetrics } from '../../metrics/metrics';
+import { exchange } from '../exchange/exchange';
+import { forward } from '../forward/forward';
+import { requestTarget } from '../request-target/request-target';
 import { startRedisServer } from '../../../test/support/redis-server';
 import { authenticate } from '../authenticate/authenticate';
 import { authenticateSchema } from '../authenticate/authenticate.schema';
@@ -43,7 +54,7 @@ import { TestRedisClients } from '../../../test/support/redis-clients';
 
 const keyA = testKey('key-a', 'user.a');
 const keyB = testKey('key-b', 'user.b');
-const BANK_ACCOUNT_APIS = ['POSTbankaccounts/*', 'GET*'];
+const BANK_ACCOUNT_APIS = ['POSTbankaccounts/*', 'PUTbankaccounts/*', 'GET*'];
 const ACCESS: AccessDocument = {
   vendors: [
     { id: 'vendor-a', name: 'Vendor A', status: 'active', licences: BANK_ACCOUNT_APIS.map((api, i) => ({ id: `la${i}`, api })), keys: [keyA.record] },
@@ -66,8 +77,13 @@ const UNLIMITED = [{ points: 1000, durationSeconds: 60 }];
 interface Harness {
   readonly url: string;
   readonly outbox: OutboxSmsProvider | null;
-  /** coreJson of each request the stand-in core call sent to the sandbox. */
+  readonly data: SandboxData;
+  /** Bodies of the writes the core received. */
   readonly coreBodies: string[];
+  /** Targets of the reads the gateway made of the core. */
+  coreReads(): string[];
+  /** Vendors whose SMS budget refused a send. */
+  readonly budgetExhausted: string[];
   readonly logLines: string[];
   readonly clock: { now: number };
   close(): Promise<void>;
@@ -77,24 +93,8 @@ interface HarnessOptions {
   readonly config?: Partial<TwoFactorConfig>;
   readonly redis?: Redis | null;
   readonly sms?: SmsProvider;
-}
-
-/** Stand-in for the gateway's buffered core call: coreJson to the core, its answer to the vendor. */
-function coreCall(coreUrl: string, coreBodies: string[]): RequestHandler {
-  return async function standInCoreCall(req, res) {
-    const ctx = context(res);
-    const coreJson = ctx.body?.coreJson;
-    if (coreJson !== undefined) coreBodies.push(coreJson);
-    const answer = await fetch(`${coreUrl}${req.originalUrl}`, {
-      method: req.method,
-      headers: coreJson === undefined ? {} : { 'content-type': 'application/json' },
-      body: coreJson,
-    });
-    const text = Buffer.from(await answer.arrayBuffer());
-    const contentType = answer.headers.get('content-type') ?? 'application/json';
-    await context(res).idempotencyGuard.complete({ status: answer.status, contentType, body: text });
-    res.status(answer.status).type(contentType).send(text);
-  };
+  /** Sandbox mode: a vendor's own Code is taken. */
+  readonly sandboxMode?: boolean;
 }
 
 async function listen(app: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
@@ -113,11 +113,22 @@ function capturingLogger(lines: string[]): Logger {
   );
 }
 
+/** The sandbox data, with X and Y holding the test mobiles (Telephone2 and Telephone3) and consenting to SMS. */
+function sandboxData(): SandboxData {
+  const data = createSandboxData(42);
+  for (const customerId of [X, Y]) {
+    Object.assign(data.customers.get(customerId) as object, { Telephone2: 447400123456, Telephone3: 447400654321, SmsConsentGiven: true });
+  }
+  return data;
+}
+
 async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logLines: string[] = [];
   const logger = capturingLogger(logLines);
   const clock = { now: T0 };
-  const core = await listen(createSandboxApp({ data: createSandboxData(42) }));
+  const data = sandboxData();
+  const sandbox = await listen(createSandboxApp({ data }));
+  const core = await startRecordingCore(answerFrom(sandbox.url));
   const access = new AccessCache(new MemoryAccessStore(ACCESS), logger);
   await access.start();
   const outbox = options.sms ? null : new OutboxSmsProvider(100);
@@ -127,42 +138,68 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     ...(options.redis ? { pepper: 'a-test-pepper-that-is-long-enough-0001' } : {}),
     ...options.config,
   });
+  const metrics = createMetrics(undefined, { defaultMetrics: false });
+  const agent = createCoreAgent(core.url, { maxSockets: 10, maxFreeSockets: 10 });
+  const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 5000, metrics, logger });
+  const coreClient = createCoreClient({
+    coreUrl: core.url,
+    agent,
+    breakers,
+    config: coreClientSchema.parse({}),
+    forwarded: createForwardedResolver({ trustedProxies: [], publicUrl: null }),
+    logger,
+  });
+  const budgetExhausted: string[] = [];
   const steps = twoFactor(config, {
     redis: options.redis ?? null,
     keyPrefix: `test-${randomUUID()}:`,
     sms: options.sms ?? (outbox as OutboxSmsProvider),
     logger,
+    coreClient,
+    sandboxMode: options.sandboxMode ?? false,
+    onBudgetExhausted: (vendorId) => budgetExhausted.push(vendorId),
     now: () => clock.now,
   });
-  const coreBodies: string[] = [];
+  const contracts = new Map(bankAccountContracts().map((c) => [c.id, c]));
   const app = express();
   app.use(
     requestContext(requestContextSchema.parse({})),
     routeMatch(new RouteMatcher(ROUTES)),
     authenticate(authenticateSchema.parse({}), { access }),
     authorize({ access }),
-    body(bodyConfigSchema.parse({}), { contracts: new Map(bankAccountContracts().map((c) => [c.id, c])), opaqueMaxBytes: 1024 * 1024 }),
+    requestTarget(),
+    body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024 }),
     steps.verification,
-    idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000 }, {
+    idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000, requireKey: 'never' }, {
       store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
       logger,
       fingerprintKey: 'test-fingerprint-key',
+      sandboxMode: false,
     }),
     steps.check,
-    coreCall(core.url, coreBodies),
+    exchange({ coreClient, contracts }),
+    forward({ coreClient }),
   );
   app.use(createErrorHandler(logger));
   const gateway = await listen(app);
   return {
     url: gateway.url,
     outbox,
-    coreBodies,
+    data,
+    get coreBodies() {
+      return core.parsed.filter((request) => request.method !== 'GET').map((request) => request.body);
+    },
+    coreReads: () => core.parsed.filter((request) => request.method === 'GET').map((request) => request.url),
+    budgetExhausted,
     logLines,
     clock,
     async close() {
       access.stop();
+      breakers.shutdown();
+      agent.destroy();
       await gateway.close();
       await core.close();
+      await sandbox.close();
     },
   };
 }
@@ -235,10 +272,50 @@ describe('two-factor steps (memory store)', () => {
     expect(list.body).toContainEqual(added.body);
   });
 
-  it("sends the vendor's own code when the body has one", async () => {
-    expect((await verify(h, X, keyA.secret, { Code: '012345' })).status).toBe(200);
-    expect(latestCode(h)).toBe('012345');
-    expect((await add(h, '012345')).status).toBe(201);
+  it("refuses a vendor's own Code with a real core (400 naming Code), and sends nothing", async () => {
+    const refused = await verify(h, X, keyA.secret, { Code: '012345' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ errors: [{ field: 'Code' }] });
+    expect(h.outbox?.list()).toEqual([]);
+  });
+
+  it("takes a Code of null as absent, and the vendor's own Code in sandbox mode", async () => {
+    expect((await verify(h, X, keyA.secret, { Code: null })).status).toBe(200);
+    const sandbox = await startHarness({ sandboxMode: true });
+    try {
+      expect((await verify(sandbox, X, keyA.secret, { Code: '012345' })).status).toBe(200);
+      expect(latestCode(sandbox)).toBe('012345');
+      expect((await add(sandbox, '012345')).status).toBe(201);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('sends a code only to a mobile number the core holds for the customer (400 naming MobileNumber)', async () => {
+    const mule = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 10004 + 5, MobileNumber: '+44 7911 123460' });
+    expect(mule.status).toBe(400);
+    expect(mule.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }] });
+    expect(h.outbox?.list()).toEqual([]);
+    expect(h.coreReads()).toEqual(['/customers/10009']);
+  });
+
+  it('refuses a customer the core does not know, and one who has not consented to SMS (400 naming CustomerId)', async () => {
+    const unknown = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 99999, MobileNumber: MOBILE });
+    expect(unknown.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'CustomerId', message: 'no customer with this number' }] });
+    Object.assign(h.data.customers.get(Y) as object, { SmsConsentGiven: false });
+    const noConsent = await verify(h, Y);
+    expect(noConsent.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'CustomerId', message: 'has not consented to SMS' }] });
+    expect(h.outbox?.list()).toEqual([]);
+  });
+
+  it('leaves a code usable when the core refuses the add (4xx), so the corrected retry may use it', async () => {
+    await verify(h);
+    const code = latestCode(h);
+    const refused = await call(h, 'POST', '/bankaccounts/add', keyA.secret, { ...addBody(code), PersonId: 99999 });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(refused.body).not.toMatchObject({ code: 'two_factor_invalid' });
+    expect((await add(h, code)).status).toBe(201);
   });
 
   it('refuses a landline or a 070 number with 400 naming MobileNumber, and sends nothing', async () => {
@@ -309,6 +386,43 @@ describe('two-factor steps (memory store)', () => {
     expect((await add(h, code, { key: keyA.secret })).status).toBe(201);
   });
 
+  it("locks the customer for every vendor: vendor B's wrong codes lock out vendor A's right one", async () => {
+    await verify(h, X, keyA.secret);
+    const code = latestCode(h);
+    for (let i = 0; i < 5; i++) expect((await add(h, otherThan(code), { key: keyB.secret })).status).toBe(400);
+    const locked = await add(h, code, { key: keyA.secret });
+    expect([locked.status, locked.body.code]).toEqual([429, 'two_factor_locked']);
+  });
+
+  it('needs a code sent to the customer to point an account elsewhere with PUT, and none to close it', async () => {
+    await verify(h);
+    const added = await add(h, latestCode(h));
+    const id = Number(added.body.Id);
+    expect(Number.isInteger(id)).toBe(true);
+    const update = { CustomerId: X, PersonId: X, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '20-00-00' };
+
+    const redirect = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '99990000' });
+    expect(redirect.status).toBe(400);
+    expect(redirect.body).toMatchObject({ errors: [{ field: 'TwoFactorCode', message: 'required to change AccountNumber or SortCode' }] });
+    const writes = h.coreBodies.length;
+
+    const wrong = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, SortCode: '11-22-33', TwoFactorCode: '123456' });
+    expect(wrong.body).toMatchObject({ code: 'two_factor_invalid' });
+    expect(h.coreBodies).toHaveLength(writes);
+
+    h.clock.now += 61_000;
+    await verify(h);
+    const allowed = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '99990000', TwoFactorCode: latestCode(h) });
+    expect(allowed.status).toBe(200);
+    expect(h.coreBodies.at(-1)).not.toContain('TwoFactorCode');
+
+    const closed = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '99990000', DateClosed: '2025-07-01T09:00:00' });
+    expect(closed.status).toBe(200);
+
+    const moved = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, CustomerId: Y, PersonId: Y, AccountNumber: '99990000' });
+    expect(moved.body).toMatchObject({ errors: [{ field: 'CustomerId', message: 'has no bank account with this Id' }] });
+  });
+
   it("does not let customer X's code add an account for customer Y", async () => {
     await verify(h, X);
     const code = latestCode(h);
@@ -331,15 +445,16 @@ describe('two-factor steps (memory store)', () => {
   });
 
   it('never writes a code or a whole mobile number to the log', async () => {
-    await verify(h, X, keyA.secret, { Code: '246813' });
-    await add(h, '135792');
-    await add(h, '246813');
+    await verify(h);
+    const code = latestCode(h);
+    await add(h, otherThan(code));
+    await add(h, code);
     const log = h.logLines.join('');
     expect(log).toContain('two-factor code sent');
     expect(log).toContain('two-factor code refused');
     expect(log).toContain('two-factor code accepted');
     expect(log).toContain('+*********456');
-    for (const secret of ['246813', '135792', '7400123456', '7400 123456']) expect(log).not.toContain(secret);
+    for (const secret of [code, otherThan(code), '7400123456', '7400 123456']) expect(log).not.toContain(secret);
   });
 });
 
@@ -368,6 +483,23 @@ describe('two-factor send limits', () => {
       const refused = await verify(h);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("a vendor's SMS budget", () => {
+  it('refuses sends past twoFactor.sendLimitsPerVendor with 429, reports the vendor, and leaves other vendors their own budget', async () => {
+    const h = await startHarness({ config: { sendLimitsPerVendor: [{ points: 2, durationSeconds: 3600 }] } });
+    try {
+      expect((await verify(h, X)).status).toBe(200);
+      expect((await verify(h, Y)).status).toBe(200);
+      const spent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07400 654321' });
+      expect([spent.status, spent.body.code]).toEqual([429, 'rate_limited']);
+      expect(String(spent.body.detail)).toContain('SMS budget');
+      expect(h.budgetExhausted).toEqual(['vendor-a']);
+      expect((await call(h, 'POST', '/bankaccounts/verification', keyB.secret, { CustomerId: Y, MobileNumber: '07400 654321' })).status).toBe(200);
     } finally {
       await h.close();
     }

@@ -1,42 +1,53 @@
 /**
- * The second factor of adding a bank account, owned by the gateway: two pipeline steps that
- * share one code store.
+ * The second factor of changing where a customer's money can go, owned by the gateway: two
+ * pipeline steps that share one code store.
  *
  * `twoFactorVerification` answers `POST /bankaccounts/verification` itself (the core never
- * sees it): it checks the body, takes a send from the limits per mobile number and per
- * customer (429 `rate_limited`), stores an HMAC of the code (the body's `Code`, or six digits
- * from crypto.randomInt) for this vendor and customer with its lifetime (429
- * `two_factor_locked` while locked), sends the SMS, and answers 200
+ * sees it). The code goes only to a mobile number the bank holds for that customer: the step
+ * reads the customer from the core (`GET /customers/{CustomerId}`, through the `bankaccounts`
+ * breaker group) and refuses with 400 a customer the core does not know, one who has not
+ * consented to SMS (`SmsConsentGiven: false`), or a number that is none of the customer's
+ * `Telephone1..3`. The code is six digits from crypto.randomInt; a vendor's own `Code` is taken
+ * only in sandbox mode (where vendors test against the spec's field) and refused (400) with a
+ * real core, where a code the vendor knows would prove nothing. Sends are counted per number
+ * and per customer whoever asks, and per vendor (its SMS budget): 429 `rate_limited`. The
+ * code's HMAC is stored per customer with its lifetime (429 `two_factor_locked` while the
+ * customer is locked), the SMS sent, and the answer is 200
  * `{"status": "sent", "expiresInSeconds": 600}`. If the provider fails, the code is deleted and
  * the sends handed back before the 502 `sms_provider_failed`: nothing half-done remains.
  *
- * `twoFactorCheck` runs on `POST /bankaccounts/add` after the idempotency step (so that a
- * retry of an add that succeeded replays its answer instead of meeting a used code) and
- * before the core call: the body's `TwoFactorCode` must redeem the code sent for this vendor
- * and customer (see store.ts for single use, expiry and the lock). A wrong, expired, used or
- * never-sent code is one and the same 400 `two_factor_invalid`; a locked pair is 429
- * `two_factor_locked` with Retry-After. Any refusal abandons the idempotency claim (the core
- * was not reached), so the vendor may retry with the same key. On success the request goes on
- * without `TwoFactorCode` (ctx.body.value and coreJson).
+ * `twoFactorCheck` runs after the idempotency step (so that a retry of an add that succeeded
+ * replays its answer instead of meeting a used code) and before the core call, on
+ * `POST /bankaccounts/add` and on a `PUT /bankaccounts/{id}` that changes AccountNumber or
+ * SortCode (the step reads the customer's accounts from the core to know, and refuses with 400
+ * an account that is not the body's customer's; closing an account needs no code). The body's `TwoFactorCode` must redeem the code this vendor had sent for the
+ * account's customer (see code-store.ts for single use, expiry and the lock, which holds for
+ * every vendor). A wrong, expired, used or never-sent code is one and the same 400
+ * `two_factor_invalid`; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
+ * customer is 429 `two_factor_locked` with Retry-After. Any refusal abandons the idempotency
+ * claim (the core was not reached). A redeemed code is handed back if the core then refuses the
+ * change (4xx), so the corrected retry may use it (ctx.secondFactor).
  *
- * Reads the route, the principal and the body the body step parsed (ctx.body); sets ctx.body
- * on the add. Codes are never logged or stored in clear; a mobile number is logged masked
- * (`+*********456`), and the send limits count it under an HMAC, not the number itself.
+ * Reads the route, the principal, the target and the body the body step parsed; sets ctx.body
+ * (without TwoFactorCode) and ctx.secondFactor. Codes are never logged or stored in clear; a
+ * mobile number is logged masked (`+*********456`), and the send limits count it under an HMAC.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import type { RedisClient } from '../../redis/redis-client';
-import { validateBankAccountAdd, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
+import type { Request, RequestHandler } from 'express';
+import type { Principal } from '../../access/snapshot';
+import { normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
+import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
+import type { RedisClient } from '../../redis/redis-client';
 import { context, type RequestContext } from '../../request/context';
-import type { Principal } from '../../access/snapshot';
 import { maskPhoneNumber, type SmsProvider } from '../../sms/provider';
-import { SendLimits } from './send-limits';
 import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './code-store';
+import { SendLimits } from './send-limits';
 import type { TwoFactorConfig } from './two-factor.schema';
 
 export const ADD_API_ID = 'POSTbankaccounts/add';
+export const UPDATE_API_ID = 'PUTbankaccounts/{bankaccountid}';
 
 export interface TwoFactorDeps {
   /** Null in sandbox mode: codes and send counts live in this process. */
@@ -45,6 +56,12 @@ export interface TwoFactorDeps {
   readonly keyPrefix: string;
   readonly sms: SmsProvider;
   readonly logger: Logger;
+  /** Reads the customer behind a code and the account a PUT would change. */
+  readonly coreClient: CoreClient;
+  /** True with the in-process sandbox core: a vendor's own `Code` is taken. */
+  readonly sandboxMode: boolean;
+  /** Told when a vendor's SMS budget refuses a send (gateway_sms_budget_exhausted_total). */
+  readonly onBudgetExhausted?: (vendorId: string) => void;
   /** The clock of code lifetimes and locks (ms since the epoch); tests move it. */
   readonly now?: () => number;
 }
@@ -70,59 +87,160 @@ function validBody<T>(ctx: RequestContext, validate: (value: unknown) => BodyVal
   return result.value;
 }
 
+function refused(field: string, message: string, detail: string): GatewayError {
+  return new GatewayError('invalid_request', detail, { errors: [{ field, message }] });
+}
+
+function locked(retryAfterMs: number): GatewayError {
+  const retryAfter = secondsFromMs(retryAfterMs);
+  return new GatewayError('two_factor_locked', `Too many wrong two-factor codes for this customer; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+}
+
+/** A field of a core record, whatever the letter case the core writes it in. */
+function field(record: Record<string, unknown>, name: string): unknown {
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(record)) if (key.toLowerCase() === lower) return value;
+  return undefined;
+}
+
+/** A JSON object from a core answer of 200, or null for any other. */
+function coreRecord(status: number, body: Buffer): Record<string, unknown> | null {
+  if (status !== 200) return null;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The JSON objects of a core answer of 200 that is a list, or null for any other. */
+function coreList(status: number, body: Buffer): Array<Record<string, unknown>> | null {
+  if (status !== 200) return null;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return Array.isArray(parsed) ? parsed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The UK mobile numbers among a customer's Telephone1..3 (the core writes them as numbers or text), in E.164. */
+function mobilesOnFile(customer: Record<string, unknown>): Set<string> {
+  const mobiles = new Set<string>();
+  for (const name of ['Telephone1', 'Telephone2', 'Telephone3']) {
+    const value = field(customer, name);
+    if (typeof value !== 'number' && typeof value !== 'string') continue;
+    const result = normaliseUkMobileNumber(String(value));
+    if (result.ok) mobiles.add(result.e164);
+  }
+  return mobiles;
+}
+
 export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFactorSteps {
   const pepper = config.pepper ?? randomBytes(32).toString('base64');
   const store: TwoFactorStore = deps.redis ? new RedisTwoFactorStore(deps.redis, deps.keyPrefix) : new MemoryTwoFactorStore();
-  const limits = new SendLimits({ perNumber: config.sendLimitsPerNumber, perCustomer: config.sendLimitsPerCustomer }, deps.redis, deps.keyPrefix);
+  const limits = new SendLimits({ perNumber: config.sendLimitsPerNumber, perCustomer: config.sendLimitsPerCustomer, perVendor: config.sendLimitsPerVendor }, deps.redis, deps.keyPrefix);
   const now = deps.now ?? Date.now;
-  const { sms, logger } = deps;
+  const { sms, logger, coreClient } = deps;
   const ttlMs = config.codeTtlSeconds * 1000;
   const lockMs = config.lockSeconds * 1000;
   const minutes = String(Math.max(1, Math.round(config.codeTtlSeconds / 60)));
 
   const hmac = (...parts: Array<string | number>): string => createHmac('sha256', pepper).update(parts.join('\u0000')).digest('hex');
-  const codeHash = (owner: CodeOwner, code: string): string => hmac('code', owner.vendorId, owner.customerId, code);
+  // The vendor is part of the hash: only the vendor that asked for a code can redeem it.
+  const codeHash = (vendorId: string, owner: CodeOwner, code: string): string => hmac('code', vendorId, owner.customerId, code);
   const messageText = (code: string): string => config.messageTemplate.replaceAll('{code}', code).replaceAll('{minutes}', minutes);
 
-  async function redeemCode(ctx: RequestContext): Promise<void> {
-    const { TwoFactorCode: code, ...forCore } = validBody(ctx, validateBankAccountAdd);
-    const owner: CodeOwner = { vendorId: principalOf(ctx).vendorId, customerId: forCore.CustomerId };
-    const log = { requestId: ctx.requestId, vendorId: owner.vendorId, customerId: owner.customerId };
-    const result = await store.redeem(owner, { hash: codeHash(owner, code), now: now(), maxAttempts: config.maxAttempts, lockMs });
-    if (result.kind === 'locked') {
-      const retryAfter = secondsFromMs(result.retryAfterMs);
-      throw new GatewayError('two_factor_locked', `Too many wrong two-factor codes for this customer; retry in ${retryAfter} s.`, {
-        headers: { 'Retry-After': retryAfter },
-      });
+  /** Refuses a send the customer's record does not allow: unknown customer, no consent, a number not on file. */
+  async function checkRecipient(req: Request, ctx: RequestContext, customerId: number, mobile: string): Promise<void> {
+    const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${customerId}`);
+    if (answer.status === 404) throw refused('CustomerId', 'no customer with this number', 'The core banking system has no customer with this CustomerId.');
+    const customer = coreRecord(answer.status, answer.body);
+    if (!customer) throw new GatewayError('bad_gateway', "The core banking system's customer record could not be read.");
+    if (field(customer, 'SmsConsentGiven') === false) {
+      throw refused('CustomerId', 'has not consented to SMS', 'This customer has not consented to SMS, so no code can be sent.');
     }
+    if (!mobilesOnFile(customer).has(mobile)) {
+      throw refused('MobileNumber', 'is not a mobile number the bank holds for this customer', 'Codes go only to a mobile number the bank holds for the customer.');
+    }
+  }
+
+  /** Redeems the body's code for `owner`, on behalf of the calling vendor; leaves a way to hand it back. */
+  async function redeem(ctx: RequestContext, owner: CodeOwner, code: string): Promise<void> {
+    const vendorId = principalOf(ctx).vendorId;
+    const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId };
+    const hash = codeHash(vendorId, owner, code);
+    const result = await store.redeem(owner, { hash, now: now(), maxAttempts: config.maxAttempts, lockMs });
+    if (result.kind === 'locked') throw locked(result.retryAfterMs);
     if (result.kind === 'refused') {
       logger.warn({ ...log, wrongTries: result.wrongTries, locked: result.locked }, 'two-factor code refused');
       throw new GatewayError('two_factor_invalid', 'The two-factor code was not accepted; request a new one with POST /bankaccounts/verification.');
     }
     logger.info(log, 'two-factor code accepted');
+    ctx.secondFactor = {
+      // The core refused the change, so the code protected nothing yet: the corrected retry may use it.
+      restore: async () => {
+        await store.issue(owner, { hash, now: now(), ttlMs }).catch((err: unknown) => logger.warn({ ...log, err }, 'could not hand back a two-factor code'));
+      },
+    };
+  }
+
+  /** The body without the code, for the core (the contract already leaves it out of coreJson). */
+  function withoutCode(ctx: RequestContext): void {
     const body = ctx.body as NonNullable<RequestContext['body']>;
-    ctx.body = { ...body, value: forCore, coreJson: JSON.stringify(forCore) };
+    const { TwoFactorCode: _code, ...forCore } = body.value;
+    ctx.body = { ...body, value: forCore };
+  }
+
+  /**
+   * PUT: the account must be one of the body's customer's (the gateway does not move accounts
+   * between customers), and a change of AccountNumber or SortCode needs that customer's code.
+   */
+  async function checkUpdate(req: Request, ctx: RequestContext): Promise<void> {
+    const update = validBody(ctx, validateBankAccountUpdate);
+    const accountId = Number(ctx.params?.bankaccountid);
+    const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${update.CustomerId}/bankaccounts`);
+    const accounts = coreList(answer.status, answer.body);
+    const current = accounts?.find((account) => Number(field(account, 'Id')) === accountId);
+    if (!current) {
+      throw refused('CustomerId', 'has no bank account with this Id', "The bank account is not one of this customer's; an account cannot move to another customer.");
+    }
+    const digits = (value: unknown): string => String(value ?? '').replace(/\D/g, '');
+    const redirects = digits(field(current, 'AccountNumber')) !== update.AccountNumber || digits(field(current, 'SortCode')) !== update.SortCode;
+    if (redirects) {
+      if (update.TwoFactorCode === null || update.TwoFactorCode === undefined) {
+        throw refused('TwoFactorCode', 'required to change AccountNumber or SortCode', 'Changing where this account points needs a two-factor code sent to its customer.');
+      }
+      await redeem(ctx, { customerId: update.CustomerId }, update.TwoFactorCode);
+    }
+    withoutCode(ctx);
   }
 
   return {
-    verification: async function twoFactorVerification(_req, res, next) {
+    verification: async function twoFactorVerification(req, res, next) {
       const ctx = context(res);
       if (!ctx.route?.answeredByGateway) return next();
       const body = validBody(ctx, validateBankAccountVerification);
-      const owner: CodeOwner = { vendorId: principalOf(ctx).vendorId, customerId: body.CustomerId };
+      const vendorId = principalOf(ctx).vendorId;
+      const owner: CodeOwner = { customerId: body.CustomerId };
       const to = maskPhoneNumber(body.MobileNumber);
-      const log = { requestId: ctx.requestId, vendorId: owner.vendorId, customerId: owner.customerId, to };
+      const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId, to };
+      if (body.Code != null && !deps.sandboxMode) {
+        throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
+      }
+      await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
 
-      const permit = await limits.take(hmac('mobile', body.MobileNumber), String(body.CustomerId));
+      const permit = await limits.take(hmac('mobile', body.MobileNumber), String(body.CustomerId), vendorId);
       if (!permit.granted) {
         const retryAfter = secondsFromMs(permit.retryAfterMs);
-        logger.info(log, 'two-factor code not sent: send limit reached');
-        throw new GatewayError('rate_limited', `Too many codes sent to this number or for this customer; retry in ${retryAfter} s.`, {
-          headers: { 'Retry-After': retryAfter },
-        });
+        logger.info({ ...log, refusedBy: permit.refusedBy }, 'two-factor code not sent: send limit reached');
+        if (permit.refusedBy.includes('vendor')) deps.onBudgetExhausted?.(vendorId);
+        const which = permit.refusedBy.includes('vendor') ? "this vendor's SMS budget is spent" : 'too many codes were sent to this number or for this customer';
+        throw new GatewayError('rate_limited', `No code sent: ${which}; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
       }
       const code = body.Code ?? String(randomInt(100_000, 1_000_000));
-      const hash = codeHash(owner, code);
+      const hash = codeHash(vendorId, owner, code);
       let issued;
       try {
         issued = await store.issue(owner, { hash, now: now(), ttlMs });
@@ -132,10 +250,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       }
       if (issued.kind === 'locked') {
         await permit.refund();
-        const retryAfter = secondsFromMs(issued.retryAfterMs);
-        throw new GatewayError('two_factor_locked', `Too many wrong two-factor codes for this customer; retry in ${retryAfter} s.`, {
-          headers: { 'Retry-After': retryAfter },
-        });
+        throw locked(issued.retryAfterMs);
       }
       try {
         await sms.send({ to: body.MobileNumber, text: messageText(code) });
@@ -153,11 +268,18 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       res.status(200).json({ status: 'sent', expiresInSeconds: config.codeTtlSeconds });
     },
 
-    check: async function twoFactorCheck(_req, res, next) {
+    check: async function twoFactorCheck(req, res, next) {
       const ctx = context(res);
-      if (ctx.route?.apiId !== ADD_API_ID) return next();
+      const apiId = ctx.route?.apiId;
+      if (apiId !== ADD_API_ID && apiId !== UPDATE_API_ID) return next();
       try {
-        await redeemCode(ctx);
+        if (apiId === ADD_API_ID) {
+          const add = validBody(ctx, validateBankAccountAdd);
+          await redeem(ctx, { customerId: add.CustomerId }, add.TwoFactorCode);
+          withoutCode(ctx);
+        } else {
+          await checkUpdate(req, ctx);
+        }
       } catch (err) {
         // The core was not reached: free the idempotency key, so a retry with the right code may use it.
         await ctx.idempotencyGuard.abandon();
