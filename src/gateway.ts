@@ -16,12 +16,15 @@ import type { Express } from 'express';
 import { AccessService } from './access/access-service';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
+import { AuthThrottle } from './admin/auth-throttle';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
+import { StoreEpoch, warnOnEvictingPolicy } from './redis/store-epoch';
 import { redisConfigured } from './redis/redis.schema';
 import { RedisAccessStore } from './access/redis-access-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';
+import type { AccessDocument } from './access/model';
 import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgent } from './core-client/agent';
 import { CoreBreakers } from './core-client/breakers';
@@ -81,10 +84,25 @@ function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
   return rule === 'always' || (rule === 'sandbox-only' && config.core.url === null);
 }
 
+/**
+ * The access file, refused when it is the published sandbox document (`sandbox: true`) and the
+ * core is real: its keys are in the README, so with a bank's core they would open it to anyone.
+ */
+function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
+  const file = path.resolve(config.access.file);
+  const document = readAccessFile(file);
+  if (document.sandbox === true && config.core.url !== null && !config.sandbox.allowWithRealCore) {
+    throw new StartupError(
+      `access.file (ACCESS_FILE) ${file} is the sandbox's access document (sandbox: true), whose keys are published; with CORE_URL set, name your own ACCESS_FILE or seed Redis from one`,
+    );
+  }
+  return document;
+}
+
 async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger): Promise<AccessBackend> {
   if (!redisConfigured(config.redis)) {
     return {
-      store: new MemoryAccessStore(readAccessFile(path.resolve(config.access.file))),
+      store: new MemoryAccessStore(accessFile(config)),
       audit: new MemoryAuditLog(),
       redis: null,
       health: null,
@@ -102,7 +120,7 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     keyPrefix: config.redis.keyPrefix,
     pollIntervalMs: config.redis.configPollIntervalMs,
     logger,
-    seed: shouldSeedRedis(config) ? readAccessFile(path.resolve(config.access.file)) : undefined,
+    seed: shouldSeedRedis(config) ? accessFile(config) : undefined,
   });
   try {
     // Without Redis at start there is no last good copy to serve: fail, and let the
@@ -179,6 +197,22 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     metrics.redisUp.set(1);
   }
 
+  // Only with Redis: the memory store cannot lose data without the process going with it.
+  let storeEpoch: StoreEpoch | null = null;
+  if (backend.redis) {
+    storeEpoch = new StoreEpoch({
+      client: backend.redis,
+      keyPrefix: config.redis.keyPrefix,
+      holdMs: config.redis.dataLossHoldSeconds * 1000,
+      checkIntervalMs: config.redis.epochCheckIntervalMs,
+      logger,
+      onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
+      onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),
+    });
+    await storeEpoch.start();
+    await warnOnEvictingPolicy(backend.redis, logger);
+  }
+
   let shuttingDown = false;
   const coreAgent = createCoreAgent(coreUrl, config.core);
   const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
@@ -186,7 +220,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
   keyUsage.start();
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
-  if (sms.outbox && config.core.url) logger.warn('sms.provider is outbox with a real core: codes are kept at the admin API, not sent to phones');
+  if (sms.outbox && config.core.url) logger.warn('sandbox.allowWithRealCore: sms.provider is outbox with a real core; codes are kept at the admin API, not sent to phones');
   const bodyContracts = createBodyContracts({
     enums: loadReceiptEnums(path.resolve(config.body.receiptEnumsFile)),
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,
@@ -196,6 +230,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     logger,
     access,
     coreClient,
+    storeHeld: () => storeEpoch?.held ?? false,
     metrics,
     redis: backend.redis,
     keyUsage,
@@ -217,12 +252,16 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     adminToken: adminToken.token,
     logger,
     smsOutbox: sms.outbox ?? undefined,
+    throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
+    onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
   });
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config, {
     logger,
     onClientError: (status) => metrics.requestsTotal.inc({ api: 'unmatched', status: String(status), vendor: 'anonymous' }),
+    maxConnections: config.server.maxConnections,
+    onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
-  const adminServer = await listen(adminApp, config.server.adminPort, config.server.host, config, { logger });
+  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger });
   servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
 
@@ -245,6 +284,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       logger.info({ inFlight, drainTimeoutMs: options.drainTimeoutMs }, 'closing the listeners; draining the requests in flight');
       await Promise.all(servers.map((server) => drainListener(server, options.drainTimeoutMs, logger)));
       access.stop();
+      storeEpoch?.stop();
       await keyUsage.stop();
       // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();

@@ -18,10 +18,13 @@ export const apiPattern = z
 
 const timestamp = z.iso.datetime({ offset: true });
 
+/** The longest rate-limit window: 31 days, a monthly quota. */
+export const MAX_WINDOW_SECONDS = 31 * 86_400;
+
 export const rateLimitSchema = z
   .object({
     points: z.number().int().min(1).describe('Requests allowed per window'),
-    durationSeconds: z.number().int().min(1).describe('Window length in seconds'),
+    durationSeconds: z.number().int().min(1).max(MAX_WINDOW_SECONDS).describe('Window length in seconds, at most 31 days'),
   })
   .strict();
 
@@ -75,6 +78,8 @@ export const userSchema = z
 
 export const accessDocumentSchema = z
   .object({
+    /** Marks the published sandbox document, whose keys anyone can read: never loaded with a real core. */
+    sandbox: z.boolean().optional(),
     vendors: z.array(vendorSchema).default([]),
     users: z.array(userSchema).default([]),
   })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import { stringify as toYaml } from 'yaml';
 import { AccessService } from '../access/access-service';
@@ -9,6 +10,7 @@ import { AccessSnapshot } from '../access/snapshot';
 import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
+import { AuthThrottle } from './auth-throttle';
 import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';
 import { listenOnLoopback } from '../../test/support/listen';
 
@@ -77,6 +79,48 @@ describe('admin API', () => {
       const wrongMethod = await api.put('/v1/vendors').set(auth).send({});
       expectProblem(wrongMethod, 405, 'method_not_allowed');
       expect(wrongMethod.headers.allow).toBe('GET, POST');
+    });
+
+    it('makes an address wait after five wrong tokens in a row (429, doubling), counts every failure, and logs each request without its token', async () => {
+      const lines: string[] = [];
+      const failures: number[] = [];
+      const app = createAdminApp({
+        service: new AccessService(admin.store),
+        audit: admin.audit,
+        adminToken: TOKEN,
+        logger: createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) })),
+        throttle: new AuthThrottle({ freeFailures: 5, maxBackoffMs: 60_000 }),
+        onAuthFailure: () => failures.push(1),
+      });
+      const guarded = await listenOnLoopback(app);
+      try {
+        const wrong = { Authorization: 'Bearer a-wrong-admin-token-000000' };
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) statuses.push((await request(guarded.url).get('/v1/vendors').set(wrong)).status);
+        expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+        const waiting = await request(guarded.url).get('/v1/vendors').set(auth);
+        expectProblem(waiting, 429, 'rate_limited');
+        expect(Number(waiting.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(failures).toHaveLength(5);
+        const logged = lines.filter((line) => line.includes('"msg":"admin request"'));
+        expect(logged).toHaveLength(7);
+        expect(logged[0]).toMatch(/"method":"GET","path":"\/v1\/vendors","status":401,"actor":"anonymous"/);
+        expect(lines.join('')).not.toContain('a-wrong-admin-token');
+        expect(lines.join('')).not.toContain(TOKEN);
+      } finally {
+        await guarded.close();
+      }
+    });
+
+    it('audits every read of the whole access document, and refuses the read when the audit log cannot record it', async () => {
+      expect((await api.get('/v1/access').set(auth)).status).toBe(200);
+      expect((await admin.audit.list({ limit: 5 }))[0]).toMatchObject({ action: 'access.read', target: 'access', actor: expect.stringMatching(/^admin:/) });
+      const broken = await startAdmin({ append: () => Promise.reject(new Error('audit down')), list: () => Promise.resolve([]) } as unknown as AuditLog);
+      try {
+        expectProblem(await request(broken.url).get('/v1/access').set(auth), 503, 'store_unavailable');
+      } finally {
+        await broken.close();
+      }
     });
 
     it('sends no X-Powered-By and forbids caching', async () => {
@@ -314,7 +358,8 @@ describe('admin API', () => {
       });
       expect((await admin.store.read()).version).toBe(1);
       expect((await api.get('/v1/access').set(auth)).headers.etag).toBe('"1"');
-      expect(await admin.audit.list({ limit: 10 })).toEqual([]);
+      // Nothing changed; only the read of the document is on record.
+      expect((await admin.audit.list({ limit: 10 })).map((entry) => entry.action)).toEqual(['access.read']);
     });
 
     it('applies a whole document in one change, from JSON or YAML', async () => {

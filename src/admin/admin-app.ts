@@ -7,6 +7,11 @@
  * the access document (through the AccessService) and the audit log: every write that changes
  * something appends one entry whose actor is a label derived from the token, never the token.
  * Errors are problem details from the shared error handler; responses are never cached.
+ * Every request is logged when it ends (method, path, status, actor; never a body or a
+ * header). Wrong tokens are counted (`onAuthFailure`) and, past `throttle.freeFailures` in a
+ * row from one address, answered 429 with an exponential back-off (see auth-throttle.ts).
+ * Reading the access document is audited like a write, and refused (503) when the audit log
+ * cannot record it.
  *
  * To add routes (e.g. the sandbox SMS outbox), write one more `register...` function taking
  * the `/v1` router and call it from `createAdminApp`.
@@ -20,7 +25,9 @@ import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { createErrorHandler } from '../request/error-handler';
 import { authenticatedAdmin, context } from '../request/context';
-import { requestContext } from '../policies/request-context/request-context';
+import { requestContext, type RequestObserver } from '../policies/request-context/request-context';
+import { adminSchema } from './admin.schema';
+import { AuthThrottle } from './auth-throttle';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
 import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from './audit';
@@ -34,6 +41,10 @@ export interface AdminAppDeps {
   readonly logger: Logger;
   /** The SMS outbox, in sandbox mode only: serves GET /v1/sandbox/sms when set. */
   readonly smsOutbox?: SmsOutboxReader;
+  /** Back-off per source address after wrong tokens; by default the config's defaults. */
+  readonly throttle?: AuthThrottle;
+  /** Told of each wrong or missing token (gateway_admin_auth_failures_total). */
+  readonly onAuthFailure?: () => void;
 }
 
 const BODY_LIMIT = '1mb';
@@ -49,13 +60,22 @@ function adminActor(adminToken: string): string {
   return `admin:${digest(adminToken).toString('hex').slice(0, 8)}`;
 }
 
-function bearerAuth(adminToken: string): RequestHandler {
+function bearerAuth(adminToken: string, throttle: AuthThrottle, onFailure: () => void): RequestHandler {
   // Both sides hashed first: equal lengths for timingSafeEqual, and no length leak.
   const expected = digest(adminToken);
   const actor = adminActor(adminToken);
   return function adminAuth(req, res, next) {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const waitMs = throttle.waitMs(address);
+    if (waitMs > 0) {
+      const retryAfter = String(Math.ceil(waitMs / 1000));
+      next(new GatewayError('rate_limited', `Too many wrong admin tokens from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } }));
+      return;
+    }
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
     if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
+      throttle.failed(address);
+      onFailure();
       next(
         new GatewayError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".', {
           headers: { 'WWW-Authenticate': 'Bearer realm="gateway-admin"' },
@@ -63,8 +83,22 @@ function bearerAuth(adminToken: string): RequestHandler {
       );
       return;
     }
+    throttle.succeeded(address);
     context(res).adminActor = actor;
     next();
+  };
+}
+
+function defaultThrottle(): AuthThrottle {
+  const defaults = adminSchema.parse({});
+  return new AuthThrottle({ freeFailures: defaults.authFailuresBeforeBackoff, maxBackoffMs: defaults.maxBackoffSeconds * 1000 });
+}
+
+/** One line per admin request when it ends: who did what, and how it went; never a body or a header. */
+function adminAccessLog(logger: Logger): RequestObserver {
+  return function logAdminRequest(req, res, ctx) {
+    const durationMs = Math.round(Number(process.hrtime.bigint() - ctx.startedAt) / 1e3) / 1e3;
+    logger.info({ requestId: ctx.requestId, method: req.method, path: req.path, status: res.statusCode, actor: ctx.adminActor ?? 'anonymous', durationMs }, 'admin request');
   };
 }
 
@@ -256,11 +290,20 @@ function registerPermissions(router: Router, { service, write }: Routes): void {
     .all(methodNotAllowed('DELETE'));
 }
 
-function registerAccessDocument(router: Router, { service, write }: Routes): void {
+function registerAccessDocument(router: Router, { service, write, audit }: Routes): void {
   router
     .route('/access')
     .get(async function exportAccess(_req, res) {
       const { version, document } = await service.getDocument();
+      // The whole document holds every key's hash: who read it, and when, is on record.
+      try {
+        await audit.append({ actor: authenticatedAdmin(res), action: 'access.read', target: 'access', before: null, after: { version } });
+      } catch (err) {
+        throw new GatewayError('store_unavailable', 'The audit log is unavailable, so the access document cannot be read now; retry shortly.', {
+          cause: err,
+          headers: { 'Retry-After': '1' },
+        });
+      }
       res.setHeader('ETag', `"${version}"`);
       res.json(document);
     })
@@ -318,10 +361,10 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(requestContextSchema.parse({})));
+  app.use(requestContext(requestContextSchema.parse({}), { onFinish: adminAccessLog(logger) }));
   app.use(noStore);
   // Before routing, so nothing (not even whether a route exists) is told without the token.
-  app.use(bearerAuth(deps.adminToken));
+  app.use(bearerAuth(deps.adminToken, deps.throttle ?? defaultThrottle(), deps.onAuthFailure ?? (() => undefined)));
 
   const v1 = express.Router();
   registerCatalogue(v1);

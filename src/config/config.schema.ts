@@ -5,6 +5,7 @@
  * environment, then validates the result against this schema once at start-up.
  */
 import { z } from 'zod';
+import { adminSchema } from '../admin/admin.schema';
 import { redisConfigured, redisSchema } from '../redis/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
@@ -30,6 +31,10 @@ export const configSchema = z
         seed: z.number().int().default(42).describe('Seed of the sandbox data; the same seed gives the same data'),
         defaultPageSize: z.number().int().min(1).default(20).describe('Page size of paged answers when none is asked'),
         maxPageSize: z.number().int().min(1).default(100).describe('Largest pageSize a SEARCH may ask for'),
+        allowWithRealCore: z
+          .boolean()
+          .default(false)
+          .describe('A test rig: with CORE_URL set, still allow the sandbox access file and the outbox SMS provider'),
       })
       .strict()
       .prefault({}),
@@ -56,17 +61,7 @@ export const configSchema = z
     twoFactor: twoFactorSchema.prefault({}),
     sms: smsSchema.prefault({}),
     redis: redisSchema.prefault({}),
-    admin: z
-      .object({
-        token: z
-          .string()
-          .min(16)
-          .nullable()
-          .default(null)
-          .describe('Bootstrap admin bearer token (env ADMIN_TOKEN); generated and printed when null in sandbox mode'),
-      })
-      .strict()
-      .prefault({}),
+    admin: adminSchema.prefault({}),
     shutdown: shutdownSchema.prefault({}),
     log: z
       .object({
@@ -97,6 +92,10 @@ export const configSchema = z
     }
     if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
       ctx.addIssue({ code: 'custom', path: ['twoFactor', 'pepper'], message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike' });
+    }
+    // Codes kept at the admin API instead of reaching phones: a sandbox's convenience, never a bank's.
+    if (config.core.url !== null && config.sms.provider !== 'http' && !config.sandbox.allowWithRealCore) {
+      ctx.addIssue({ code: 'custom', path: ['sms', 'provider'], message: 'must be http with a real core (core.url / CORE_URL); sandbox.allowWithRealCore allows the outbox on a test rig' });
     }
     const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
     for (const [index, name] of config.core.passHeaders.entries()) {

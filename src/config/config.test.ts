@@ -30,7 +30,7 @@ describe('configuration', () => {
   it('applies the contract variables over the files', () => {
     const config = loadConfig({
       configDir,
-      env: { PORT: '9000', ADMIN_PORT: '9001', STATUS_PORT: '9002', SANDBOX_PORT: '9003', CORE_URL: 'http://core.internal:7000', LOG_LEVEL: 'warn', ACCESS_FILE: '/etc/access.yaml', REDIS_URL: 'redis://r:6379', GATEWAY__twoFactor__pepper: 'p'.repeat(32) },
+      env: { PORT: '9000', ADMIN_PORT: '9001', STATUS_PORT: '9002', SANDBOX_PORT: '9003', CORE_URL: 'http://core.internal:7000', LOG_LEVEL: 'warn', ACCESS_FILE: '/etc/access.yaml', REDIS_URL: 'redis://r:6379', GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' },
     });
     expect(config.server).toMatchObject({ port: 9000, adminPort: 9001, statusPort: 9002 });
     expect(config.sandbox.port).toBe(9003);
@@ -75,6 +75,7 @@ describe('configuration', () => {
     [{ GATEWAY__idempotency__inFlightTimeoutMs: '5000' }, 'idempotency.inFlightTimeoutMs'],
     [{ GATEWAY__idempotency__inFlightTimeoutMs: '20000', GATEWAY__core__breakers__receipts__timeoutMs: '25000' }, 'idempotency.inFlightTimeoutMs'],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, 'twoFactor.pepper'],
+    [{ CORE_URL: 'http://core.internal:7000' }, 'sms.provider'],
   ])('refuses %j with a message naming %s', (env, key) => {
     expect(() => loadConfig({ configDir, env })).toThrow(ConfigError);
     expect(() => loadConfig({ configDir, env })).toThrow(new RegExp(`\\b${key.replace('.', '\\.')}\\b`));

@@ -1,7 +1,7 @@
 /**
  * Loads the configuration once at start-up: config/default.yaml, then config/<NODE_ENV>.yaml
  * when it exists, then the contract variables (PORT, ADMIN_PORT, STATUS_PORT, SANDBOX_PORT,
- * REDIS_URL, CORE_URL, ACCESS_FILE, ADMIN_TOKEN, LOG_LEVEL), then `GATEWAY__<section>__<key>`
+ * REDIS_URL, CORE_URL, ACCESS_FILE, ADMIN_TOKEN, LOG_LEVEL) and ADMIN_HOST, then `GATEWAY__<section>__<key>`
  * variables for any other key, then the caller's overrides (tests).
  *
  * Reads the config directory and the environment it is given; returns a deeply frozen,
@@ -21,6 +21,7 @@ export class ConfigError extends Error {
 const CONTRACT_VARIABLES: ReadonlyArray<readonly [string, readonly string[], 'int' | 'string']> = [
   ['PORT', ['server', 'port'], 'int'],
   ['ADMIN_PORT', ['server', 'adminPort'], 'int'],
+  ['ADMIN_HOST', ['server', 'adminHost'], 'string'],
   ['STATUS_PORT', ['server', 'statusPort'], 'int'],
   ['SANDBOX_PORT', ['sandbox', 'port'], 'int'],
   ['REDIS_URL', ['redis', 'url'], 'string'],

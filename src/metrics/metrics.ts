@@ -24,6 +24,10 @@ export interface GatewayMetrics {
   readonly accessConfigVersion: Gauge;
   readonly accessConfigAge: Gauge;
   readonly redisUp: Gauge;
+  readonly redisDataLossHold: Gauge;
+  readonly adminAuthFailuresTotal: Counter;
+  readonly connectionsDroppedTotal: Counter;
+  readonly redisDataLossDetectedTotal: Counter;
   readonly upstreamDuration: Histogram<'group'>;
   readonly circuitState: Gauge<'group'>;
   readonly idempotencyReplaysTotal: Counter;
@@ -105,6 +109,26 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     redisUp: new Gauge({
       name: 'gateway_redis_up',
       help: '1 when this instance has a ready Redis connection, else 0 (always 1 without Redis)',
+      registers,
+    }),
+    adminAuthFailuresTotal: new Counter({
+      name: 'gateway_admin_auth_failures_total',
+      help: 'Admin API requests with a missing or wrong admin token',
+      registers,
+    }),
+    connectionsDroppedTotal: new Counter({
+      name: 'gateway_connections_dropped_total',
+      help: 'Vendor connections closed at once because server.maxConnections were open',
+      registers,
+    }),
+    redisDataLossHold: new Gauge({
+      name: 'gateway_redis_data_loss_hold',
+      help: '1 while keyed money movement answers 503 because Redis lost its data (redis.dataLossHoldSeconds), else 0',
+      registers,
+    }),
+    redisDataLossDetectedTotal: new Counter({
+      name: 'gateway_redis_data_loss_detected_total',
+      help: 'Times this instance found the Redis epoch marker gone or replaced (Redis restarted empty, failed over unsynced, or evicted)',
       registers,
     }),
     upstreamDuration: new Histogram({

@@ -28,6 +28,7 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
     config: testConfig(),
     logger,
     access,
+    storeHeld: () => false,
     coreClient: createCoreClient({
       coreUrl: 'http://127.0.0.1:9',
       agent: coreAgent,

@@ -40,6 +40,8 @@ export interface VendorPipelineDeps {
   readonly access: AccessCache;
   /** The one road to the core: every request the core receives is built and sent by it. */
   readonly coreClient: CoreClient;
+  /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
+  readonly storeHeld: () => boolean;
   readonly metrics: GatewayMetrics;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: RedisClient | null;
@@ -121,6 +123,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
       sandboxMode: config.core.url === null,
+      storeHeld: deps.storeHeld,
     }),
     // After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
     twoFactorSteps.check,

@@ -74,6 +74,18 @@ export const redisSchema = z
       .min(100)
       .default(1000)
       .describe('How often each instance checks the access config version; heals a lost change message'),
+    epochCheckIntervalMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(5000)
+      .describe('How often each instance checks that Redis still holds its epoch marker (it also checks on every reconnect)'),
+    dataLossHoldSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(86_400)
+      .describe('After Redis is found to have lost its data, how long keyed money movement answers 503 (at least idempotency.retentionSeconds to rule out every repeat)'),
   })
   .strict()
   .superRefine((redis, ctx) => {

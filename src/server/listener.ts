@@ -35,6 +35,10 @@ export interface ListenOptions {
   readonly logger: Logger;
   /** Told of each request refused before it reached the app (431, 408, 400), by status. */
   readonly onClientError?: (status: number) => void;
+  /** Most open connections; past it Node closes a new one at once. */
+  readonly maxConnections?: number;
+  /** Told of each connection closed for being over `maxConnections`. */
+  readonly onConnectionDropped?: () => void;
 }
 
 /**
@@ -84,6 +88,10 @@ export function openListener(
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  if (options.maxConnections !== undefined) {
+    server.maxConnections = options.maxConnections;
+    server.on('drop', () => options.onConnectionDropped?.());
+  }
   const state: ListenerState = { connections: new Set(), inFlight: new Set(), draining: false };
   listenerStates.set(server, state);
   server.on('connection', (socket: Socket) => {

@@ -21,6 +21,16 @@ export const serverSchema = z
     host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
     port: port.default(8080).describe('Vendor API port (env PORT)'),
     adminPort: port.default(8081).describe('Admin API and UI port (env ADMIN_PORT)'),
+    adminHost: z
+      .string()
+      .default('127.0.0.1')
+      .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart sets 0.0.0.0)'),
+    maxConnections: z
+      .number()
+      .int()
+      .min(1)
+      .default(4096)
+      .describe('Most open connections on the vendor port; past it a new one is closed at once (about 20 KiB each)'),
     statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
     keepAliveTimeoutMs: ms
       .default(65_000)

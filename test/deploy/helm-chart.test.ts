@@ -145,7 +145,7 @@ describe('the Helm chart', () => {
     const samples: Record<string, string> = { 'redis.url': 'redis://r:6379', 'core.url': 'http://core:80', 'log.level': 'warn', 'access.file': '/etc/a.yaml' };
     for (const [keyPath, name] of table) {
       const sample = samples[keyPath] ?? '4321';
-      const config = loadConfig({ env: { [name]: sample, GATEWAY__twoFactor__pepper: 'p'.repeat(32) } }) as unknown as Values;
+      const config = loadConfig({ env: { [name]: sample, GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' } }) as unknown as Values;
       expect({ keyPath, value: String(lookup(config, keyPath.split('.')).value) }).toEqual({ keyPath, value: sample });
     }
   });

@@ -19,7 +19,7 @@ interface Answer {
 
 async function post(gateway: TestGateway, path: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<Answer> {
   // Money movement to a real core needs a key (idempotency.requireKey): a fresh one unless the test sets one.
-  const key = gateway.config.core.url === null ? {} : { 'Idempotency-Key': randomUUID() };
+  const key: Record<string, string> = gateway.config.core.url === null ? {} : { 'Idempotency-Key': randomUUID() };
   const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...key, ...headers }, body });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }

@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
-import { startTestGateway, type TestGateway } from '../support/gateway';
+import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 const HEADERS_TIMEOUT_MS = 600;
 const KEEP_ALIVE_TIMEOUT_MS = 400;
@@ -100,13 +100,52 @@ describe('vendor listener limits', () => {
     expect(bodyOf(exchange.text)).toMatchObject({ code: 'invalid_request', status: 400 });
   });
 
-  it('closes an idle keep-alive connection after keepAliveTimeout', async () => {
+  it('closes the connection after a 401: a caller without a key holds no keep-alive socket', async () => {
     const exchange = await rawExchange(gateway.vendorPort, (socket) => socket.write('GET /no/such/path HTTP/1.1\r\nHost: gw\r\n\r\n'));
     expect(exchange.text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(exchange.text).toMatch(/\r\nConnection: close\r\n/);
+    expect(exchange.closedAfterMs).toBeLessThan(1000);
+  });
+
+  it('closes an idle keep-alive connection after keepAliveTimeout', async () => {
+    const exchange = await rawExchange(gateway.vendorPort, (socket) => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`));
+    expect(exchange.text).toMatch(/^HTTP\/1\.1 404 /);
     expect(exchange.text).toMatch(/\r\nConnection: keep-alive\r\n/);
     // Node closes the socket up to 1 s after the advertised keep-alive time, so a client never reuses a closing one.
     expect(exchange.closedAfterMs).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS * 0.9);
     expect(exchange.closedAfterMs).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + 1000 + 500);
+  });
+});
+
+describe('server.maxConnections', () => {
+  it('closes connections past the limit at once and counts them, while the open ones keep working', async () => {
+    const gateway = await startTestGateway({ server: { maxConnections: 3 } });
+    const sockets: net.Socket[] = [];
+    try {
+      const closedEarly: boolean[] = await Promise.all(
+        Array.from({ length: 5 }, () => {
+          const socket = net.connect(gateway.vendorPort, '127.0.0.1');
+          sockets.push(socket);
+          return new Promise<boolean>((resolve) => {
+            socket.once('close', () => resolve(true));
+            socket.once('error', () => undefined);
+            setTimeout(() => resolve(false), 500);
+          });
+        }),
+      );
+      expect(closedEarly.filter(Boolean)).toHaveLength(2);
+      const metrics = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
+      expect(/^gateway_connections_dropped_total (\S+)$/m.exec(metrics)?.[1]).toBe('2');
+      const open = sockets.find((socket) => !socket.destroyed) as net.Socket;
+      const answer = await new Promise<string>((resolve) => {
+        open.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+        open.write(`GET /genders HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await gateway.stop();
+    }
   });
 });
 
@@ -115,7 +154,7 @@ describe('default server limits', () => {
     const gateway = await startTestGateway();
     try {
       const exchange = await new Promise<string>((resolve) => {
-        const socket = net.connect(gateway.vendorPort, '127.0.0.1', () => socket.write('GET /accounts HTTP/1.1\r\nHost: gw\r\n\r\n'));
+        const socket = net.connect(gateway.vendorPort, '127.0.0.1', () => socket.write(`GET /accounts HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`));
         socket.once('data', (c: Buffer) => {
           socket.destroy();
           resolve(c.toString('utf8'));

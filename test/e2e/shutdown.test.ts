@@ -77,6 +77,8 @@ describe('SIGTERM to a running gateway under load', () => {
           GATEWAY__redis__keyPrefix: `'shutdown${process.pid}:'`,
           GATEWAY__redis__seedAccessFile: 'always',
           GATEWAY__twoFactor__pepper: 'shutdown-test-pepper-not-secret-0000000',
+          // A test rig: the stand-in core with the sandbox access file and the outbox SMS provider.
+          GATEWAY__sandbox__allowWithRealCore: 'true',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

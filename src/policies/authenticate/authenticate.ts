@@ -36,7 +36,12 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
     const result = snapshot.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
     if (!result.ok) {
       deps.onFailure?.(result.reason);
-      next(new GatewayError('unauthorized', `A valid API key is required in the ${header === tokenHeader ? config.tokenHeader : config.receiptTokenHeader} header.`));
+      // Closed after the answer: a caller without a key gets no keep-alive socket to hold.
+      next(
+        new GatewayError('unauthorized', `A valid API key is required in the ${header === tokenHeader ? config.tokenHeader : config.receiptTokenHeader} header.`, {
+          headers: { Connection: 'close' },
+        }),
+      );
       return;
     }
     ctx.principal = result.principal;

@@ -14,7 +14,8 @@
  *     `idempotency_in_progress` with Retry-After (the first's end alone settles the key);
  *   - when the first may have reached the core without an answer (a core timeout, or an
  *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
- * The store unreachable with a key present: 503 `store_unavailable`; a keyed request is never
+ * The store unreachable with a key present, or held after losing its data (the epoch marker,
+ * see redis/store-epoch.ts): 503 `store_unavailable`; a keyed request is never
  * posted unguarded. A request with no key at all is refused with 400 naming the header when
  * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
@@ -41,6 +42,8 @@ export interface IdempotencyDeps {
   readonly fingerprintKey: string;
   /** True with the in-process sandbox core (`requireKey: outside-sandbox` lets unkeyed calls through there). */
   readonly sandboxMode: boolean;
+  /** True while the store is held after a data loss: keyed calls get 503 rather than a key the store may have forgotten. */
+  readonly storeHeld?: () => boolean;
 }
 
 const MAX_KEY_LENGTH = 255;
@@ -82,6 +85,14 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
         return;
       }
       next();
+      return;
+    }
+    if (deps.storeHeld?.()) {
+      next(
+        new GatewayError('store_unavailable', 'The idempotency store lost its records recently, so this payment cannot be guarded against a repeat of an earlier one; retry later.', {
+          headers: { 'Retry-After': '60' },
+        }),
+      );
       return;
     }
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);

@@ -1,10 +1,11 @@
 /** Config of the rate-limit step (config key `rateLimit`). */
 import { z } from 'zod';
+import { MAX_WINDOW_SECONDS } from '../../access/model';
 
 export const rateLimitConfigSchema = z
   .object({
     defaultPoints: z.number().int().min(1).default(600).describe('Requests per window for a vendor with no rateLimit of its own'),
-    defaultDurationSeconds: z.number().int().min(1).default(60).describe('Window length for a vendor with no rateLimit of its own'),
+    defaultDurationSeconds: z.number().int().min(1).max(MAX_WINDOW_SECONDS).default(60).describe('Window length for a vendor with no rateLimit of its own (at most 31 days)'),
     expectedInstances: z
       .number()
       .int()

@@ -8,6 +8,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import Redis from 'ioredis';
 import { GatewayError } from '../../errors/error-catalogue';
 import { createLogger } from '../../logging/logger';
+import type { RateLimit } from '../../access/model';
 import { newContext, setContext } from '../../request/context';
 import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
 import { rateLimit } from './rate-limit';
@@ -25,14 +26,14 @@ const redisClients = new TestRedisClients();
 const redisClient = (url: string): Redis => redisClients.create(url, 100);
 
 /** An app with only this step behind a context that says who calls, as the pipeline would. */
-async function startInstance(config: RateLimitConfig, redis: Redis | null, limited: string[] = []): Promise<Instance> {
+async function startInstance(config: RateLimitConfig, redis: Redis | null, limited: string[] = [], policy: RateLimit = { points: 5, durationSeconds: 30 }): Promise<Instance> {
   const app = express();
   app.use(function fakeAuthenticated(req, res, next) {
     const keyId = String(req.headers['x-key-id'] ?? 'key-1');
     setContext(res, {
       ...newContext('r'),
       principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u' },
-      vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 5, durationSeconds: 30 }, licences: [], keys: [] },
+      vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: policy, licences: [], keys: [] },
     });
     next();
   });
@@ -109,6 +110,57 @@ describe('rate limit per key', () => {
     } finally {
       await instance.close();
     }
+  });
+
+  describe('with a 30-day window (longer than a Node timer waits)', () => {
+    const MONTH: RateLimit = { points: 5, durationSeconds: 30 * 86_400 };
+    const statusesOf = async (url: string, count: number): Promise<number[]> => {
+      const statuses: number[] = [];
+      for (let i = 0; i < count; i++) statuses.push((await fetch(url)).status);
+      return statuses;
+    };
+
+    it('lets exactly 5 of 20 through in memory (sandbox mode), and says the window ends within 30 days', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.name);
+      process.on('warning', onWarning);
+      const instance = await startInstance(config(), null, [], MONTH);
+      try {
+        const statuses = await statusesOf(instance.url, 20);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+        expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+        const refused = await fetch(instance.url);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(30 * 86_400);
+        expect(warnings).not.toContain('TimeoutOverflowWarning');
+      } finally {
+        process.off('warning', onWarning);
+        await instance.close();
+      }
+    });
+
+    it('lets exactly 5 of 20 through with Redis, and through the insurance limiter once Redis is gone', async () => {
+      const redis = await startRedisServer();
+      try {
+        const client = redisClient(redis.url);
+        await whenReady(client);
+        const shared = await startInstance(config({ expectedInstances: 1 }), client, [], MONTH);
+        try {
+          expect((await statusesOf(shared.url, 20)).filter((s) => s === 200)).toHaveLength(5);
+        } finally {
+          await shared.close();
+        }
+        const insured = await startInstance(config({ expectedInstances: 1 }), client, [], MONTH);
+        try {
+          await redis.stop(true);
+          expect((await statusesOf(insured.url, 20)).filter((s) => s === 200)).toHaveLength(5);
+        } finally {
+          await insured.close();
+        }
+      } finally {
+        await redis.stop();
+      }
+    });
   });
 
   describe('with Redis gone', () => {

@@ -12,11 +12,12 @@
  */
 import type { RequestHandler } from 'express';
 import type { RedisClient } from '../../redis/redis-client';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../access/model';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
 import { context } from '../../request/context';
+import { memoryLimiter } from './epoch-window-limiter';
 import type { RateLimitConfig } from './rate-limit.schema';
 
 export interface RateLimitDeps {
@@ -58,13 +59,13 @@ export class RateLimiters {
             duration,
             inMemoryBlockOnConsumed: points,
             rejectIfRedisNotReady: true,
-            insuranceLimiter: new RateLimiterMemory({
+            insuranceLimiter: memoryLimiter({
               keyPrefix: `${keyPrefix}:insurance`,
               points: Math.ceil(points / this.config.expectedInstances),
               duration,
             }),
           })
-        : new RateLimiterMemory({ keyPrefix, points, duration });
+        : memoryLimiter({ keyPrefix, points, duration });
       entry = { limiter, policyHeader: `${POLICY_NAME};q=${points};w=${duration}` };
       this.byPolicy.set(id, entry);
     }

@@ -16,7 +16,6 @@ import { ROUTES } from '../../catalogue/api-catalogue';
 import { RouteMatcher } from '../../catalogue/matcher';
 import { bankAccountContracts } from '../../contracts/bank-accounts';
 import { createLogger, type Logger } from '../../logging/logger';
-import { context } from '../../request/context';
 import { createErrorHandler } from '../../request/error-handler';
 import { createSandboxApp } from '../../sandbox/app';
 import { createSandboxData, type SandboxData } from '../../sandbox/data';

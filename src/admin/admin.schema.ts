@@ -1,0 +1,22 @@
+/** Config of the admin API (config key `admin`). */
+import { z } from 'zod';
+
+export const adminSchema = z
+  .object({
+    token: z
+      .string()
+      .min(16)
+      .nullable()
+      .default(null)
+      .describe('Bootstrap admin bearer token (env ADMIN_TOKEN); generated and printed when null in sandbox mode'),
+    authFailuresBeforeBackoff: z
+      .number()
+      .int()
+      .min(1)
+      .default(5)
+      .describe('Wrong admin tokens in a row one address may send before it must wait (1 s, then doubling)'),
+    maxBackoffSeconds: z.number().int().min(1).default(900).describe('Longest wait an address is given after wrong admin tokens'),
+  })
+  .strict();
+
+export type AdminConfig = z.infer<typeof adminSchema>;

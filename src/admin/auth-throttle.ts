@@ -1,0 +1,59 @@
+/**
+ * Exponential back-off per source address on the admin port: once one address has sent
+ * `freeFailures` wrong tokens in a row, it waits 1 s, then 2 s, 4 s, … up to `maxBackoffMs`
+ * before its next try is even looked at (429 with Retry-After). A right token clears its
+ * record. Guessing a 128-bit token was never practical; this keeps a scanner from filling the
+ * logs and the CPU with tries, and makes the attempt visible.
+ *
+ * Reads the clock; keeps one record per address that failed, forgotten once its back-off has
+ * run out for as long again (so memory stays bounded under a spray of addresses).
+ */
+export interface AuthThrottleConfig {
+  readonly freeFailures: number;
+  readonly maxBackoffMs: number;
+}
+
+interface FailureRecord {
+  failures: number;
+  blockedUntil: number;
+}
+
+export class AuthThrottle {
+  private readonly records = new Map<string, FailureRecord>();
+
+  constructor(
+    private readonly config: AuthThrottleConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds `address` must still wait; 0 when it may try. */
+  waitMs(address: string): number {
+    const record = this.records.get(address);
+    return record ? Math.max(0, record.blockedUntil - this.now()) : 0;
+  }
+
+  failed(address: string): void {
+    const now = this.now();
+    this.sweep(now);
+    const record = this.records.get(address) ?? { failures: 0, blockedUntil: 0 };
+    record.failures += 1;
+    const over = record.failures - this.config.freeFailures;
+    if (over >= 0) record.blockedUntil = now + Math.min(this.config.maxBackoffMs, 1000 * 2 ** Math.min(over, 30));
+    this.records.set(address, record);
+  }
+
+  succeeded(address: string): void {
+    this.records.delete(address);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  private sweep(now: number): void {
+    if (this.records.size < 1024) return;
+    for (const [address, record] of this.records) {
+      if (record.blockedUntil + this.config.maxBackoffMs < now) this.records.delete(address);
+    }
+  }
+}
