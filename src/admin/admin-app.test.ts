@@ -326,6 +326,12 @@ describe('admin API', () => {
     const bad = await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 1.5, durationSeconds: 0 });
     expectProblem(bad, 400, 'invalid_request');
     expect(fields(bad)).toEqual(['durationSeconds', 'points']);
+
+    // A window past 31 days is refused: a monthly quota is the longest the limiter keeps.
+    const tooLong = await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 5, durationSeconds: 99_999_999_999 });
+    expectProblem(tooLong, 400, 'invalid_request');
+    expect(fields(tooLong)).toEqual(['durationSeconds']);
+    expect((await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 5, durationSeconds: 31 * 86_400 })).status).toBe(200);
   });
 
   describe('the whole access document', () => {

@@ -16,28 +16,11 @@ import { listenOnLoopback, type Listening } from '../support/listen';
 import { rawExchange, rawRequest } from '../support/raw-http';
 import { answerFrom, echoAnswer, startRecordingCore, type CoreResponder, type RecordingCore } from '../support/recording-core';
 import { within } from '../support/within';
+import { call } from '../support/http-call';
 
 const DEMO = { 'X-Vendor-Token': SANDBOX_KEYS.demo };
 const DEPOSIT = '/api/transaction/savings/deposit';
 const DEPOSIT_BODY = '{"cuAccountID":50001,"amount":10.00,"externalRefNo":"B-1"}';
-
-interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-}
-
-function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
 
 /** The core's answer for the next request: switched by each test. */
 let respond: CoreResponder = echoAnswer;
