@@ -26,7 +26,9 @@ import { RedisAccessStore } from './access/redis-access-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';
 import type { AccessDocument } from './access/model';
 import type { GatewayConfig } from './config/config.schema';
-import { createCoreAgent } from './core-client/agent';
+import { createCoreAgents } from './core-client/agent';
+import { createListenerTls } from './server/server-tls';
+import { certificateExpirySeconds } from './tls/pem-files';
 import { CoreBreakers } from './core-client/breakers';
 import { createCoreClient } from './core-client/core-client';
 import { createForwardedResolver } from './core-client/forwarded';
@@ -214,9 +216,12 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   }
 
   let shuttingDown = false;
-  const coreAgent = createCoreAgent(coreUrl, config.core);
+  const coreAgents = createCoreAgents(coreUrl, config.core, {
+    logger,
+    onCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_client' }, expiresAt),
+  });
   const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
-  const coreClient = createCoreClient({ coreUrl, agent: coreAgent, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
+  const coreClient = createCoreClient({ coreUrl, agents: coreAgents, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
   const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
   keyUsage.start();
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
@@ -255,13 +260,17 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
     onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
   });
+  const vendorTls = createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) });
+  const adminTls = createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) });
+  if (config.redis.tls.caFile) metrics.tlsCertificateExpiry.set({ use: 'redis' }, certificateExpirySeconds(readFileSync(config.redis.tls.caFile)));
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config, {
+    tls: vendorTls ?? undefined,
     logger,
     onClientError: (status) => metrics.requestsTotal.inc({ api: 'unmatched', status: String(status), vendor: 'anonymous' }),
     maxConnections: config.server.maxConnections,
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
-  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger });
+  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger, tls: adminTls ?? undefined });
   servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
 
@@ -289,7 +298,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();
       breakers.shutdown();
-      coreAgent.destroy();
+      coreAgents.destroy();
+      vendorTls?.stop();
+      adminTls?.stop();
       if (sandboxServer) await drainListener(sandboxServer, options.drainTimeoutMs, logger);
       await drainListener(statusServer, options.drainTimeoutMs, logger);
     },

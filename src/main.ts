@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from './config/config';
 import { AccessFileError } from './access/access-store';
 import { StartupError, startGateway } from './gateway';
 import { createLogger } from './logging/logger';
+import { TlsFileError } from './tls/pem-files';
 
 async function main(): Promise<void> {
   let config;
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   try {
     gateway = await startGateway(config, logger);
   } catch (err) {
-    if (err instanceof AccessFileError || err instanceof StartupError) {
+    if (err instanceof AccessFileError || err instanceof StartupError || err instanceof TlsFileError) {
       process.stderr.write(`core-banking-gateway: ${err.message}\n`);
       process.exit(2);
     }

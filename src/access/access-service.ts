@@ -26,7 +26,7 @@ import {
 } from './model';
 import { VersionConflictError, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
-import { createVendorInput, fieldErrors, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchVendorInput } from './admin-inputs';
+import { createVendorInput, fieldErrors, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
 export type VendorView = Omit<Vendor, 'keys'> & { keys: KeyView[] };
@@ -229,6 +229,7 @@ export class AccessService {
         status: 'active',
         createdAt: new Date().toISOString(),
         ...(body.expiresAt === undefined ? {} : { expiresAt: body.expiresAt }),
+        ...(body.certificateThumbprints === undefined ? {} : { certificateThumbprints: body.certificateThumbprints }),
       };
       vendor.keys.push(record);
       const view = keyView(record);
@@ -236,6 +237,20 @@ export class AccessService {
         result: { ...view, secret },
         change: { action: 'key.issue', target: `vendors/${vendorId}/keys/${id}`, before: null, after: view },
       };
+    });
+  }
+
+  /** Binds the key to other certificates, or unbinds it (an empty list); the secret stays. */
+  async patchKey(keyId: string, input: unknown): Promise<Outcome<KeyView>> {
+    const body = parseInput(patchKeyInput, input, 'key change');
+    return this.write((doc) => {
+      const key = findKey(doc, keyId);
+      const before = keyView(structuredClone(key));
+      if (body.certificateThumbprints.length === 0) delete key.certificateThumbprints;
+      else key.certificateThumbprints = body.certificateThumbprints;
+      const after = keyView(key);
+      if (sameValue(before, after)) return { result: after, change: null };
+      return { result: after, change: { action: 'key.update', target: `keys/${keyId}`, before, after } };
     });
   }
 

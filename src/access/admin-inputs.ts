@@ -37,6 +37,14 @@ export const issueKeyInput = z
     id: idSchema.optional(),
     userId: keySchema.shape.userId,
     expiresAt: futureTimestamp.optional(),
+    certificateThumbprints: keySchema.shape.certificateThumbprints,
+  })
+  .strict();
+
+/** `PATCH keys/{keyId}`: rebinding a key to other certificates (an empty list unbinds it), without re-issuing. */
+export const patchKeyInput = z
+  .object({
+    certificateThumbprints: z.array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters')).max(2),
   })
   .strict();
 

@@ -48,6 +48,16 @@ export const keySchema = z
     expiresAt: timestamp.optional(),
     createdAt: timestamp.optional(),
     lastUsedAt: timestamp.optional(),
+    /**
+     * Certificates the key is bound to (RFC 8705 `x5t#S256`: base64url SHA-256 of the DER
+     * certificate); two, so a renewed certificate can overlap the old. Bound, the key works only
+     * with one of them.
+     */
+    certificateThumbprints: z
+      .array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters'))
+      .min(1)
+      .max(2)
+      .optional(),
   })
   .strict();
 

@@ -9,7 +9,7 @@
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import type { AccessDocument, ApiKeyRecord, Licence, Permission, Vendor } from './model';
 
-export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch';
 export type AccessDeniedReason = 'vendor_suspended' | 'licence_required' | 'permission_denied';
 
 export interface Principal {
@@ -17,6 +17,8 @@ export interface Principal {
   readonly vendorName: string;
   readonly keyId: string;
   readonly userId: string;
+  /** The certificates (x5t#S256) the key is bound to; empty when it is not bound. */
+  readonly certificateThumbprints: readonly string[];
 }
 
 export type AuthResult =
@@ -93,7 +95,13 @@ export class AccessSnapshot {
         this.keysByHash.set(record.hash, {
           record,
           vendor,
-          principal: Object.freeze({ vendorId: vendor.id, vendorName: vendor.name, keyId: record.id, userId: record.userId }),
+          principal: Object.freeze({
+            vendorId: vendor.id,
+            vendorName: vendor.name,
+            keyId: record.id,
+            userId: record.userId,
+            certificateThumbprints: Object.freeze([...(record.certificateThumbprints ?? [])]),
+          }),
           expiresAtMs: toMs(record.expiresAt),
         });
       }

@@ -246,8 +246,9 @@ function registerKeys(router: Router, { service, write }: Routes): void {
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/keys/:keyId')
+    .patch(jsonBody, write(ok, (req) => service.patchKey(param(req, 'keyId'), req.body)))
     .delete(write(noContent, (req) => service.revokeKey(param(req, 'keyId'))))
-    .all(methodNotAllowed('DELETE'));
+    .all(methodNotAllowed('PATCH, DELETE'));
 }
 
 function registerLicences(router: Router, { service, write }: Routes): void {

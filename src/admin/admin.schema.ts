@@ -1,5 +1,6 @@
 /** Config of the admin API (config key `admin`). */
 import { z } from 'zod';
+import { listenerTlsSchema } from '../server/server.schema';
 
 export const adminSchema = z
   .object({
@@ -16,6 +17,7 @@ export const adminSchema = z
       .default(5)
       .describe('Wrong admin tokens in a row one address may send before it must wait (1 s, then doubling)'),
     maxBackoffSeconds: z.number().int().min(1).default(900).describe('Longest wait an address is given after wrong admin tokens'),
+    tls: listenerTlsSchema.prefault({}).describe('HTTPS on the admin port'),
   })
   .strict();
 

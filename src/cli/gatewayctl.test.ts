@@ -115,6 +115,15 @@ describe('gatewayctl', () => {
     expect((await ctl('keys', 'list', 'demo-vendor')).stdout).toMatch(/key-cli\s+\S+\s+demo.teller\s+revoked/);
   });
 
+  it('binds a key to client certificates at issue and later, and unbinds it, without re-issuing', async () => {
+    const [first, second] = ['A'.repeat(43), 'b'.repeat(43)];
+    const issued = JSON.parse((await ctl('--json', 'keys', 'issue', 'demo-vendor', '--user', 'demo.teller', '--id', 'key-bound', '--certificate-thumbprint', first)).stdout) as { certificateThumbprints: string[] };
+    expect(issued.certificateThumbprints).toEqual([first]);
+    expect(await ctl('keys', 'bind', 'key-bound', first, second)).toMatchObject({ code: 0, stdout: `Bound key key-bound to ${first}, ${second}.\n` });
+    expect(await ctl('keys', 'bind', 'key-bound')).toMatchObject({ code: 0, stdout: 'Key key-bound is bound to no certificate.\n' });
+    expect((await ctl('keys', 'bind', 'key-bound', 'not-a-thumbprint')).code).not.toBe(0);
+  });
+
   it('prints JSON that parses with --json, the secret included only in the issue answer', async () => {
     const vendors = JSON.parse((await ctl('vendors', 'list', '--json')).stdout) as Array<{ id: string }>;
     expect(vendors.map((v) => v.id)).toEqual(['demo-vendor', 'readonly-partner']);

@@ -249,9 +249,10 @@ function buildProgram(io: GatewayctlIo): Command {
     .requiredOption('--user <userId>', 'the banking-application user the key acts as')
     .option('--expires-at <iso>', 'expiry, ISO 8601 with offset')
     .option('--id <keyId>', 'the key id (generated when absent)')
-    .action(async (vendorId: string, options: { user: string; expiresAt?: string; id?: string }) => {
+    .option('--certificate-thumbprint <x5t#S256...>', 'bind the key to these client certificates (one or two)')
+    .action(async (vendorId: string, options: { user: string; expiresAt?: string; id?: string; certificateThumbprint?: string[] }) => {
       const issued = await api().request<KeyView & { secret: string }>('POST', `vendors/${segment(vendorId)}/keys`, {
-        body: { id: options.id, userId: options.user, expiresAt: options.expiresAt },
+        body: { id: options.id, userId: options.user, expiresAt: options.expiresAt, certificateThumbprints: options.certificateThumbprint },
       });
       show(
         issued,
@@ -267,10 +268,17 @@ function buildProgram(io: GatewayctlIo): Command {
       const list = await api().request<KeyView[]>('GET', `vendors/${segment(vendorId)}/keys`);
       show(list, (l) =>
         table(
-          ['ID', 'PREFIX', 'USER', 'STATUS', 'EXPIRES', 'CREATED', 'LAST USED'],
-          l.map((k) => [k.id, k.prefix, k.userId, k.status, k.expiresAt, k.createdAt, k.lastUsedAt]),
+          ['ID', 'PREFIX', 'USER', 'STATUS', 'EXPIRES', 'CREATED', 'LAST USED', 'CERTIFICATES'],
+          l.map((k) => [k.id, k.prefix, k.userId, k.status, k.expiresAt, k.createdAt, k.lastUsedAt, k.certificateThumbprints?.length ? String(k.certificateThumbprints.length) : undefined]),
         ),
       );
+    });
+  keys
+    .command('bind <keyId> [thumbprints...]')
+    .description('bind a key to one or two client certificates (x5t#S256), or unbind it with none; the secret stays')
+    .action(async (keyId: string, thumbprints: string[]) => {
+      const key = await api().request<KeyView>('PATCH', `keys/${segment(keyId)}`, { body: { certificateThumbprints: thumbprints } });
+      show(key, (k) => (k.certificateThumbprints ? `Bound key ${k.id} to ${k.certificateThumbprints.join(', ')}.\n` : `Key ${k.id} is bound to no certificate.\n`));
     });
   keys
     .command('revoke <keyId>')

@@ -43,6 +43,24 @@ const allowList = (what: string) =>
 /** The core's response headers a vendor sees unless configured otherwise. */
 export const DEFAULT_RESPONSE_HEADERS = ['cache-control', 'content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
 
+const pemPath = (what: string) => z.string().min(1).nullable().default(null).describe(what);
+
+/** TLS to an https core: whom to trust, what to present, which name to check. */
+export const coreTlsSchema = z
+  .object({
+    caFile: pemPath('PEM of the CAs trusted for the core, instead of the public roots; null: the public roots'),
+    certFile: pemPath("PEM of the gateway's client certificate for mutual TLS (with keyFile); re-read when it changes"),
+    keyFile: pemPath('PEM of the private key of certFile'),
+    serverName: z.string().min(1).nullable().default(null).describe("Name sent in SNI and checked in the core's certificate; null: the host of core.url"),
+    minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).default('TLSv1.2').describe('Lowest TLS version offered to the core'),
+  })
+  .strict()
+  .superRefine((tls, ctx) => {
+    if ((tls.certFile === null) !== (tls.keyFile === null)) {
+      ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
+    }
+  });
+
 export const coreClientSchema = z
   .object({
     url: z
@@ -77,6 +95,7 @@ export const coreClientSchema = z
       .default(DEFAULT_RESPONSE_HEADERS)
       .describe('Response headers of the core that reach the vendor on streamed routes; every other is dropped'),
     breakers: breakersSchema.prefault({}).describe('Circuit breaker per breaker group'),
+    tls: coreTlsSchema.prefault({}).describe('TLS to an https core (CORE_URL https://…): CA, client certificate, name, minimum version'),
   })
   .strict();
 

@@ -38,10 +38,12 @@ import { CoreCallError, toCoreCallError } from './core-call-error';
 import type { CoreClientConfig } from './core-client.schema';
 import { coreRequestHeaders, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
 import type { ForwardedResolver } from './forwarded';
+import type { CoreAgents } from './agent';
 
 export interface CoreClientDeps {
   readonly coreUrl: string;
-  readonly agent: http.Agent;
+  /** The agent of each new request (a new one after a certificate rotation). */
+  readonly agents: CoreAgents;
   readonly breakers: CoreBreakers;
   readonly config: Pick<CoreClientConfig, 'passHeaders' | 'passResponseHeaders' | 'maxBufferedResponseBytes'>;
   readonly forwarded: ForwardedResolver;
@@ -209,7 +211,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       port: base.port,
       path: basePath + outgoing.path,
       method: outgoing.method,
-      agent: deps.agent,
+      agent: deps.agents.current(),
       headers: outgoing.headers,
     });
 

@@ -13,7 +13,7 @@ function vendorRequest(headers: http.IncomingHttpHeaders): http.IncomingMessage 
 
 function authenticatedContext(): ReturnType<typeof newContext> {
   const ctx = newContext('req-1');
-  ctx.principal = { vendorId: 'acme', vendorName: 'Acme', keyId: 'k1', userId: 'teller' };
+  ctx.principal = { vendorId: 'acme', vendorName: 'Acme', keyId: 'k1', userId: 'teller', certificateThumbprints: [] };
   return ctx;
 }
 

@@ -26,6 +26,7 @@ export interface GatewayMetrics {
   readonly redisUp: Gauge;
   readonly redisDataLossHold: Gauge;
   readonly adminAuthFailuresTotal: Counter;
+  readonly tlsCertificateExpiry: Gauge<'use'>;
   readonly connectionsDroppedTotal: Counter;
   readonly redisDataLossDetectedTotal: Counter;
   readonly upstreamDuration: Histogram<'group'>;
@@ -109,6 +110,12 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     redisUp: new Gauge({
       name: 'gateway_redis_up',
       help: '1 when this instance has a ready Redis connection, else 0 (always 1 without Redis)',
+      registers,
+    }),
+    tlsCertificateExpiry: new Gauge({
+      name: 'gateway_tls_certificate_expiry_timestamp_seconds',
+      help: 'When each configured certificate expires, in seconds since the epoch, by use (core_client, server, admin, redis)',
+      labelNames: ['use'] as const,
       registers,
     }),
     adminAuthFailuresTotal: new Counter({

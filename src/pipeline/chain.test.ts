@@ -2,11 +2,11 @@
 import { AccessCache } from '../access/cache';
 import { KeyUsageTracker, MemoryKeyUsageStore } from '../access/key-usage';
 import { MemoryAccessStore } from '../access/access-store';
-import { createCoreAgent } from '../core-client/agent';
+import { createCoreAgents } from '../core-client/agent';
+import { coreClientSchema } from '../core-client/core-client.schema';
 import { CoreBreakers } from '../core-client/breakers';
 import { breakersSchema } from '../core-client/breakers.schema';
 import { createCoreClient } from '../core-client/core-client';
-import { coreClientSchema } from '../core-client/core-client.schema';
 import { createForwardedResolver } from '../core-client/forwarded';
 import path from 'node:path';
 import { loadReceiptEnums } from '../contracts/enums';
@@ -22,7 +22,7 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
   const logger = createLogger('silent');
   const access = new AccessCache(new MemoryAccessStore({ vendors: [], users: [] }), logger);
   const metrics = createMetrics(undefined, { defaultMetrics: false });
-  const coreAgent = createCoreAgent('http://127.0.0.1:9', { maxSockets: 1, maxFreeSockets: 1 });
+  const coreAgents = createCoreAgents('http://127.0.0.1:9', coreClientSchema.parse({}), { logger });
   const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 1000, metrics, logger });
   const app = buildVendorApp({
     config: testConfig(),
@@ -31,7 +31,7 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
     storeHeld: () => false,
     coreClient: createCoreClient({
       coreUrl: 'http://127.0.0.1:9',
-      agent: coreAgent,
+      agents: coreAgents,
       breakers,
       config: coreClientSchema.parse({}),
       forwarded: createForwardedResolver({ trustedProxies: [], publicUrl: null }),

@@ -28,6 +28,7 @@ import { forward } from '../policies/forward/forward';
 import { framing } from '../policies/framing/framing';
 import { requestTarget } from '../policies/request-target/request-target';
 import { requestContext } from '../policies/request-context/request-context';
+import { createClientCertificateReader } from '../tls/client-certificate';
 import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from '../request/error-handler';
 import { createRequestObserver } from './observe';
@@ -105,6 +106,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       access: deps.access,
       onFailure: (reason) => metrics.authFailuresTotal.inc({ reason }),
       onSuccess: (principal) => deps.keyUsage.record(principal.keyId),
+      presentedCertificate: createClientCertificateReader(config.server),
     }),
     // 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),

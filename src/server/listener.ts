@@ -15,9 +15,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ServerConfig } from './server.schema';
+import type { ListenerTls } from './server-tls';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { socketProblemResponse } from '../request/error-handler';
@@ -39,6 +41,8 @@ export interface ListenOptions {
   readonly maxConnections?: number;
   /** Told of each connection closed for being over `maxConnections`. */
   readonly onConnectionDropped?: () => void;
+  /** HTTPS: the TLS options, and how a rotation reaches the server (see server-tls.ts). */
+  readonly tls?: ListenerTls;
 }
 
 /**
@@ -78,15 +82,15 @@ export function openListener(
   limits: Pick<ServerConfig, 'maxHeaderSize' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
   options: ListenOptions,
 ): Promise<http.Server> {
-  const server = http.createServer(
-    {
-      maxHeaderSize: limits.maxHeaderSize,
-      requestTimeout: limits.requestTimeoutMs,
-      headersTimeout: limits.headersTimeoutMs,
-      connectionsCheckingInterval: connectionsCheckingIntervalMs(limits.headersTimeoutMs),
-    },
-    app,
-  );
+  const serverOptions: http.ServerOptions = {
+    maxHeaderSize: limits.maxHeaderSize,
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    connectionsCheckingInterval: connectionsCheckingIntervalMs(limits.headersTimeoutMs),
+  };
+  // The same limits over TLS: an HTTPS listener is the plain one with a secure context.
+  const server = options.tls ? https.createServer({ ...serverOptions, ...options.tls.options() }, app) : http.createServer(serverOptions, app);
+  if (options.tls && server instanceof https.Server) options.tls.attach(server);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   if (options.maxConnections !== undefined) {
     server.maxConnections = options.maxConnections;

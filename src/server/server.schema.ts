@@ -16,6 +16,35 @@ function isAddressOrCidr(text: string): boolean {
 }
 const ms = z.number().int().min(1);
 
+const pemPath = (what: string) => z.string().min(1).nullable().default(null).describe(what);
+
+/** HTTPS on a listener: its certificate and key, re-read when they change. */
+export const listenerTlsSchema = z
+  .object({
+    certFile: pemPath('PEM certificate (chain) served on this port; with keyFile, the port speaks HTTPS only'),
+    keyFile: pemPath('PEM private key of certFile'),
+  })
+  .strict()
+  .superRefine((tls, ctx) => {
+    if ((tls.certFile === null) !== (tls.keyFile === null)) {
+      ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
+    }
+  });
+
+const vendorTlsSchema = listenerTlsSchema
+  .safeExtend({
+    clientCaFile: pemPath("PEM of the CAs that sign vendors' client certificates"),
+    clientCertificate: z
+      .enum(['off', 'optional', 'required'])
+      .default('off')
+      .describe('Ask vendors for a client certificate: off, optional (none allowed; one from an unknown CA refused at the handshake), required'),
+  })
+  .superRefine((tls, ctx) => {
+    if (tls.clientCertificate !== 'off' && (tls.clientCaFile === null || tls.certFile === null)) {
+      ctx.addIssue({ code: 'custom', path: ['clientCertificate'], message: 'needs certFile, keyFile and clientCaFile' });
+    }
+  });
+
 export const serverSchema = z
   .object({
     host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
@@ -48,6 +77,13 @@ export const serverSchema = z
       .nullable()
       .default(null)
       .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),
+    tls: vendorTlsSchema.prefault({}).describe('HTTPS on the vendor port, and client certificates'),
+    clientCertificateHeader: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/)
+      .nullable()
+      .default(null)
+      .describe("Header in which a TLS-terminating ingress passes the vendor's URL-encoded PEM certificate (e.g. ssl-client-cert); believed only from trustedProxies"),
   })
   .strict();
 

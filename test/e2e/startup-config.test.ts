@@ -36,6 +36,13 @@ describe('start-up on an invalid configuration', () => {
     expect(outbox.stderr).toContain('sms.provider');
   });
 
+  it('exits 2 naming the TLS key whose file cannot be read, without a stack trace', () => {
+    const { status, stderr } = start({ GATEWAY__server__tls__certFile: '/nonexistent/server.crt', GATEWAY__server__tls__keyFile: '/nonexistent/server.key' });
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/server\.tls\.certFile: cannot read/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('exits 2 naming twoFactor.pepper when Redis is configured without one', () => {
     const { status, stderr } = start({ REDIS_URL: 'redis://127.0.0.1:1', ADMIN_TOKEN: 'startup-test-admin-token-01' });
     expect(status).toBe(2);

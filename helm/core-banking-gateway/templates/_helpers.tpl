@@ -59,3 +59,14 @@ there is one (DESIGN.md), else GATEWAY__<section>__<key>. Called with (list $sec
 {{- define "cbg.accessFilePath" -}}
 /etc/core-banking-gateway/access/{{ .Values.accessDocument.key }}
 {{- end }}
+
+{{/* Where the TLS Secrets are mounted (whole Secrets, so a rotation's symlink swap is seen). */}}
+{{- define "cbg.coreTlsDir" -}}
+/etc/core-banking-gateway/core-tls
+{{- end }}
+{{- define "cbg.serverTlsDir" -}}
+/etc/core-banking-gateway/server-tls
+{{- end }}
+{{- define "cbg.adminTlsDir" -}}
+/etc/core-banking-gateway/admin-tls
+{{- end }}

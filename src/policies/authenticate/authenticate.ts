@@ -3,9 +3,11 @@
  *
  * Reads the token header (the receipt operations' own header on those routes); sets the
  * principal and vendor on the context, or fails with 401 `unauthorized`. The reason (missing,
- * malformed, unknown, revoked, expired) is counted but never told to the caller, so a guess
- * learns nothing about which keys exist.
+ * malformed, unknown, revoked, expired, certificate_mismatch) is counted but never told to the
+ * caller, so a guess learns nothing about which keys exist. A key bound to certificates works
+ * only when the request presents one of them (see tls/client-certificate.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
 import type { AuthFailureReason, Principal } from '../../access/snapshot';
@@ -17,6 +19,8 @@ export interface AuthenticateDeps {
   readonly access: AccessCache;
   readonly onFailure?: (reason: AuthFailureReason) => void;
   readonly onSuccess?: (principal: Principal) => void;
+  /** The thumbprint of the certificate the vendor presented (for certificate-bound keys), or null. */
+  readonly presentedCertificate?: (req: IncomingMessage) => string | null;
 }
 
 export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps): RequestHandler {
@@ -43,6 +47,15 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
         }),
       );
       return;
+    }
+    const bound = result.principal.certificateThumbprints;
+    if (bound.length > 0) {
+      const presented = deps.presentedCertificate?.(req) ?? null;
+      if (presented === null || !bound.includes(presented)) {
+        deps.onFailure?.('certificate_mismatch');
+        next(new GatewayError('unauthorized', 'This API key is bound to a client certificate, and the request did not present it.', { headers: { Connection: 'close' } }));
+        return;
+      }
     }
     ctx.principal = result.principal;
     ctx.vendor = result.vendor;

@@ -34,7 +34,7 @@ describe('authorize step', () => {
     const snapshot = access.snapshot;
     const match = matcher.match(method, path);
     const vendor = snapshot?.document.vendors.find((v) => v.id === vendorId) ?? null;
-    return { ...newContext('r'), match, route: match.kind === 'matched' ? match.route : null, principal: { vendorId, vendorName: vendorId, keyId: 'k', userId: 'reader' }, vendor };
+    return { ...newContext('r'), match, route: match.kind === 'matched' ? match.route : null, principal: { vendorId, vendorName: vendorId, keyId: 'k', userId: 'reader', certificateThumbprints: [] }, vendor };
   }
 
   it('lets a call through that the vendor is licensed and the user permitted for', async () => {

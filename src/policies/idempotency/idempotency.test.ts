@@ -103,7 +103,7 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
       ...newContext('test'),
       route: ROUTES.find((r) => r.apiId === apiId) ?? null,
       params: {},
-      principal: { vendorId: req.get('x-test-vendor') ?? 'acme', vendorName: 'Acme', keyId: 'key-1', userId: 'u1' },
+      principal: { vendorId: req.get('x-test-vendor') ?? 'acme', vendorName: 'Acme', keyId: 'key-1', userId: 'u1', certificateThumbprints: [] },
       body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json' },
     });
     next();

@@ -32,7 +32,7 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
     const keyId = String(req.headers['x-key-id'] ?? 'key-1');
     setContext(res, {
       ...newContext('r'),
-      principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u' },
+      principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u', certificateThumbprints: [] },
       vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: policy, licences: [], keys: [] },
     });
     next();

@@ -25,7 +25,7 @@ import type { SmsProvider } from '../../sms/provider';
 import { smsSchema } from '../../sms/sms.schema';
 import { testKey } from '../../../test/support/access-fixture';
 import { answerFrom, startRecordingCore } from '../../../test/support/recording-core';
-import { createCoreAgent } from '../../core-client/agent';
+import { createCoreAgents } from '../../core-client/agent';
 import { CoreBreakers } from '../../core-client/breakers';
 import { breakersSchema } from '../../core-client/breakers.schema';
 import { createCoreClient } from '../../core-client/core-client';
@@ -138,11 +138,11 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     ...options.config,
   });
   const metrics = createMetrics(undefined, { defaultMetrics: false });
-  const agent = createCoreAgent(core.url, { maxSockets: 10, maxFreeSockets: 10 });
+  const agents = createCoreAgents(core.url, coreClientSchema.parse({}), { logger });
   const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 5000, metrics, logger });
   const coreClient = createCoreClient({
     coreUrl: core.url,
-    agent,
+    agents,
     breakers,
     config: coreClientSchema.parse({}),
     forwarded: createForwardedResolver({ trustedProxies: [], publicUrl: null }),
@@ -195,7 +195,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     async close() {
       access.stop();
       breakers.shutdown();
-      agent.destroy();
+      agents.destroy();
       await gateway.close();
       await core.close();
       await sandbox.close();
