@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startRedisServer, type RedisServerHandle } from '../test/support/redis-server';
 import { testKey, writeAccessFile } from '../test/support/access-fixture';
+import { createTestCa } from '../test/support/tls-certs';
 import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
 
 const BENCH = __dirname;
@@ -48,7 +49,7 @@ function pinned(core: string, args: string[]): [string, string[]] {
 }
 
 /** Starts a bench server process and waits (at most 30 s) for the port it announces. */
-function startServer(name: string, file: string, core: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+function startServer(name: string, file: string, core: string, args: string[], nodeArgs: string[] = [], scheme: 'http' | 'https' = 'http'): Promise<Server> {
   const [command, argv] = pinned(core, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args]);
   const child = spawn(command, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
@@ -56,7 +57,7 @@ function startServer(name: string, file: string, core: string, args: string[], n
     child.once('exit', (code) => reject(new Error(`${name} exited early (code ${code})`)));
     child.once('message', (message: { port: number }) => {
       clearTimeout(timer);
-      resolve({ name, url: `http://127.0.0.1:${message.port}`, child });
+      resolve({ name, url: `${scheme}://127.0.0.1:${message.port}`, child });
     });
   });
 }
@@ -121,6 +122,9 @@ interface Fixture {
   readonly gateway: Server;
   readonly secret: string;
   readonly others: Server[];
+  /** An https upstream requiring client certificates, and a gateway reaching it with mutual TLS. */
+  readonly tlsUpstream: Server | null;
+  readonly tlsGateway: Server | null;
 }
 
 async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]): Promise<Fixture> {
@@ -146,11 +150,20 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
   const others = withReferences
     ? [await startServer('bare node proxy', 'bare-proxy.ts', SERVER_CORE, [upstream.url]), await startServer('express + hpm', 'express-hpm.ts', SERVER_CORE, [upstream.url])]
     : [];
-  return { redis, upstream, gateway, secret: key.secret, others };
+  let tlsUpstream: Server | null = null;
+  let tlsGateway: Server | null = null;
+  if (withReferences) {
+    const ca = createTestCa('bench-ca');
+    const core = ca.issue('localhost', { dns: ['localhost'], ips: ['127.0.0.1'] });
+    const client = ca.issue('bench-gateway', { client: true });
+    tlsUpstream = await startServer('https upstream', 'upstream.ts', LOAD_CORE, ['--tls', ca.cert, core.cert, core.key], [], 'https');
+    tlsGateway = await startServer('gateway, mTLS core', 'gateway.ts', SERVER_CORE, [tlsUpstream.url, redis.url, accessFile, '--tls', ca.cert, client.cert, client.key], gatewayNodeArgs);
+  }
+  return { redis, upstream, gateway, secret: key.secret, others, tlsUpstream, tlsGateway };
 }
 
 async function stopFixture(fixture: Fixture): Promise<void> {
-  for (const server of [fixture.gateway, ...fixture.others, fixture.upstream]) await stopServer(server);
+  for (const server of [fixture.gateway, ...fixture.others, fixture.upstream, fixture.tlsGateway, fixture.tlsUpstream]) if (server) await stopServer(server);
   await fixture.redis.stop();
 }
 
@@ -182,6 +195,7 @@ async function bench(): Promise<void> {
       { name: 'bare node proxy', url: fixture.others[0]!.url, request: shapes.plain },
       { name: 'express + hpm', url: fixture.others[1]!.url, request: shapes.plain },
       { name: 'gateway (full chain)', url: fixture.gateway.url, request: shapes.resource },
+      { name: 'gateway, mTLS core (keep-alive)', url: fixture.tlsGateway!.url, request: shapes.resource },
     ];
     const endpoints = [
       { name: 'gateway JSON resource GET', request: shapes.resource },

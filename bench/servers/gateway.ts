@@ -10,20 +10,24 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/config';
 import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
-import { announcePort, upstreamUrlArgument } from './ready';
+import { announcePort, tlsFilesArgument, upstreamUrlArgument } from './ready';
 
 const [, , , redisUrl, accessFile] = process.argv;
+// With --tls: mutual TLS to an https upstream, from the bench's private CA.
+const tls = tlsFilesArgument();
 if (!redisUrl || !accessFile) throw new Error('usage: gateway <upstream url> <redis url> <access file>');
 
 const config = loadConfig({
   env: { NODE_ENV: 'production' },
   overrides: {
     server: { host: '127.0.0.1', port: 0, adminPort: 0, statusPort: 0 },
-    core: { url: upstreamUrlArgument() },
+    core: { url: upstreamUrlArgument(), ...(tls ? { tls: { caFile: tls.ca, certFile: tls.cert, keyFile: tls.key, serverName: 'localhost' } } : {}) },
     redis: { url: redisUrl, seedAccessFile: 'always' },
     access: { file: accessFile },
     admin: { token: 'bench-admin-token-not-secret-0001' },
     twoFactor: { pepper: 'bench-pepper-not-secret-0123456789abcdef' },
+    // A bench rig: a stand-in core with the outbox SMS provider.
+    sandbox: { allowWithRealCore: true },
   },
 });
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));

@@ -11,6 +11,15 @@ export function announcePort(port: number): void {
   process.send({ port });
 }
 
+/** The TLS files of the bench's private CA, from argv after `--tls`: CA, certificate, key. */
+export function tlsFilesArgument(): { ca: string; cert: string; key: string } | null {
+  const at = process.argv.indexOf('--tls');
+  if (at < 0) return null;
+  const [ca, cert, key] = process.argv.slice(at + 1, at + 4);
+  if (!ca || !cert || !key) throw new Error('usage: --tls <ca file> <certificate file> <key file>');
+  return { ca, cert, key };
+}
+
 export function listenOnLoopback(server: http.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
@@ -18,6 +27,6 @@ export function listenOnLoopback(server: http.Server): Promise<number> {
 /** The target a proxy forwards to, from argv (the runner passes the upstream's URL). */
 export function upstreamUrlArgument(): string {
   const url = process.argv[2];
-  if (!url || !url.startsWith('http://127.0.0.1:')) throw new Error('usage: <server> http://127.0.0.1:<upstream port>');
+  if (!url || !/^https?:\/\/127\.0\.0\.1:/.test(url)) throw new Error('usage: <server> http(s)://127.0.0.1:<upstream port>');
   return url;
 }

@@ -1,13 +1,15 @@
 /**
  * The bench's stand-in core: a fixed ~300-byte JSON document for every GET and a fixed receipt
- * for every POST, so the upstream costs the same for every proxy measured.
+ * for every POST, so the upstream costs the same for every proxy measured. With `--tls`, the
+ * same over HTTPS requiring a client certificate.
  *
  * Reads test/fixtures/receipts/deposit.response.json for the receipt; listens on loopback.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
-import { announcePort, listenOnLoopback } from './ready';
+import { announcePort, listenOnLoopback, tlsFilesArgument } from './ready';
 
 const RESOURCE = Buffer.from(
   JSON.stringify({
@@ -30,7 +32,8 @@ const RESOURCE = Buffer.from(
 );
 const RECEIPT = Buffer.from(JSON.stringify(JSON.parse(readFileSync(path.resolve(__dirname, '../../test/fixtures/receipts/deposit.response.json'), 'utf8'))));
 
-const server = http.createServer((req, res) => {
+const tls = tlsFilesArgument();
+const handler: http.RequestListener = (req, res) => {
   // Drain the request body before answering, as a real core reads what it is sent.
   req.resume();
   req.on('end', () => {
@@ -38,7 +41,11 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);
   });
-});
+};
+// With --tls: HTTPS that asks for and verifies the client's certificate (mutual TLS), as a bank's core does.
+const server = tls
+  ? https.createServer({ ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), requestCert: true, rejectUnauthorized: true }, handler)
+  : http.createServer(handler);
 server.keepAliveTimeout = 60_000;
 
 void listenOnLoopback(server).then(announcePort);
