@@ -51,7 +51,7 @@ describe('AccessSnapshot', () => {
 
   it('authenticates an active key as its vendor and user', () => {
     const result = snapshot.authenticate(activeKey, NOW);
-    expect(result.ok && result.principal).toEqual({ vendorId: 'acme', vendorName: 'Acme', keyId: 'k1', userId: 'teller' });
+    expect(result.ok && result.principal).toEqual({ vendorId: 'acme', vendorName: 'Acme', keyId: 'k1', userId: 'teller', certificateThumbprints: [] });
   });
 
   it('decides licence, then permission, then allows', () => {
