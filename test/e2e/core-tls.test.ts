@@ -2,7 +2,7 @@
  * Mutual TLS to the core: a core on loopback that requires a client certificate from a private
  * CA, and gateways configured with `core.tls.*`. Real certificates (openssl), real TLS.
  */
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -157,6 +157,7 @@ describe('mutual TLS to the core', () => {
     copyFileSync(second.key, keyFile);
     copyFileSync(second.cert, certFile);
     const tookMs = await within(5000, () => core.clients.at(-1) === 'rotating-two');
+    console.info(`client certificate rotation (files rewritten) seen by the core after ${Math.round(tookMs)} ms`);
     running = false;
     await traffic;
     expect(Date.now() - rotatedAt).toBeLessThan(5000);
@@ -169,6 +170,34 @@ describe('mutual TLS to the core', () => {
     core.clients.length = 0;
     expect((await get(gateway)).status).toBe(200);
     expect(core.clients).toEqual(['rotating-two']);
+  });
+
+  it('follows a Kubernetes Secret rotation: the ..data symlink swapped to a new folder', async () => {
+    const root = path.dirname(ca.issue('placeholder', { client: true }).cert);
+    const generation = (name: string, files: { cert: string; key: string }): string => {
+      const dir = path.join(root, name);
+      mkdirSync(dir);
+      copyFileSync(files.cert, path.join(dir, 'tls.crt'));
+      copyFileSync(files.key, path.join(dir, 'tls.key'));
+      return dir;
+    };
+    const secret = path.join(root, 'secret');
+    mkdirSync(secret);
+    symlinkSync(generation('gen-1', ca.issue('symlink-one', { client: true })), path.join(secret, '..data'));
+    symlinkSync('..data/tls.crt', path.join(secret, 'tls.crt'));
+    symlinkSync('..data/tls.key', path.join(secret, 'tls.key'));
+    const gateway = await start({ caFile: ca.cert, certFile: path.join(secret, 'tls.crt'), keyFile: path.join(secret, 'tls.key'), serverName: 'localhost' });
+    expect((await get(gateway)).status).toBe(200);
+    expect(core.clients.at(-1)).toBe('symlink-one');
+    // What the kubelet does: a new folder, a new link beside the old one, then an atomic rename.
+    const next = generation('gen-2', ca.issue('symlink-two', { client: true }));
+    symlinkSync(next, path.join(secret, '..data_tmp'));
+    renameSync(path.join(secret, '..data_tmp'), path.join(secret, '..data'));
+    const tookMs = await within(5000, async () => {
+      await get(gateway);
+      return core.clients.at(-1) === 'symlink-two';
+    });
+    console.info(`client certificate rotation (symlink swap) seen by the core after ${Math.round(tookMs)} ms`);
   });
 
   it('refuses to start when a configured file cannot be read, naming the key', async () => {

@@ -5,7 +5,8 @@
  * from trusted proxies.
  */
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import https from 'node:https';
 import tls from 'node:tls';
 import { certificateThumbprint } from '../../src/tls/pem-files';
@@ -14,6 +15,7 @@ import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { createTestCa, type CertificateFiles, type TestCa } from '../support/tls-certs';
+import { within } from '../support/within';
 
 interface Answer {
   readonly status: number;
@@ -160,6 +162,30 @@ describe('TLS on the vendor and admin ports', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
     expect(core.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+  });
+
+  it('serves a rotated certificate on the vendor port to new connections, without a restart', async () => {
+    const first = serverCa.issue('localhost', { dns: ['localhost'], ips: ['127.0.0.1'] });
+    const dir = path.dirname(first.cert);
+    const certFile = path.join(dir, 'vendor-port.crt');
+    const keyFile = path.join(dir, 'vendor-port.key');
+    copyFileSync(first.cert, certFile);
+    copyFileSync(first.key, keyFile);
+    const gateway = await start({ server: { tls: { certFile, keyFile } } });
+    const servedSerial = (): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: gateway.vendorPort, servername: 'localhost', ca: readFileSync(serverCa.cert) }, () => {
+          resolve(socket.getPeerCertificate().serialNumber);
+          socket.destroy();
+        });
+        socket.on('error', reject);
+      });
+    const before = await servedSerial();
+    const second = serverCa.issue('localhost', { dns: ['localhost'], ips: ['127.0.0.1'] });
+    copyFileSync(second.key, keyFile);
+    copyFileSync(second.cert, certFile);
+    await within(5000, async () => (await servedSerial()) !== before);
+    expect(await servedSerial()).toBe(new X509Certificate(readFileSync(second.cert)).serialNumber);
   });
 
   it('serves the admin API over HTTPS with admin.tls, and exports every served certificate expiry', async () => {
