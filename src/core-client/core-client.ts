@@ -8,7 +8,9 @@
  * vendor: the target from the request-target step (core-target.ts), headers from an allow-list
  * (core-headers.ts), and framing of our own, since a body is always read whole before the core
  * is called (Content-Length; no framing header without a body). What the vendor receives:
- * - an answer below 500, streamed: its status, `core.passResponseHeaders` and its body;
+ * - a success or redirect, streamed: its status, `core.passResponseHeaders` and its body;
+ * - a refusal (4xx) on a streamed route: read (up to 16 KiB) and told as a problem of the
+ *   gateway's catalogue (core-problem.ts), so every error a vendor sees has `code` and `requestId`;
  * - an answer below 500, buffered: the whole answer, up to `core.maxBufferedResponseBytes`
  *   (502 `bad_gateway` past it, the core's connection cut);
  * - an answer of 500 or more: never the core's body or headers; 502 `bad_gateway`, the body
@@ -35,6 +37,7 @@ import type { BreakerGroup } from '../catalogue/api-catalogue';
 import type { RequestContext } from '../request/context';
 import { BreakerTimeoutError, type CoreBreaker, type CoreBreakers } from './breakers';
 import { CoreCallError, toCoreCallError } from './core-call-error';
+import { problemFromCoreAnswer } from './core-problem';
 import type { CoreClientConfig } from './core-client.schema';
 import { coreRequestHeaders, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
 import type { ForwardedResolver } from './forwarded';
@@ -89,6 +92,8 @@ const ABANDONED = Symbol('abandoned');
 
 /** How much of a 5xx body the debug log keeps. */
 const EXCERPT_BYTES = 4096;
+/** How much of a 4xx body the gateway reads to tell the vendor what the core refused. */
+const REFUSAL_BYTES = 16_384;
 
 interface OutgoingRequest {
   readonly method: string;
@@ -97,21 +102,25 @@ interface OutgoingRequest {
   readonly body: Buffer | null;
 }
 
-function readExcerpt(incoming: http.IncomingMessage): Promise<string> {
+/** The first `maxBytes` of an answer's body; the rest is not read (the connection is dropped). */
+function readStart(incoming: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (): void => {
-      incoming.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, EXCERPT_BYTES)));
+    let finished = false;
+    const done = (complete: boolean): void => {
+      if (finished) return;
+      finished = true;
+      if (!complete) incoming.destroy();
+      resolve(Buffer.concat(chunks).subarray(0, Math.min(size, maxBytes)));
     };
     incoming.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= EXCERPT_BYTES) done();
+      if (size >= maxBytes) done(false);
     });
-    incoming.once('end', done);
-    incoming.once('error', done);
+    incoming.once('end', () => done(true));
+    incoming.once('error', () => done(false));
   });
 }
 
@@ -148,7 +157,7 @@ class CoreAttempt<T> {
     request.once('response', (incoming) => {
       if ((incoming.statusCode ?? 502) >= 500) {
         this.observe();
-        this.fail(new ServerErrorAnswer(incoming.statusCode ?? 502, readExcerpt(incoming)));
+        this.fail(new ServerErrorAnswer(incoming.statusCode ?? 502, readStart(incoming, EXCERPT_BYTES).then((bytes) => bytes.toString('utf8'))));
         return;
       }
       onAnswer(incoming, this);
@@ -304,6 +313,13 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
         if (incoming === ABANDONED || gone) {
           if (incoming !== ABANDONED) incoming.destroy();
           return;
+        }
+        const status = incoming.statusCode ?? 502;
+        if (status >= 400) {
+          // The core refused: the vendor hears it in the gateway's own error shape.
+          const body = await readStart(incoming, REFUSAL_BYTES);
+          const retryAfter = incoming.headers['retry-after'];
+          throw problemFromCoreAnswer(status, String(incoming.headers['content-type'] ?? ''), body, typeof retryAfter === 'string' ? retryAfter : undefined);
         }
         pipeAnswer(incoming, res, ctx);
         return;

@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
+  unprocessable_content: { status: 422, title: 'Unprocessable content' },
   rate_limited: { status: 429, title: 'Too many requests' },
   two_factor_locked: { status: 429, title: 'Two-factor code locked' },
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },

@@ -57,9 +57,16 @@ export function problemBody(error: GatewayError, requestId: string | undefined):
   return body;
 }
 
+/** Media types a problem can be written in, JSON first: it wins a tie. */
+const PROBLEM_TYPES = ['application/problem+json', 'application/json', 'application/problem+xml', 'application/xml', 'text/xml'];
+
+/** XML when the client prefers it (q-values weighed), or, asking nothing, when it sent XML. */
 function wantsXml(req: Request): boolean {
   const accept = req.headers.accept;
-  if (accept && accept !== '*/*') return /\b(application|text)\/(problem\+)?xml\b/i.test(accept) && !/json/i.test(accept);
+  if (accept && accept.trim() !== '*/*') {
+    const chosen = req.accepts(PROBLEM_TYPES);
+    return typeof chosen === 'string' && /xml/.test(chosen);
+  }
   const contentType = req.headers['content-type'];
   return contentType !== undefined && /\bxml\b/i.test(contentType);
 }
@@ -83,6 +90,7 @@ export function sendProblem(req: Request, res: Response, error: GatewayError): v
   const body = problemBody(error, requestId);
   res.status(error.status);
   if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.vary('Accept');
   if (wantsXml(req)) {
     res.type('application/problem+xml').send(problemXml(body));
   } else {

@@ -163,6 +163,40 @@ describe('vendor port edge', () => {
   });
 });
 
+describe("the sandbox core's refusals, in the gateway's one error shape", () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.stop());
+
+  it.each([
+    ['a customer the core does not have', '/customers/99999', 404, 'not_found'],
+    ['a page size over the core maximum', '/accounts?paged=true&pageSize=101', 400, 'invalid_request'],
+  ])('answers %s with a problem carrying code and requestId', async (_label, path, status, code) => {
+    const res = await call(`${gateway.url}${path}`, { headers: demo });
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ code, status });
+    expect(body.requestId).toBe(res.headers['x-request-id']);
+    expect(body.type).not.toBe('about:blank');
+  });
+
+  it('weighs q-values when choosing the problem format, and says it varies by Accept', async () => {
+    const res = await call(`${gateway.url}/customers/99999`, { headers: { ...demo, Accept: 'application/json;q=0.1, application/xml' } });
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+xml/);
+    expect(res.headers.vary).toMatch(/Accept/);
+  });
+
+  it('writes well-formed problem XML even when the request held characters XML forbids', async () => {
+    const res = await call(`${gateway.url}/accounts/1?sort=a%01b`, { headers: { ...demo, Accept: 'application/xml' } });
+    expect(res.status).toBe(400);
+    expect([...res.body].some((c) => c.charCodeAt(0) < 0x20 && !'\t\n\r'.includes(c))).toBe(false);
+    expect(res.body).toMatch(/^<\?xml[^>]*\?><problem xmlns="urn:ietf:rfc:7807">/);
+  });
+});
+
 describe('unreachable core', () => {
   it('answers 502 bad_gateway without naming the core address', async () => {
     const deadPort = await freePort();
