@@ -43,7 +43,7 @@ function metricNames(expr: string): string[] {
 describe('alert rules', () => {
   it('pass promtool check rules', () => {
     const { status, output } = promtool('check', 'rules', ALERTS);
-    expect(output).toContain('SUCCESS: 8 rules found');
+    expect(output).toContain('SUCCESS: 9 rules found');
     expect(status).toBe(0);
   });
 
@@ -53,7 +53,7 @@ describe('alert rules', () => {
     expect(status).toBe(0);
   });
 
-  it('cover error ratio, p99 latency, breaker open, Redis down, Redis data loss, certificate expiry, config stale and rate-limit spikes', () => {
+  it('cover error ratio, p99 latency, breaker open, Redis down, Redis data loss, certificate expiry, config stale, rate-limit spikes and audit entries trimmed early', () => {
     expect(alertRules.map((rule) => rule.alert)).toEqual([
       'GatewayHighErrorRatio',
       'GatewayHighLatencyP99',
@@ -63,6 +63,7 @@ describe('alert rules', () => {
       'GatewayCertificateExpiresSoon',
       'GatewayAccessConfigStale',
       'GatewayRateLimitSpike',
+      'GatewayAuditTrimmedEarly',
     ]);
   });
 });
