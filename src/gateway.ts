@@ -17,7 +17,7 @@ import { AccessService } from './access/access-service';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
-import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './admin/audit';
+import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
 import { StoreEpoch, warnOnEvictingPolicy } from './redis/store-epoch';
@@ -101,11 +101,11 @@ function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
   return document;
 }
 
-async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger): Promise<AccessBackend> {
+async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, auditOptions: AuditLogOptions): Promise<AccessBackend> {
   if (!redisConfigured(config.redis)) {
     return {
       store: new MemoryAccessStore(accessFile(config)),
-      audit: new MemoryAuditLog(),
+      audit: new MemoryAuditLog(auditOptions),
       redis: null,
       health: null,
       keyUsage: new MemoryKeyUsageStore(),
@@ -134,7 +134,7 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
   }
   return {
     store,
-    audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix }),
+    audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix, ...auditOptions }),
     redis: client,
     health,
     keyUsage: new RedisKeyUsageStore(client, config.redis.keyPrefix),
@@ -180,7 +180,14 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
 
   let backend: AccessBackend;
   try {
-    backend = await createAccessBackend(config, logger);
+    backend = await createAccessBackend(config, logger, {
+      retention: config.audit,
+      // Called by admin writes only, so after `metrics` below exists.
+      onTrimmedEarly: (count) => {
+        metrics.auditTrimmedBeforeRetentionTotal.inc(count);
+        logger.warn({ count, retentionDays: config.audit.retentionDays, maxEntries: config.audit.maxEntries }, 'audit.maxEntries trimmed audit entries younger than audit.retentionDays');
+      },
+    });
   } catch (err) {
     // Nothing else is open yet: close the sandbox so a failed start leaves no listener behind.
     if (sandboxServer) await drainListener(sandboxServer, 0, logger);

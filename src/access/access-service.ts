@@ -2,9 +2,10 @@
  * The admin operations on the access document: vendors, keys, licences, user permissions,
  * rate limits and the whole document, each a read-modify-write of one document version.
  *
- * Reads and replaces the document through an AccessStore; sets nothing else. Every write goes
- * through `store.replace(document, expectedVersion)` and is retried on a version conflict, so
- * two admins on two instances never lose each other's update; writes from this instance are
+ * Reads and replaces the document through an AccessStore, and drops the last-use times of keys
+ * a write removed (keyUsage); sets nothing else. Every write goes through
+ * `store.replace(document, expectedVersion)` and is retried on a version conflict, so two
+ * admins on two instances never lose each other's update; writes from this instance are
  * also queued, so they never conflict with each other. Each result is validated by the access
  * document schema before it is stored. A write returns its result and a `Change` (what, on
  * which target, before, after) for the audit log; no change ever holds a key's secret, and
@@ -26,6 +27,7 @@ import {
 } from './model';
 import { VersionConflictError, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
+import type { KeyUsageTracker } from './key-usage';
 import { createVendorInput, fieldErrors, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
@@ -67,7 +69,7 @@ export interface AccessServiceOptions {
   /** Attempts per write when other instances keep changing the document meanwhile. */
   readonly maxAttempts?: number;
   /** Where each key's lastUsedAt comes from (kept apart from the document; see key-usage.ts). */
-  readonly keyUsage?: { lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> };
+  readonly keyUsage?: Pick<KeyUsageTracker, 'lastUsed' | 'forgetRemoved'>;
 }
 
 const DEFAULT_MAX_ATTEMPTS = 10;
@@ -389,6 +391,7 @@ export class AccessService {
         refuseRevivedKeys(document, next);
         try {
           const newVersion = await this.store.replace(next, version);
+          await this.keyUsage?.forgetRemoved(document, next);
           return {
             result: { dryRun: false, applied: true, version: newVersion, diff },
             change: { action: 'access.replace', target: 'access', before: { version }, after: { version: newVersion, diff } },
@@ -431,6 +434,7 @@ export class AccessService {
         const validated = validateDocument(draft);
         try {
           await this.store.replace(validated, version);
+          await this.keyUsage?.forgetRemoved(document, validated);
           return outcome;
         } catch (err) {
           await this.afterConflict(err, attempt);

@@ -1,8 +1,22 @@
+import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '../logging/logger';
+import { AccessService } from './access-service';
+import { MemoryAccessStore } from './access-store';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './key-usage';
+import { accessDocumentSchema } from './model';
 
 const logger = createLogger('silent');
+
+const key = (id: string) => ({ id, prefix: 'cbk_AAAAAAAA', hash: `sha256:${createHash('sha256').update(id).digest('hex')}`, userId: 'teller' });
+const twoVendors = () =>
+  accessDocumentSchema.parse({
+    vendors: [
+      { id: 'acme', name: 'Acme', keys: [key('acme-1'), key('acme-2')] },
+      { id: 'beta', name: 'Beta', keys: [key('beta-1')] },
+    ],
+    users: [],
+  });
 
 describe.each([
   ['memory', () => new MemoryKeyUsageStore()],
@@ -29,5 +43,20 @@ describe.each([
     expect(await store.load(['k9'])).toEqual(new Map());
     await tracker.stop();
     expect(await store.load(['k9'])).toEqual(new Map([['k9', Date.parse('2026-01-02T03:04:05Z')]]));
+  });
+
+  it("forgets the times of keys an access write removed: a deleted vendor's keys, keys a new document drops", async () => {
+    const tracker = new KeyUsageTracker(store, 60_000, logger);
+    const service = new AccessService(new MemoryAccessStore(twoVendors()), { keyUsage: tracker });
+    await store.save(new Map([['acme-1', 1000], ['acme-2', 2000], ['beta-1', 3000]]));
+    tracker.record('acme-2', 2500);
+
+    await service.deleteVendor('acme');
+    expect(await store.load(['acme-1', 'acme-2', 'beta-1'])).toEqual(new Map([['beta-1', 3000]]));
+    await tracker.flush();
+    expect(await store.load(['acme-2'])).toEqual(new Map());
+
+    await service.replaceDocument({ vendors: [{ id: 'beta', name: 'Beta', keys: [] }], users: [] });
+    expect(await store.load(['beta-1'])).toEqual(new Map());
   });
 });

@@ -5,15 +5,26 @@
  * The hot path only sets a number in a map; a timer writes the batch to the usage store every
  * few seconds (Redis: one hash shared by all instances, keeping the latest time per key), so
  * a request never waits on it and the access document's version never moves for it.
+ * When a write removes keys from the access document (a vendor deleted, a document replaced),
+ * their times are removed too, so the store holds only keys that exist.
  * Reads: the authenticated key ids; sets: the usage store.
  */
 import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from '../logging/logger';
+import type { AccessDocument } from './model';
 
 export interface KeyUsageStore {
   /** Records each key's last use (ms since the epoch), keeping the later of stored and given. */
   save(lastUsedMs: ReadonlyMap<string, number>): Promise<void>;
   load(keyIds: readonly string[]): Promise<Map<string, number>>;
+  /** Removes the times of keys that no longer exist. */
+  forget(keyIds: readonly string[]): Promise<void>;
+}
+
+/** Ids of the keys in `before` that `after` no longer holds. */
+export function removedKeyIds(before: AccessDocument, after: AccessDocument): string[] {
+  const kept = new Set(after.vendors.flatMap((v) => v.keys.map((k) => k.id)));
+  return before.vendors.flatMap((v) => v.keys.map((k) => k.id)).filter((id) => !kept.has(id));
 }
 
 export class MemoryKeyUsageStore implements KeyUsageStore {
@@ -30,6 +41,10 @@ export class MemoryKeyUsageStore implements KeyUsageStore {
       if (ms !== undefined) out.set(id, ms);
     }
     return out;
+  }
+
+  async forget(keyIds: readonly string[]): Promise<void> {
+    for (const id of keyIds) this.lastUsed.delete(id);
   }
 }
 
@@ -67,6 +82,10 @@ export class RedisKeyUsageStore implements KeyUsageStore {
       if (value) out.set(id, Number(value));
     });
     return out;
+  }
+
+  async forget(keyIds: readonly string[]): Promise<void> {
+    if (keyIds.length > 0) await this.client.hdel(this.key, ...keyIds);
   }
 }
 
@@ -111,6 +130,18 @@ export class KeyUsageTracker {
       if (ms > 0) out.set(id, new Date(ms).toISOString());
     }
     return out;
+  }
+
+  /**
+   * After a write replaced `before` with `after`: drops the removed keys' times. Never throws:
+   * the write has happened, and a leftover time is harmless (the next removal retries nothing,
+   * so it is logged).
+   */
+  async forgetRemoved(before: AccessDocument, after: AccessDocument): Promise<void> {
+    const removed = removedKeyIds(before, after);
+    if (removed.length === 0) return;
+    for (const id of removed) this.pending.delete(id);
+    await this.store.forget(removed).catch((err: unknown) => this.logger.warn({ err, keyIds: removed }, 'last-used times of removed keys not deleted'));
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Redis from 'ioredis';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { stringify as toYaml } from 'yaml';
@@ -11,7 +10,7 @@ import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
 import { AuthThrottle } from './auth-throttle';
-import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';
+import { MemoryAuditLog, type AuditEntry, type AuditLog } from './audit';
 import { listenOnLoopback } from '../../test/support/listen';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -502,80 +501,5 @@ describe('admin API', () => {
     } finally {
       await second.close();
     }
-  });
-});
-
-describe('admin API with the Redis audit log', () => {
-  let redis: Redis;
-  let keyPrefix: string;
-
-  beforeAll(() => {
-    redis = new Redis(process.env.TEST_REDIS_URL as string, { maxRetriesPerRequest: 1 });
-  });
-  beforeEach(() => {
-    keyPrefix = `test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
-
-  it('keeps entries in Redis under one hash-tagged key, newest first, without the issued secret', async () => {
-    const audit = new RedisAuditLog(redis, { keyPrefix });
-    const admin = await startAdmin(audit);
-    try {
-      const api = request(admin.url);
-      await api.post('/v1/vendors').set(auth).send({ id: 'acme', name: 'Acme' });
-      const issued = await api.post('/v1/vendors/acme/keys').set(auth).send({ userId: 'teller' });
-
-      expect(audit.key).toBe(`${keyPrefix}{audit}:log`);
-      const raw = await redis.lrange(audit.key, 0, -1);
-      expect(raw).toHaveLength(2);
-      expect(raw.join('\n')).not.toContain(issued.body.secret);
-      const listed = await api.get('/v1/audit').set(auth);
-      expect(listed.body.map((e: AuditEntry) => e.action)).toEqual(['key.issue', 'vendor.create']);
-      expect(listed.body[0].after).toMatchObject({ id: issued.body.id, prefix: issued.body.prefix });
-    } finally {
-      await admin.close();
-      await redis.del(`${keyPrefix}{audit}:log`);
-    }
-  });
-
-  it('keeps only the newest entries up to its capacity, and pages with before', async () => {
-    const audit = new RedisAuditLog(redis, { keyPrefix, capacity: 5 });
-    try {
-      for (let i = 1; i <= 8; i++) await audit.append({ actor: 'admin', action: 'test.step', target: `step/${i}`, before: null, after: { i } });
-
-      expect(await redis.llen(audit.key)).toBe(5);
-      const newest = await audit.list({ limit: 3 });
-      expect(newest.map((e) => e.target)).toEqual(['step/8', 'step/7', 'step/6']);
-      const older = await audit.list({ limit: 3, before: newest[2]!.id });
-      expect(older.map((e) => e.target)).toEqual(['step/5', 'step/4']);
-      expect(await audit.list({ limit: 3, before: 'no-such-entry' })).toEqual([]);
-    } finally {
-      await redis.del(audit.key);
-    }
-  });
-
-  it('drops secret-named properties and masks anything shaped like an API key', async () => {
-    const audit = new RedisAuditLog(redis, { keyPrefix });
-    const leaked = 'cbk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA_AAAAAA';
-    try {
-      await audit.append({ actor: 'admin', action: 'test.leak', target: 'x', before: { secret: 's3cr3t', note: `was ${leaked}` }, after: { nested: [{ token: 't0k3n' }] } });
-
-      const [entry] = await audit.list({ limit: 1 });
-      expect(entry).toMatchObject({ before: { note: 'was [redacted]' }, after: { nested: [{}] } });
-      expect(JSON.stringify(await redis.lrange(audit.key, 0, -1))).not.toMatch(/s3cr3t|t0k3n|cbk_A{32}/);
-    } finally {
-      await redis.del(audit.key);
-    }
-  });
-});
-
-describe('memory audit log', () => {
-  it('keeps only the newest entries up to its capacity', async () => {
-    const audit = new MemoryAuditLog(3);
-    for (let i = 1; i <= 5; i++) await audit.append({ actor: 'admin', action: 'test.step', target: `step/${i}`, before: null, after: null });
-
-    expect((await audit.list({ limit: 10 })).map((e) => e.target)).toEqual(['step/5', 'step/4', 'step/3']);
   });
 });

@@ -330,6 +330,19 @@ function registerAudit(router: Router, { audit }: Routes): void {
       res.json(await audit.list({ limit, before }));
     })
     .all(methodNotAllowed('GET'));
+  // The archive export, oldest first, in pages: `since` a date or date-time, `after` the last id seen.
+  router
+    .route('/audit/export')
+    .get(async function exportAudit(req, res) {
+      const since = typeof req.query.since === 'string' ? Date.parse(req.query.since) : NaN;
+      if (Number.isNaN(since)) {
+        throw new GatewayError('invalid_request', 'The query parameter since is not valid.', { errors: [{ field: 'since', message: 'a date or date-time (ISO 8601)' }] });
+      }
+      const limit = queryInteger(req, 'limit', MAX_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
+      const after = typeof req.query.after === 'string' ? req.query.after : undefined;
+      res.json(await audit.range({ sinceMs: since, after, limit }));
+    })
+    .all(methodNotAllowed('GET'));
 }
 
 export function createAdminApp(deps: AdminAppDeps): Express {

@@ -1,16 +1,28 @@
 /**
  * The admin audit log: who changed what, when, with the state before and after. Two stores
- * behind one interface: in memory (sandbox mode) and Redis (shared by every instance).
- * Both keep the newest entries only (10,000 by default), so the log cannot grow without end.
+ * behind one interface: in memory (sandbox mode) and a Redis Stream (shared by every instance).
+ *
+ * Retention (config `audit`): every entry is kept at least `retentionDays`; entries older than
+ * that are trimmed when a new one is written. `maxEntries` is a second guard on the size: when
+ * it has to trim entries younger than `retentionDays`, `onTrimmedEarly` is told how many (the
+ * metric gateway_audit_trimmed_before_retention_total and its alert), so no entry is lost
+ * silently. `range` reads oldest first from a date on, for `gatewayctl audit export`.
+ *
+ * Why a stream: its ids are times, so trimming by age (XTRIM MINID) and reading from a date
+ * (XRANGE) cost O(log n) plus what they touch, and a page cursor is the id itself, where a list
+ * had to be scanned. Entry ids are the stream ids (`<ms>-<seq>`); the memory store makes the
+ * same shape. Entries of the earlier Redis list (`{audit}:log`) are moved into the stream, oldest
+ * first, by the next append, so an upgrade (old pods still writing the list) loses none.
  *
  * Reads and writes its own store; sets nothing else. Entries are scrubbed before they are
  * kept: properties named like secrets are dropped and anything shaped like a vendor API key
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
-import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-client';
+import { auditSchema, type AuditConfig } from './audit.schema';
 
 export interface AuditEntry {
+  /** `<ms since the epoch>-<sequence>`: ordered as the entries were written. */
   readonly id: string;
   /** ISO 8601, UTC. */
   readonly at: string;
@@ -27,17 +39,35 @@ export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at'>;
 
 export interface AuditQuery {
   readonly limit: number;
-  /** An entry id: list the entries older than it (the next page). Unknown id: nothing. */
+  /** An entry id: list the entries older than it (the next page). Not an entry id: nothing. */
   readonly before?: string;
+}
+
+export interface AuditRangeQuery {
+  /** Entries written at or after this time (ms since the epoch). */
+  readonly sinceMs: number;
+  /** An entry id: continue after it (the next page of an export). */
+  readonly after?: string;
+  readonly limit: number;
 }
 
 export interface AuditLog {
   append(entry: AuditEntryInput): Promise<AuditEntry>;
   /** Newest first. */
   list(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Oldest first, for the archive export. */
+  range(query: AuditRangeQuery): Promise<AuditEntry[]>;
 }
 
-export const DEFAULT_AUDIT_CAPACITY = 10_000;
+export interface AuditLogOptions {
+  readonly retention?: AuditConfig;
+  /** Told how many entries younger than retentionDays the maxEntries guard trimmed. */
+  readonly onTrimmedEarly?: (count: number) => void;
+}
+
+export const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
+const DAY_MS = 86_400_000;
+const ENTRY_ID = /^(\d{1,15})-(\d{1,15})$/;
 
 const SECRET_PROPERTIES = new Set(['secret', 'token', 'adminToken', 'password', 'authorization']);
 const API_KEY_SHAPE = /cbk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g;
@@ -55,10 +85,10 @@ function scrub(value: unknown): unknown {
   return value;
 }
 
-/** `id` comes first so a stored entry can be recognised by its opening characters. */
-function newEntry(input: AuditEntryInput): AuditEntry {
+type StoredEntry = Omit<AuditEntry, 'id'>;
+
+function newEntry(input: AuditEntryInput): StoredEntry {
   return {
-    id: randomUUID(),
     at: new Date().toISOString(),
     actor: input.actor,
     action: input.action,
@@ -68,80 +98,142 @@ function newEntry(input: AuditEntryInput): AuditEntry {
   };
 }
 
+/** Orders entry ids as the stream does; null for anything that is not one. */
+function idKey(id: string): [number, number] | null {
+  const m = ENTRY_ID.exec(id);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+const idBefore = (a: [number, number], b: [number, number]): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
 export class MemoryAuditLog implements AuditLog {
   /** Oldest first; appends are cheap and the list reads it backwards. */
   private readonly entries: AuditEntry[] = [];
+  private readonly retention: AuditConfig;
+  private last: [number, number] = [0, 0];
 
-  constructor(private readonly capacity = DEFAULT_AUDIT_CAPACITY) {}
+  constructor(private readonly options: AuditLogOptions = {}) {
+    this.retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+  }
 
   async append(input: AuditEntryInput): Promise<AuditEntry> {
-    const entry = newEntry(input);
+    const now = Date.now();
+    // Like a stream id: the clock, with a sequence when it did not move on.
+    this.last = now > this.last[0] ? [now, 0] : [this.last[0], this.last[1] + 1];
+    const entry: AuditEntry = { id: `${this.last[0]}-${this.last[1]}`, ...newEntry(input) };
     this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    const oldestKept = now - this.retention.retentionDays * DAY_MS;
+    const aged = this.entries.findIndex((e) => (idKey(e.id) as [number, number])[0] >= oldestKept);
+    this.entries.splice(0, aged < 0 ? this.entries.length : aged);
+    const early = this.entries.length - this.retention.maxEntries;
+    if (early > 0) {
+      this.entries.splice(0, early);
+      this.options.onTrimmedEarly?.(early);
+    }
     return entry;
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
     let end = this.entries.length;
     if (query.before !== undefined) {
-      end = this.entries.findIndex((e) => e.id === query.before);
-      if (end < 0) return [];
+      const before = idKey(query.before);
+      if (!before) return [];
+      end = this.entries.findIndex((e) => !idBefore(idKey(e.id) as [number, number], before));
+      if (end < 0) end = this.entries.length;
     }
     return this.entries.slice(Math.max(0, end - query.limit), end).reverse();
   }
+
+  async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
+    const after = query.after === undefined ? null : idKey(query.after);
+    if (query.after !== undefined && !after) return [];
+    return this.entries
+      .filter((e) => {
+        const key = idKey(e.id) as [number, number];
+        return key[0] >= query.sinceMs && (!after || idBefore(after, key));
+      })
+      .slice(0, query.limit);
+  }
 }
 
-export interface RedisAuditLogOptions {
-  /** Prepended to the hash-tagged key: `cbg:` gives `cbg:{audit}:log`. */
+export interface RedisAuditLogOptions extends AuditLogOptions {
+  /** Prepended to the hash-tagged keys: `cbg:` gives `cbg:{audit}:stream`. */
   readonly keyPrefix: string;
-  readonly capacity?: number;
 }
 
-/** How many entries one LRANGE reads while looking for a `before` cursor. */
-const SCAN_CHUNK = 500;
+/**
+ * One atomic append: move the earlier list's entries in (oldest first), add the entry, trim
+ * what is older than the retention, then apply the count guard, whose trims are all younger
+ * than the retention (the older ones are gone already) and are returned to be counted. Trims
+ * are exact (`=`), not `~`: appends are admin actions, rare enough for the exact cost.
+ * KEYS: stream, legacy list. ARGV: entry JSON, retention ms, max entries.
+ */
+const APPEND = `
+local moved = 0
+while true do
+  local old = redis.call('RPOP', KEYS[2])
+  if not old then break end
+  redis.call('XADD', KEYS[1], '*', 'e', old)
+  moved = moved + 1
+end
+local id = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('XTRIM', KEYS[1], 'MINID', '=', string.format('%.0f', nowMs - tonumber(ARGV[2])))
+local early = redis.call('XTRIM', KEYS[1], 'MAXLEN', '=', tonumber(ARGV[3]))
+return {id, early, moved}`;
+
+type StreamEntries = Array<[string, string[]]>;
 
 export class RedisAuditLog implements AuditLog {
   readonly key: string;
-  private readonly capacity: number;
+  /** The list that held entries before the stream; drained by the next append. */
+  readonly legacyKey: string;
+  private readonly retention: AuditConfig;
 
   constructor(
     private readonly redis: RedisClient,
-    options: RedisAuditLogOptions,
+    private readonly options: RedisAuditLogOptions,
   ) {
-    this.key = `${options.keyPrefix}{audit}:log`;
-    this.capacity = options.capacity ?? DEFAULT_AUDIT_CAPACITY;
+    this.key = `${options.keyPrefix}{audit}:stream`;
+    this.legacyKey = `${options.keyPrefix}{audit}:log`;
+    this.retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
   }
 
   async append(input: AuditEntryInput): Promise<AuditEntry> {
-    const entry = newEntry(input);
-    // One MULTI, so the list never holds more than its capacity between the two commands.
-    const results = await this.redis
-      .multi()
-      .lpush(this.key, JSON.stringify(entry))
-      .ltrim(this.key, 0, this.capacity - 1)
-      .exec();
-    const failed = results?.find(([err]) => err !== null);
-    if (!results || failed) throw failed?.[0] ?? new Error('audit append was discarded');
-    return entry;
+    const stored = newEntry(input);
+    const [id, early] = (await this.redis.eval(
+      APPEND,
+      2,
+      this.key,
+      this.legacyKey,
+      JSON.stringify(stored),
+      String(this.retention.retentionDays * DAY_MS),
+      String(this.retention.maxEntries),
+    )) as [string, number, number];
+    if (early > 0) this.options.onTrimmedEarly?.(early);
+    return { id, ...stored };
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
-    if (query.before === undefined) return this.parse(await this.redis.lrange(this.key, 0, query.limit - 1));
-    // Entries move down the list as others are pushed, so the cursor is an id, found by scanning.
-    const marker = `{"id":${JSON.stringify(query.before)},`;
-    for (let start = 0; start < this.capacity; start += SCAN_CHUNK) {
-      const chunk = await this.redis.lrange(this.key, start, start + SCAN_CHUNK - 1);
-      const index = chunk.findIndex((raw) => raw.startsWith(marker));
-      if (index >= 0) {
-        const from = start + index + 1;
-        return this.parse(await this.redis.lrange(this.key, from, from + query.limit - 1));
-      }
-      if (chunk.length < SCAN_CHUNK) break;
-    }
-    return [];
+    if (query.before !== undefined && !idKey(query.before)) return [];
+    const end = query.before === undefined ? '+' : `(${query.before}`;
+    return this.parse((await this.redis.xrevrange(this.key, end, '-', 'COUNT', query.limit)) as StreamEntries);
   }
 
-  private parse(raw: readonly string[]): AuditEntry[] {
-    return raw.map((text) => JSON.parse(text) as AuditEntry);
+  async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
+    if (query.after !== undefined && !idKey(query.after)) return [];
+    const start = query.after === undefined ? `${Math.max(0, Math.floor(query.sinceMs))}-0` : `(${query.after}`;
+    const entries = this.parse((await this.redis.xrange(this.key, start, '+', 'COUNT', query.limit)) as StreamEntries);
+    // An `after` cursor from before `since` must not widen the export.
+    return entries.filter((e) => (idKey(e.id) as [number, number])[0] >= query.sinceMs);
+  }
+
+  private parse(raw: StreamEntries): AuditEntry[] {
+    return raw.map(([id, fields]) => {
+      // Entries moved from the list still carry their old UUID; the stream id replaces it.
+      const { id: _old, ...stored } = JSON.parse(fields[1] ?? '{}') as AuditEntry;
+      return { id, ...stored };
+    });
   }
 }

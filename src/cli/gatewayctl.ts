@@ -2,7 +2,7 @@
 /**
  * gatewayctl: the command line for the admin API (README "gatewayctl"). Applies and
  * exports the access document, manages vendors, keys, licences, permissions and rate limits,
- * and reads the audit log.
+ * and reads and exports the audit log.
  *
  * Reads GATEWAY_ADMIN_URL (default http://127.0.0.1:8081) and ADMIN_TOKEN from the
  * environment it is given (the token only from there, never a flag, so it stays out of shell
@@ -26,6 +26,8 @@ export interface GatewayctlIo {
 
 const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Entries per admin API call of `audit export` (the API's largest page). */
+const EXPORT_PAGE = 1000;
 
 interface FieldError {
   readonly field: string;
@@ -365,6 +367,18 @@ function buildProgram(io: GatewayctlIo): Command {
         query: { limit: options.limit === undefined ? undefined : String(options.limit), before: options.before },
       });
       show(entries, (l) => table(['AT', 'ACTOR', 'ACTION', 'TARGET', 'ID'], l.map((e) => [e.at, e.actor, e.action, e.target, e.id])));
+    })
+    .command('export')
+    .description('print the audit entries written since a date as JSON lines, oldest first (for the archive)')
+    .requiredOption('--since <date>', 'a date or date-time (ISO 8601, e.g. 2026-01-01)')
+    .action(async (options: { since: string }) => {
+      // Page by page, each line written as it comes, so a long retention never sits in memory.
+      for (let after: string | undefined; ; ) {
+        const page = await api().request<AuditEntry[]>('GET', 'audit/export', { query: { since: options.since, after, limit: String(EXPORT_PAGE) } });
+        for (const entry of page) io.stdout.write(`${JSON.stringify(entry)}\n`);
+        if (page.length < EXPORT_PAGE) break;
+        after = page[page.length - 1]?.id;
+      }
     });
 
   return program;

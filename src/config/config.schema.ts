@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { adminSchema } from '../admin/admin.schema';
+import { auditSchema } from '../admin/audit.schema';
 import { redisConfigured, redisSchema } from '../redis/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
@@ -62,6 +63,7 @@ export const configSchema = z
     sms: smsSchema.prefault({}),
     redis: redisSchema.prefault({}),
     admin: adminSchema.prefault({}),
+    audit: auditSchema.prefault({}),
     shutdown: shutdownSchema.prefault({}),
     log: z
       .object({

@@ -7,7 +7,8 @@
  * `vendor` a configured vendor id or `anonymous`, `reason` a fixed set, `group` a breaker group.
  *
  * Additions to the contract list: `gateway_access_config_age_seconds` (the dashboard's config
- * age) and `gateway_sms_sent_total{outcome}` (two-factor SMS).
+ * age), `gateway_sms_sent_total{outcome}` (two-factor SMS) and
+ * `gateway_audit_trimmed_before_retention_total` (audit entries lost to the count guard).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -34,6 +35,7 @@ export interface GatewayMetrics {
   readonly idempotencyReplaysTotal: Counter;
   readonly smsSentTotal: Counter<'outcome'>;
   readonly smsBudgetExhaustedTotal: Counter<'vendor'>;
+  readonly auditTrimmedBeforeRetentionTotal: Counter;
 }
 
 export interface MetricsOptions {
@@ -166,6 +168,11 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       name: 'gateway_sms_budget_exhausted_total',
       help: "Two-factor sends refused because the vendor's SMS budget (twoFactor.sendLimitsPerVendor) was spent, by vendor",
       labelNames: ['vendor'] as const,
+      registers,
+    }),
+    auditTrimmedBeforeRetentionTotal: new Counter({
+      name: 'gateway_audit_trimmed_before_retention_total',
+      help: 'Audit entries younger than audit.retentionDays removed because the log reached audit.maxEntries',
       registers,
     }),
   };

@@ -1,5 +1,5 @@
 /**
- * A stand-in for `helm template` where no Helm binary exists: no maintained JavaScript
+ * A stand-in for `helm template` inside jest (the real Helm runs in chart-check.ts): no maintained JavaScript
  * implementation of Go templates with Helm's functions exists on npm, so each template is made
  * into YAML by substitution, and that YAML is parsed. Control lines (if, else, range, with, end,
  * variable assignments) are dropped, so every branch is kept; `.Values` references, `default`,

@@ -1,5 +1,6 @@
 /**
- * Static checks of the Helm chart (no Helm or Kubernetes here): every template is valid YAML
+ * Static checks of the Helm chart, beside the real render of `npm run chart:check`
+ * (chart-check.ts): every template is valid YAML
  * with the example values (chart-render.ts says how), every value a template reads exists in
  * values.yaml and values.schema.json, the schema refuses bad values, the chart's config covers
  * every gateway config key and yields a config the gateway accepts, the pod spec follows the

@@ -43,7 +43,7 @@ function metricNames(expr: string): string[] {
 describe('alert rules', () => {
   it('pass promtool check rules', () => {
     const { status, output } = promtool('check', 'rules', ALERTS);
-    expect(output).toContain('SUCCESS: 8 rules found');
+    expect(output).toContain('SUCCESS: 9 rules found');
     expect(status).toBe(0);
   });
 
@@ -53,7 +53,7 @@ describe('alert rules', () => {
     expect(status).toBe(0);
   });
 
-  it('cover error ratio, p99 latency, breaker open, Redis down, Redis data loss, certificate expiry, config stale and rate-limit spikes', () => {
+  it('cover error ratio, p99 latency, breaker open, Redis down, Redis data loss, certificate expiry, config stale, rate-limit spikes and audit entries trimmed early', () => {
     expect(alertRules.map((rule) => rule.alert)).toEqual([
       'GatewayHighErrorRatio',
       'GatewayHighLatencyP99',
@@ -63,6 +63,7 @@ describe('alert rules', () => {
       'GatewayCertificateExpiresSoon',
       'GatewayAccessConfigStale',
       'GatewayRateLimitSpike',
+      'GatewayAuditTrimmedEarly',
     ]);
   });
 });
@@ -93,6 +94,43 @@ describe('Grafana dashboard', () => {
     expect(panelReading('gateway_auth_failures_total', 'by (reason)')).toHaveLength(1);
     expect(panelReading('gateway_redis_up')).toHaveLength(1);
     expect(panelReading('gateway_access_config_age_seconds')).toHaveLength(1);
+  });
+
+  it('shows 0, not "No data", in its 5xx panels when the gateway answered no 5xx', () => {
+    const healthy = (api: string): { series: string; values: string } => ({
+      series: `gateway_requests_total{job="gw",instance="a",api="${api}",status="200",vendor="acme"}`,
+      values: '0+60x10',
+    });
+    const zeros = (label: string, ...values: string[]) => values.map((value) => ({ labels: `{${label}="${value}"}`, value: 0 }));
+    const expected: Record<string, ReturnType<typeof zeros>> = {
+      'Error ratio (5xx) by API id': zeros('api', 'GETbanks', 'GETgenders'),
+      'Core failures seen by vendors': zeros('status', '502', '503', '504'),
+    };
+    const fiveXx = queries.filter((q) => /status=~"(5\.\.|502)/.test(q.expr));
+    expect(fiveXx.map((q) => q.panel).sort()).toEqual(Object.keys(expected).sort());
+    const dir = testTempDir('cbg-dashboard-zero-');
+    const file = path.join(dir, 'zero.test.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        rule_files: [],
+        evaluation_interval: '1m',
+        tests: [
+          {
+            interval: '1m',
+            input_series: [healthy('GETbanks'), healthy('GETgenders')],
+            promql_expr_test: fiveXx.map((q) => ({
+              expr: q.expr.replaceAll('$__rate_interval', '5m').replaceAll('$job', '.+'),
+              eval_time: '10m',
+              exp_samples: expected[q.panel],
+            })),
+          },
+        ],
+      }),
+    );
+    const { status, output } = promtool('test', 'rules', file);
+    expect(output).toContain('SUCCESS');
+    expect(status).toBe(0);
   });
 
   it('asks for its Prometheus data source on import', () => {
