@@ -28,6 +28,7 @@ import type { AccessDocument } from './access/model';
 import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgents } from './core-client/agent';
 import { createListenerTls } from './server/server-tls';
+import { createTracing } from './tracing/tracing';
 import { certificateExpirySeconds } from './tls/pem-files';
 import { CoreBreakers } from './core-client/breakers';
 import { createCoreClient } from './core-client/core-client';
@@ -223,6 +224,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   }
 
   let shuttingDown = false;
+  const tracing = createTracing(config.tracing, logger);
   const coreAgents = createCoreAgents(coreUrl, config.core, {
     logger,
     onCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_client' }, expiresAt),
@@ -243,6 +245,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     access,
     coreClient,
     storeHeld: () => storeEpoch?.held ?? false,
+    tracing,
     metrics,
     redis: backend.redis,
     keyUsage,
@@ -301,6 +304,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       await Promise.all(servers.map((server) => drainListener(server, options.drainTimeoutMs, logger)));
       access.stop();
       storeEpoch?.stop();
+      // The last spans, of the requests just drained, go out before the process ends.
+      await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent'));
       await keyUsage.stop();
       // Closes the Redis connections too, after the listeners: in-flight requests may still count.
       await store.close();

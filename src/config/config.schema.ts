@@ -18,6 +18,7 @@ import { rateLimitConfigSchema } from '../policies/rate-limit/rate-limit.schema'
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
 import { serverSchema } from '../server/server.schema';
 import { shutdownSchema } from '../server/shutdown.schema';
+import { tracingSchema } from '../tracing/tracing.schema';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -65,6 +66,7 @@ export const configSchema = z
     admin: adminSchema.prefault({}),
     audit: auditSchema.prefault({}),
     shutdown: shutdownSchema.prefault({}),
+    tracing: tracingSchema.prefault({}),
     log: z
       .object({
         level: z

@@ -42,6 +42,7 @@ import type { CoreClientConfig } from './core-client.schema';
 import { coreRequestHeaders, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
 import type { ForwardedResolver } from './forwarded';
 import type { CoreAgents } from './agent';
+import type { TraceSpan } from '../tracing/tracing';
 
 export interface CoreClientDeps {
   readonly coreUrl: string;
@@ -224,28 +225,38 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       headers: outgoing.headers,
     });
 
-  function outgoingFor(req: Request, ctx: RequestContext, body: Buffer | null, contentType: string | null): OutgoingRequest {
+  function outgoingFor(req: Request, ctx: RequestContext, body: Buffer | null, contentType: string | null, span: TraceSpan | undefined): OutgoingRequest {
     const { route, coreTarget } = ctx;
     if (!route || coreTarget === null) throw new Error('the core is called only for a matched route with a checked target');
-    return outgoing(req, ctx, route.method, coreTarget, body, contentType);
+    return outgoing(req, ctx, route.method, coreTarget, body, contentType, span);
   }
 
-  function outgoing(req: Request, ctx: RequestContext, method: string, path: string, body: Buffer | null, contentType: string | null): OutgoingRequest {
+  function outgoing(req: Request, ctx: RequestContext, method: string, path: string, body: Buffer | null, contentType: string | null, span: TraceSpan | undefined): OutgoingRequest {
     const framing: CoreBodyFraming | null = body ? { contentType, length: body.length } : null;
-    return { method, path, headers: coreRequestHeaders(req, ctx, headerRules, framing), body };
+    return { method, path, headers: coreRequestHeaders(req, ctx, headerRules, framing, span?.traceparent), body };
+  }
+
+  /** A span for one core call when the request is traced. */
+  function coreSpan(ctx: RequestContext, group: BreakerGroup, method: string, path: string): TraceSpan | undefined {
+    return ctx.trace?.child('core call', { 'cbg.breaker_group': group, 'http.request.method': method, 'url.path': path.split('?')[0] ?? path });
   }
 
   /** One buffered call: through the breaker, read whole, never retried. */
-  async function buffered(group: BreakerGroup, request: OutgoingRequest, ctx: RequestContext): Promise<BufferedAnswer> {
+  async function buffered(group: BreakerGroup, build: (span: TraceSpan | undefined) => OutgoingRequest, ctx: RequestContext): Promise<BufferedAnswer> {
     const breaker = deps.breakers.get(group);
     const attempt = new CoreAttempt<BufferedAnswer>(breaker, ctx);
+    const probe = build(undefined);
+    const span = coreSpan(ctx, group, probe.method, probe.path);
+    const request = span ? build(span) : probe;
     let answer: BufferedAnswer | typeof ABANDONED;
     try {
       answer = await breaker.run(() => attempt.start(open, request, (incoming, self) => readWhole(incoming, self, maxBufferedBytes)));
     } catch (err) {
+      span?.end({ 'cbg.outcome': (err as Error).name }, true);
       throw failure(err, attempt, ctx);
     }
     if (answer === ABANDONED) throw new Error('a buffered call is never abandoned');
+    span?.end({ 'http.response.status_code': answer.status });
     return answer;
   }
 
@@ -284,58 +295,76 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       const route = ctx.route;
       if (!route) throw new Error('the core is called only for a matched route');
       const raw = ctx.rawBody;
-      const outgoing = outgoingFor(req, ctx, raw?.bytes ?? null, raw?.contentType ?? null);
-      const breaker = deps.breakers.get(route.group);
-      let gone = res.destroyed;
-      for (let tries = 1; !gone; tries++) {
-        const attempt = new CoreAttempt<http.IncomingMessage>(breaker, ctx);
-        const vendorGone = (): void => {
-          if (res.writableFinished) return;
-          gone = true;
-          attempt.abandon();
-        };
-        res.once('close', vendorGone);
-        let incoming: http.IncomingMessage | typeof ABANDONED;
-        try {
-          incoming = await breaker.run(() =>
-            attempt.start(open, outgoing, (answer, self) => {
-              self.observe();
-              self.succeed(answer);
-            }),
-          );
-        } catch (err) {
-          if (gone) return;
-          if (err instanceof ConnectionFailure && tries === 1 && route.method === 'GET') continue;
-          throw failure(err, attempt, ctx);
-        } finally {
-          res.off('close', vendorGone);
-        }
-        if (incoming === ABANDONED || gone) {
-          if (incoming !== ABANDONED) incoming.destroy();
-          return;
-        }
-        const status = incoming.statusCode ?? 502;
-        if (status >= 400) {
-          // The core refused: the vendor hears it in the gateway's own error shape.
-          const body = await readStart(incoming, REFUSAL_BYTES);
-          const retryAfter = incoming.headers['retry-after'];
-          throw problemFromCoreAnswer(status, String(incoming.headers['content-type'] ?? ''), body, typeof retryAfter === 'string' ? retryAfter : undefined);
-        }
-        pipeAnswer(incoming, res, ctx);
-        return;
+      const span = coreSpan(ctx, route.group, route.method, ctx.coreTarget ?? '');
+      const outgoing = outgoingFor(req, ctx, raw?.bytes ?? null, raw?.contentType ?? null, span);
+      try {
+        await streamTries(res, ctx, route.group, route.method, outgoing, span);
+      } catch (err) {
+        span?.end({ 'cbg.outcome': (err as Error).name }, true);
+        throw err;
       }
     },
 
     exchange(req, ctx, json) {
       const route = ctx.route;
       if (!route) throw new Error('the core is called only for a matched route');
-      return buffered(route.group, outgoingFor(req, ctx, Buffer.from(json, 'utf8'), 'application/json'), ctx);
+      const body = Buffer.from(json, 'utf8');
+      return buffered(route.group, (span) => outgoingFor(req, ctx, body, 'application/json', span), ctx);
     },
 
     read(req, ctx, group, path) {
-      return buffered(group, outgoing(req, ctx, 'GET', path, null, null), ctx);
+      return buffered(group, (span) => outgoing(req, ctx, 'GET', path, null, null, span), ctx);
     },
   };
+
+  /** The streamed call: a GET is tried once more after a connection error; a vendor gone ends it. */
+  async function streamTries(res: Response, ctx: RequestContext, group: BreakerGroup, method: string, outgoing: OutgoingRequest, span: TraceSpan | undefined): Promise<void> {
+    const breaker = deps.breakers.get(group);
+    let gone = res.destroyed;
+    for (let tries = 1; !gone; tries++) {
+      const attempt = new CoreAttempt<http.IncomingMessage>(breaker, ctx);
+      const vendorGone = (): void => {
+        if (res.writableFinished) return;
+        gone = true;
+        attempt.abandon();
+      };
+      res.once('close', vendorGone);
+      let incoming: http.IncomingMessage | typeof ABANDONED;
+      try {
+        incoming = await breaker.run(() =>
+          attempt.start(open, outgoing, (answer, self) => {
+            self.observe();
+            self.succeed(answer);
+          }),
+        );
+      } catch (err) {
+        if (gone) {
+          span?.end({ 'cbg.outcome': 'abandoned' });
+          return;
+        }
+        if (err instanceof ConnectionFailure && tries === 1 && method === 'GET') continue;
+        throw failure(err, attempt, ctx);
+      } finally {
+        res.off('close', vendorGone);
+      }
+      if (incoming === ABANDONED || gone) {
+        if (incoming !== ABANDONED) incoming.destroy();
+        span?.end({ 'cbg.outcome': 'abandoned' });
+        return;
+      }
+      const status = incoming.statusCode ?? 502;
+      if (status >= 400) {
+        // The core refused: the vendor hears it in the gateway's own error shape.
+        const body = await readStart(incoming, REFUSAL_BYTES);
+        span?.end({ 'http.response.status_code': status });
+        const retryAfter = incoming.headers['retry-after'];
+        throw problemFromCoreAnswer(status, String(incoming.headers['content-type'] ?? ''), body, typeof retryAfter === 'string' ? retryAfter : undefined);
+      }
+      span?.end({ 'http.response.status_code': status });
+      pipeAnswer(incoming, res, ctx);
+      return;
+    }
+  }
 }
 
 /** Reads a buffered answer to its end, up to `maxBytes`; the attempt settles with it. */
@@ -351,9 +380,9 @@ function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<Buffered
   incoming.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > maxBytes) {
-      attempt.abort();
-      attempt.fail(new AnswerTooLarge(`core answer over ${maxBytes} bytes`));
-      return;
+    attempt.abort();
+    attempt.fail(new AnswerTooLarge(`core answer over ${maxBytes} bytes`));
+    return;
     }
     chunks.push(chunk);
   });

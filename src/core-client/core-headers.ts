@@ -33,7 +33,14 @@ export interface CoreBodyFraming {
 /** Version 00, non-zero trace and span ids (W3C Trace Context §3.2). */
 const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
-export function coreRequestHeaders(req: http.IncomingMessage, ctx: RequestContext, rules: CoreHeaderRules, body: CoreBodyFraming | null): http.OutgoingHttpHeaders {
+export function coreRequestHeaders(
+  req: http.IncomingMessage,
+  ctx: RequestContext,
+  rules: CoreHeaderRules,
+  body: CoreBodyFraming | null,
+  /** The traced core call's own traceparent; else the vendor's, when well formed. */
+  traceparent?: string,
+): http.OutgoingHttpHeaders {
   const origin = rules.forwarded(req);
   const headers: http.OutgoingHttpHeaders = {
     accept: 'application/json',
@@ -47,8 +54,9 @@ export function coreRequestHeaders(req: http.IncomingMessage, ctx: RequestContex
     headers['x-vendor-id'] = ctx.principal.vendorId;
     headers['x-vendor-user'] = ctx.principal.userId;
   }
-  const traceparent = req.headers.traceparent;
-  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) headers.traceparent = traceparent;
+  const sent = req.headers.traceparent;
+  if (traceparent) headers.traceparent = traceparent;
+  else if (typeof sent === 'string' && TRACEPARENT.test(sent)) headers.traceparent = sent;
   for (const name of rules.passHeaders) {
     const value = req.headers[name];
     if (value !== undefined) headers[name] = value;

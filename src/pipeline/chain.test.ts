@@ -29,6 +29,7 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
     logger,
     access,
     storeHeld: () => false,
+    tracing: null,
     coreClient: createCoreClient({
       coreUrl: 'http://127.0.0.1:9',
       agents: coreAgents,
@@ -56,6 +57,7 @@ describe('vendor pipeline', () => {
     expect(names).toEqual([
       '/openapi.json',
       'requestContextStep',
+      'traceStep',
       'framingStep',
       'routeMatchStep',
       'authenticateStep',

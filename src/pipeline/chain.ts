@@ -28,6 +28,8 @@ import { forward } from '../policies/forward/forward';
 import { framing } from '../policies/framing/framing';
 import { requestTarget } from '../policies/request-target/request-target';
 import { requestContext } from '../policies/request-context/request-context';
+import { traceRequest } from '../policies/trace/trace';
+import type { Tracing } from '../tracing/tracing';
 import { createClientCertificateReader } from '../tls/client-certificate';
 import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from '../request/error-handler';
@@ -41,6 +43,8 @@ export interface VendorPipelineDeps {
   readonly access: AccessCache;
   /** The one road to the core: every request the core receives is built and sent by it. */
   readonly coreClient: CoreClient;
+  /** Spans by OTLP when tracing is configured; null: off. */
+  readonly tracing: Tracing | null;
   /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
   readonly storeHeld: () => boolean;
   readonly metrics: GatewayMetrics;
@@ -97,6 +101,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger) }),
+    // Right after the context, so its server span covers every later step (a no-op without tracing).
+    traceRequest(deps.tracing),
     // Before any step reads the request: framing the gateway will not vouch for is refused outright.
     framing(),
     // Before authentication, which needs the route to pick the receipt token header.

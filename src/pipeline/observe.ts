@@ -57,6 +57,7 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
         bytesIn: declaredLength(req.headers['content-length']),
         bytesOut: declaredLength(res.getHeader('content-length')) ?? (ctx.streamedBytesOut || undefined),
         aborted: res.writableFinished ? undefined : true,
+        traceId: ctx.trace?.traceId,
       },
       'request',
     );

@@ -13,6 +13,7 @@ import type { MatchResult } from '../catalogue/matcher';
 import type { Principal } from '../access/snapshot';
 import type { Vendor } from '../access/model';
 import type { WireFormat } from '../contracts/body-contract';
+import type { RequestTrace } from '../tracing/tracing';
 
 
 /** A request body that the body step parsed and validated (routes with a body schema only). */
@@ -99,6 +100,8 @@ export interface RequestContext {
   streamedBytesOut: number;
   /** Set by the two-factor check once it redeemed a code; the exchange step hands it back if the core refuses the change. */
   secondFactor: RedeemedCode | null;
+  /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
+  trace: RequestTrace | null;
   /** Admin API only: who made the call, for the audit log (set by the admin token check). */
   adminActor: string | null;
 }
@@ -119,6 +122,7 @@ export function newContext(requestId: string): RequestContext {
     upstreamSeconds: null,
     streamedBytesOut: 0,
     secondFactor: null,
+    trace: null,
     adminActor: null,
   };
 }

@@ -211,7 +211,14 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
     const responseMediaType = negotiate(req, mediaType.type, produces);
 
     readBody(req, config.maxBytes).then((raw) => {
-      const decoded = contract.decode(parser.parse(raw, requestFormat));
+      // The translation itself (parse, validate, canonical JSON), not the upload before it.
+      const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
+      let decoded;
+      try {
+        decoded = contract.decode(parser.parse(raw, requestFormat));
+      } finally {
+        span?.end();
+      }
       ctx.body = {
         value: decoded.value,
         coreJson: decoded.coreJson,

@@ -88,12 +88,15 @@ export function rateLimit(config: RateLimitConfig, deps: RateLimitDeps): Request
     }
     const { limiter, policyHeader } = limiters.forPolicy(ctx.vendor?.rateLimit);
     res.setHeader('RateLimit-Policy', policyHeader);
+    const span = ctx.trace?.child('rate limit', { 'cbg.redis': deps.redis !== null });
     limiter.consume(principal.keyId).then(
       (result) => {
+        span?.end();
         res.setHeader('RateLimit', rateLimitHeader(result));
         next();
       },
       (rejection: unknown) => {
+        span?.end({ 'cbg.limited': rejection instanceof RateLimiterRes });
         if (rejection instanceof RateLimiterRes) {
           res.setHeader('RateLimit', rateLimitHeader(rejection));
           deps.onLimited?.(principal.vendorId);
