@@ -16,7 +16,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../logging/logger';
 import { OtlpHttpJsonExporter } from './otlp-http-exporter';
 import type { TracingConfig } from './tracing.schema';
@@ -87,6 +87,8 @@ export function createTracing(config: TracingConfig, logger: Logger): Tracing | 
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
+    // A sampled-out trace costs almost nothing: its spans do not record, and are never sent.
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
   });
   const tracer = provider.getTracer('core-banking-gateway');
   logger.info({ endpoint: config.endpoint, serviceName: config.serviceName }, 'tracing: spans exported by OTLP/HTTP');
