@@ -59,9 +59,15 @@ describe('RouteMatcher', () => {
   );
 
   it('answers method_not_allowed with every method the path accepts', () => {
-    expect(matcher.match('PATCH', '/accounts/1')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE', 'GET', 'PUT'] });
+    expect(matcher.match('PATCH', '/accounts/1')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE', 'GET', 'HEAD', 'PUT'] });
     expect(matcher.match('GET', '/api/transaction/loan/reversal')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
-    expect(matcher.match('DELETE', '/banks')).toEqual({ kind: 'method_not_allowed', allow: ['GET'] });
+    expect(matcher.match('DELETE', '/banks')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+  });
+
+  it('matches HEAD as the GET route of the path (HEAD is GET without the body)', () => {
+    const head = matcher.match('HEAD', '/accounts/1');
+    expect(head).toMatchObject({ kind: 'matched', route: { apiId: 'GETaccounts/{accountId}' }, params: { accountId: '1' } });
+    expect(matcher.match('HEAD', '/api/transaction/loan/reversal')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
   });
 
   it('refuses two routes with the same method and shape', () => {

@@ -53,12 +53,15 @@ export class RouteMatcher {
     const leaves: Node[] = [];
     collectLeaves(this.root, segments, 0, leaves);
     if (leaves.length === 0) return NOT_FOUND;
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the GET route, its API id, licence and permission.
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const leaf of leaves) {
-      const route = leaf.routes.get(method);
+      const route = leaf.routes.get(wanted);
       if (route) return { kind: 'matched', route, params: bindParams(route, segments) };
     }
     const allow = new Set<string>();
     for (const leaf of leaves) for (const m of leaf.routes.keys()) allow.add(m);
+    if (allow.has('GET')) allow.add('HEAD');
     return { kind: 'method_not_allowed', allow: [...allow].sort() };
   }
 }

@@ -40,8 +40,11 @@ const allowList = (what: string) =>
     }
   });
 
-/** The core's response headers a vendor sees unless configured otherwise. */
-export const DEFAULT_RESPONSE_HEADERS = ['cache-control', 'content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
+/**
+ * The core's response headers a vendor sees unless configured otherwise. Not Cache-Control:
+ * answers carry customer data, and the gateway itself says `no-store` on every one.
+ */
+export const DEFAULT_RESPONSE_HEADERS = ['content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
 
 const pemPath = (what: string) => z.string().min(1).nullable().default(null).describe(what);
 

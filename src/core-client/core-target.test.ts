@@ -58,7 +58,13 @@ describe('buildCoreTarget', () => {
     const result = buildCoreTarget(ACCOUNTS, {}, '/accounts?expand=all&page=1&page=2&paged=maybe');
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors.map((e) => e.field)).toEqual(['expand', 'page', 'paged']);
+    expect(result.errors.map((e) => e.field)).toEqual(['expand', 'page', 'paged', 'paged']);
+  });
+
+  it('refuses page or pageSize without paged=true, which the core would silently ignore', () => {
+    expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?page=2')).toMatchObject({ ok: false, errors: [{ field: 'paged', message: 'page and pageSize apply only with paged=true' }] });
+    expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?paged=false&pageSize=5')).toMatchObject({ ok: false, errors: [{ field: 'paged' }] });
+    expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?paged=true&pageSize=5')).toEqual({ ok: true, target: '/accounts?paged=true&pageSize=5' });
   });
 
   it('refuses any query on a money movement, which declares none', () => {

@@ -82,7 +82,7 @@ function corePath(route: Route, params: Readonly<Record<string, string>>, errors
 function coreQuery(declared: readonly QueryParameter[], rawQuery: string, errors: FieldError[]): string {
   if (rawQuery === '') return '';
   const byName = new Map(declared.map((p) => [p.name.toLowerCase(), p]));
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   const pairs: string[] = [];
   for (const piece of rawQuery.split('&')) {
     if (piece === '') continue;
@@ -99,13 +99,17 @@ function coreQuery(declared: readonly QueryParameter[], rawQuery: string, errors
       errors.push({ field: parameter.name, message: 'given more than once' });
       continue;
     }
-    seen.add(parameter.name);
     const canonical = canonicalValue(parameter.type, value);
+    seen.set(parameter.name, canonical ?? '');
     if (canonical === null) {
       errors.push({ field: parameter.name, message: `'${echo(value)}' is not ${VALUE_RULES[parameter.type]}` });
       continue;
     }
     pairs.push(`${parameter.name}=${encodeURIComponent(canonical)}`);
+  }
+  // A page asked for without paging would be silently ignored (the whole list comes back): say so.
+  if ((seen.has('page') || seen.has('pageSize')) && declared.some((p) => p.name === 'paged') && seen.get('paged') !== 'true') {
+    errors.push({ field: 'paged', message: 'page and pageSize apply only with paged=true' });
   }
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }

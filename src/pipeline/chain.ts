@@ -100,7 +100,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   );
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
-    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger) }),
+    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
     // Before any step reads the request: framing the gateway will not vouch for is refused outright.

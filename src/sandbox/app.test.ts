@@ -55,7 +55,7 @@ describe('sandbox routing', () => {
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const response = await request(app).patch('/accounts/50001').expect(405);
-    expect(response.headers.allow).toBe('DELETE, GET, PUT');
+    expect(response.headers.allow).toBe('DELETE, GET, HEAD, PUT');
     await request(app).post('/banks').expect(405);
   });
 

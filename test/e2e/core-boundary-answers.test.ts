@@ -58,13 +58,13 @@ describe("the core's answers", () => {
     expect(logged).toMatchObject({ requestId: answer.headers['x-request-id'], coreStatus: 500 });
   });
 
-  it("passes back only the allow-listed headers of the core's answer", async () => {
+  it("passes back only the allow-listed headers of the core's answer, and never lets customer data be cached", async () => {
     respond = (_request, res) => {
       res.writeHead(200, {
         'content-type': 'application/json',
         'content-length': '19',
         etag: '"v1"',
-        'cache-control': 'no-store',
+        'cache-control': 'public, max-age=3600',
         'set-cookie': 'core-session=abc',
         'x-core-node': 'cbs-node-7',
         server: 'CoreBank/9.1',

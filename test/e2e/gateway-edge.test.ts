@@ -74,7 +74,7 @@ describe('vendor port edge', () => {
   it('answers 405 method_not_allowed with Allow for a known path and a wrong method', async () => {
     const res = await call(`${gateway.url}/banks/`, { method: 'DELETE', headers: demo });
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET');
+    expect(res.headers.allow).toBe('GET, HEAD');
     expect(JSON.parse(res.body)).toMatchObject({ code: 'method_not_allowed' });
   });
 
@@ -194,6 +194,24 @@ describe("the sandbox core's refusals, in the gateway's one error shape", () => 
     expect(res.status).toBe(400);
     expect([...res.body].some((c) => c.charCodeAt(0) < 0x20 && !'\t\n\r'.includes(c))).toBe(false);
     expect(res.body).toMatch(/^<\?xml[^>]*\?><problem xmlns="urn:ietf:rfc:7807">/);
+  });
+});
+
+describe('HEAD on every GET route', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.stop());
+
+  it("answers HEAD like the GET, with the GET's headers and no body, under the GET's API id and licence", async () => {
+    const get = await call(`${gateway.url}/accounts/50001`, { headers: demo });
+    const head = await call(`${gateway.url}/accounts/50001`, { method: 'HEAD', headers: demo });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect((await call(`${gateway.url}/accounts/50001`, { method: 'HEAD' })).status).toBe(401);
   });
 });
 

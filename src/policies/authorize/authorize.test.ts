@@ -46,7 +46,7 @@ describe('authorize step', () => {
   });
 
   it('answers 405 with Allow for a known path and a wrong method', async () => {
-    expect((await runStep(step, {}, called('PATCH', '/accounts/7'))).error).toMatchObject({ code: 'method_not_allowed', headers: { Allow: 'DELETE, GET, PUT' } });
+    expect((await runStep(step, {}, called('PATCH', '/accounts/7'))).error).toMatchObject({ code: 'method_not_allowed', headers: { Allow: 'DELETE, GET, HEAD, PUT' } });
   });
 
   it.each([

@@ -15,6 +15,8 @@ import type { RequestContextConfig } from './request-context.schema';
 export type RequestObserver = (req: Request, res: Response, ctx: RequestContext) => void;
 
 export interface RequestContextDeps {
+  /** Cache-Control for every answer (the vendor API: no-store, its answers carry customer data). */
+  readonly cacheControl?: string;
   readonly onFinish?: RequestObserver;
 }
 
@@ -29,6 +31,7 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
     // 'close' fires for every exchange, also when the client goes away before the end.
     if (onFinish) res.once('close', () => onFinish(req, res, ctx));
     res.setHeader('X-Request-Id', requestId);
+    if (deps.cacheControl) res.setHeader('Cache-Control', deps.cacheControl);
     next();
   };
 }

@@ -19,13 +19,13 @@ function run(url: string): { ctx: RequestContext; error: GatewayError | null } {
 
 describe('request-target step', () => {
   it('sets the core target the gateway built', () => {
-    const { ctx, error } = run('/accounts?page=02');
+    const { ctx, error } = run('/accounts?paged=true&page=02');
     expect(error).toBeNull();
-    expect(ctx.coreTarget).toBe('/accounts?page=2');
+    expect(ctx.coreTarget).toBe('/accounts?paged=true&page=2');
   });
 
   it('refuses a bad query with one 400 naming every bad parameter, and sets no target', () => {
-    const { ctx, error } = run('/accounts?x=1&page=0');
+    const { ctx, error } = run('/accounts?x=1&paged=true&page=0');
     expect(error).toMatchObject({ code: 'invalid_request', errors: [{ field: 'x' }, { field: 'page' }] });
     expect(ctx.coreTarget).toBeNull();
   });
