@@ -9,7 +9,7 @@
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import type { AccessDocument, ApiKeyRecord, Licence, Permission, Vendor } from './model';
 
-export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch';
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch' | 'token_mismatch';
 export type AccessDeniedReason = 'vendor_suspended' | 'licence_required' | 'permission_denied';
 
 export interface Principal {

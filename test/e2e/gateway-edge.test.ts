@@ -154,9 +154,30 @@ describe('vendor port edge', () => {
         headers: { ...demo, 'content-type': 'application/json' },
         body: '{}',
       });
-      // The receipt operations read their own header: the general one does not authenticate them.
+      // The receipt operations read their own header too: the general one alone does not do.
       expect(receipt.status).toBe(401);
       expect(JSON.parse(receipt.body).detail).toContain('X-Receipt-Token');
+      // Nor the receipt header alone: every request carries X-Vendor-Token.
+      const receiptOnly = await call(`${other.url}/api/transaction/savings/deposit`, {
+        method: 'POST',
+        headers: { 'X-Receipt-Token': SANDBOX_KEYS.demo, 'content-type': 'application/json' },
+        body: '{"cuAccountID":50001,"amount":1.00}',
+      });
+      expect(receiptOnly.status).toBe(401);
+      expect(JSON.parse(receiptOnly.body).detail).toContain('X-Vendor-Token');
+      // Keys of two vendors: refused; one key in both headers: taken.
+      const mixed = await call(`${other.url}/api/transaction/savings/deposit`, {
+        method: 'POST',
+        headers: { ...demo, 'X-Receipt-Token': SANDBOX_KEYS.readonlyPartner, 'content-type': 'application/json' },
+        body: '{"cuAccountID":50001,"amount":1.00}',
+      });
+      expect([mixed.status, JSON.parse(mixed.body).detail]).toEqual([401, 'The keys in X-Vendor-Token and X-Receipt-Token must belong to the same vendor.']);
+      const both = await call(`${other.url}/api/transaction/savings/deposit`, {
+        method: 'POST',
+        headers: { ...demo, 'X-Receipt-Token': SANDBOX_KEYS.demo, 'content-type': 'application/json', 'Idempotency-Key': 'both-headers-1' },
+        body: '{"cuAccountID":50001,"amount":1.00}',
+      });
+      expect(both.status).not.toBe(401);
     } finally {
       await other.stop();
     }

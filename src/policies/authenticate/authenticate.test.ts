@@ -54,12 +54,15 @@ describe('authenticate step', () => {
     expect(JSON.stringify(run.error)).not.toContain(revoked.secret);
   });
 
-  it('reads the receipt token header, not the general one, on receipt routes', async () => {
-    const onReceipt = { ...newContext('r'), route: DEPOSIT };
-    const general = await runStep(step, { headers: { 'x-vendor-token': teller.secret } }, onReceipt);
+  it('needs both headers on receipt routes when the receipt header is configured apart', async () => {
+    const onReceipt = () => ({ ...newContext('r'), route: DEPOSIT });
+    const general = await runStep(step, { headers: { 'x-vendor-token': teller.secret } }, onReceipt());
     expect(general.error).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('X-Receipt-Token') });
-    const receipt = await runStep(step, { headers: { 'x-receipt-token': teller.secret } }, { ...newContext('r'), route: DEPOSIT });
-    expect(receipt.passed).toBe(true);
+    const receiptOnly = await runStep(step, { headers: { 'x-receipt-token': teller.secret } }, onReceipt());
+    expect(receiptOnly.error).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('X-Vendor-Token') });
+    const both = await runStep(step, { headers: { 'x-vendor-token': teller.secret, 'x-receipt-token': teller.secret } }, onReceipt());
+    expect(both.passed).toBe(true);
+    expect(both.ctx.principal?.keyId).toBe('k-teller');
   });
 
   it('answers 503 store_unavailable while the access config is not loaded', async () => {

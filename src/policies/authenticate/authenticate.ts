@@ -1,9 +1,11 @@
 /**
  * Pipeline step: authenticate the vendor key against the in-process access snapshot.
  *
- * Reads the token header (the receipt operations' own header on those routes); sets the
- * principal and vendor on the context, or fails with 401 `unauthorized`. The reason (missing,
- * malformed, unknown, revoked, expired, certificate_mismatch) is counted but never told to the
+ * Reads the token header on every request and, on the receipt operations, the receipt token
+ * header too when it is configured apart (both keys valid and of one vendor; the same key may
+ * stand in both; the receipt key's user is the one who acts). Sets the principal and vendor on
+ * the context, or fails with 401 `unauthorized`. The reason (missing, malformed, unknown,
+ * revoked, expired, certificate_mismatch, token_mismatch) is counted but never told to the
  * caller, so a guess learns nothing about which keys exist. A key bound to certificates works
  * only when the request presents one of them (see tls/client-certificate.ts).
  */
@@ -35,27 +37,42 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
       next(new GatewayError('store_unavailable', 'Access configuration is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } }));
       return;
     }
-    const header = ctx.route?.group === 'receipts' ? receiptTokenHeader : tokenHeader;
-    const raw = req.headers[header];
-    const result = snapshot.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
-    if (!result.ok) {
-      deps.onFailure?.(result.reason);
+    const refuse = (headerName: string, reason: AuthFailureReason, detail?: string): void => {
+      deps.onFailure?.(reason);
       // Closed after the answer: a caller without a key gets no keep-alive socket to hold.
-      next(
-        new GatewayError('unauthorized', `A valid API key is required in the ${header === tokenHeader ? config.tokenHeader : config.receiptTokenHeader} header.`, {
-          headers: { Connection: 'close' },
-        }),
-      );
-      return;
-    }
-    const bound = result.principal.certificateThumbprints;
-    if (bound.length > 0) {
-      const presented = deps.presentedCertificate?.(req) ?? null;
-      if (presented === null || !bound.includes(presented)) {
-        deps.onFailure?.('certificate_mismatch');
-        next(new GatewayError('unauthorized', 'This API key is bound to a client certificate, and the request did not present it.', { headers: { Connection: 'close' } }));
+      next(new GatewayError('unauthorized', detail ?? `A valid API key is required in the ${headerName} header.`, { headers: { Connection: 'close' } }));
+    };
+    /** The key in `header`, checked, with its certificate binding; null after answering 401. */
+    const authenticated = (header: string, headerName: string): Extract<ReturnType<typeof snapshot.authenticate>, { ok: true }> | null => {
+      const raw = req.headers[header];
+      const result = snapshot.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
+      if (!result.ok) {
+        refuse(headerName, result.reason);
+        return null;
+      }
+      const bound = result.principal.certificateThumbprints;
+      if (bound.length > 0) {
+        const presented = deps.presentedCertificate?.(req) ?? null;
+        if (presented === null || !bound.includes(presented)) {
+          refuse(headerName, 'certificate_mismatch', 'This API key is bound to a client certificate, and the request did not present it.');
+          return null;
+        }
+      }
+      return result;
+    };
+    // Every request carries the token header; a receipt also the receipt header when that one is
+    // configured apart (the same key may stand in both), and the two keys must be one vendor's.
+    const general = authenticated(tokenHeader, config.tokenHeader);
+    if (!general) return;
+    let result = general;
+    if (ctx.route?.group === 'receipts' && receiptTokenHeader !== tokenHeader) {
+      const receipt = authenticated(receiptTokenHeader, config.receiptTokenHeader);
+      if (!receipt) return;
+      if (receipt.vendor.id !== general.vendor.id) {
+        refuse(config.receiptTokenHeader, 'token_mismatch', `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`);
         return;
       }
+      result = receipt;
     }
     ctx.principal = result.principal;
     ctx.vendor = result.vendor;
