@@ -133,6 +133,14 @@ describe('exact decimals and account numbers', () => {
     expect(decodeXml(deposit, `<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>${digits28}</Amount></ReceiptPaymentDto>`).coreJson).toContain(`"amount":${digits28}`);
   });
 
+  it('takes CUAccountID 0 beside an account number as unset (a .NET int cannot be omitted), and 0 alone as account 0', () => {
+    expect(decodeXml(deposit, '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>5</Amount><CUAccountID>0</CUAccountID></ReceiptPaymentDto>').coreJson).toBe(
+      '{"accountNumber":"00012345","amount":5}',
+    );
+    expect(decodeJson(deposit, '{"cuAccountID":0,"accountNumber":"00012345","amount":5}').coreJson).toBe('{"accountNumber":"00012345","amount":5}');
+    expect(decodeJson(deposit, '{"cuAccountID":0,"amount":5}').coreJson).toBe('{"cuAccountID":0,"amount":5}');
+  });
+
   it('keeps the leading zeros of account number 00012345 both ways', () => {
     const { coreJson } = decodeXml(deposit, '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>5</Amount></ReceiptPaymentDto>');
     expect(coreJson).toBe('{"accountNumber":"00012345","amount":5}');

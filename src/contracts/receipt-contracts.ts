@@ -29,6 +29,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `CUAccountID: 0` beside an account number is a .NET `int` left unset, not account 0: the spec
+ * lets CUAccountID be omitted when AccountNumber is given, and .NET cannot omit an int.
+ */
+function withoutUnsetAccountId(value: Record<string, unknown>): Record<string, unknown> {
+  const accountId = value.cuAccountID as { toString(): string } | undefined;
+  const accountNumber = value.accountNumber;
+  if (accountId === undefined || String(accountId) !== '0' || typeof accountNumber !== 'string' || accountNumber.trim() === '') return value;
+  const { cuAccountID: _unset, ...rest } = value;
+  return rest;
+}
+
 export function receiptContract(struct: ReceiptStruct, options: ReceiptContractOptions): BodyContract {
   const xmlWriter = new XmlWriter(options.enums);
   const wireNames: Record<WireFormat, (jsonName: string) => string> = {
@@ -53,7 +65,7 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
 
     decode(document: ParsedDocument): DecodedBody {
       const ctx: ReadContext = { enums: options.enums, issues: [] };
-      const value = read(document, ctx);
+      const value = withoutUnsetAccountId(read(document, ctx));
       const errors: FieldError[] = ctx.issues.map((issue) => ({ field: wirePath(struct, issue.path, document.format), message: issue.message }));
       const violations = receiptRules(struct, value as Parameters<typeof receiptRules>[1], options);
       if (violations.length > 0) {

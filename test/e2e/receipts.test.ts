@@ -76,6 +76,15 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     expect(await balanceText(gateway, id)).toBe(addCents(before, 10));
   });
 
+  it('posts to the account number when CUAccountID is 0, as a .NET client sends an unset int', async () => {
+    const id = account();
+    const { accountNumber } = JSON.parse(await getJsonText(gateway, `/accounts/${id}`)) as { accountNumber: string };
+    const before = await balanceText(gateway, id);
+    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto><AccountNumber>${accountNumber}</AccountNumber><Amount>0.20</Amount><CUAccountID>0</CUAccountID><ExternalRefNo>NET-0</ExternalRefNo></ReceiptPaymentDto>`, 'application/xml');
+    expect(res.status).toBe(201);
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 20));
+  });
+
   it('answers in JSON when the XML request accepts JSON, and in XML for text/xml', async () => {
     const asJson = await post(gateway, DEPOSIT, depositXml(account(), '12.34', 'XML-2'), 'text/xml', { Accept: 'application/json' });
     expect(asJson.status).toBe(201);
