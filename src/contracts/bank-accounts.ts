@@ -118,7 +118,7 @@ const sortCode = requiredString('a sort code')
     ctx.addIssue({ code: 'custom', message: 'must be a UK sort code: 6 digits, e.g. 123456 or 12-34-56' });
     return z.NEVER;
   })
-  .describe('UK sort code: 6 digits, alone or in pairs joined by hyphens or spaces (12-34-56)');
+  .describe('UK sort code: 6 digits, alone or in pairs joined by hyphens or spaces (12-34-56); the core stores and answers the 6 digits alone (123456)');
 
 const accountNumber = requiredString('an account number')
   .regex(/^\d{8}$/, 'must be a UK account number: exactly 8 digits')
@@ -167,6 +167,11 @@ export const bankAccountAddSchema = z
 
 export const bankAccountUpdateSchema = z
   .object({
+    Id: z
+      .number()
+      .int()
+      .optional()
+      .describe("The account's Id, as GET returns it, so a record read can be sent back; must be the path's id"),
     CustomerId: id('Customer who holds the account'),
     PersonId: id("The customer's person"),
     Name: accountName,
@@ -233,7 +238,8 @@ const SCHEMAS: Readonly<Record<BankAccountSchemaId, z.ZodObject>> = {
 };
 
 /** Fields that stay at the gateway: never in the JSON the core receives. */
-const GATEWAY_ONLY_FIELDS: ReadonlySet<string> = new Set(['TwoFactorCode']);
+/** Fields the gateway reads and the core never gets: the second factor, and the Id the path already names. */
+const GATEWAY_ONLY_FIELDS: ReadonlySet<string> = new Set(['TwoFactorCode', 'Id']);
 
 /** Top-level JSON numbers as JS numbers (every number of these bodies is a small integer or a code). */
 function withPlainNumbers(json: unknown): unknown {

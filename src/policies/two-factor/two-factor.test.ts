@@ -418,6 +418,14 @@ describe('two-factor steps (memory store)', () => {
     const closed = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '99990000', DateClosed: '2025-07-01T09:00:00' });
     expect(closed.status).toBe(200);
 
+    // A record read with GET goes back as it was: its Id is taken (and must be the path's).
+    const read = (await call(h, 'GET', `/bankaccounts/${id}`, keyA.secret)).body;
+    const sentBack = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...read, CustomerId: X, PersonId: X });
+    expect(sentBack.status).toBe(200);
+    expect(h.coreBodies.at(-1)).not.toContain('"Id"');
+    const elsewhere = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...read, Id: id + 1, CustomerId: X, PersonId: X });
+    expect(elsewhere.body).toMatchObject({ errors: [{ field: 'Id', message: 'must be the Id in the path' }] });
+
     const moved = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, CustomerId: Y, PersonId: Y, AccountNumber: '99990000' });
     expect(moved.body).toMatchObject({ errors: [{ field: 'CustomerId', message: 'has no bank account with this Id' }] });
   });

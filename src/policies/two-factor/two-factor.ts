@@ -189,7 +189,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
   /** The body without the code, for the core (the contract already leaves it out of coreJson). */
   function withoutCode(ctx: RequestContext): void {
     const body = ctx.body as NonNullable<RequestContext['body']>;
-    const { TwoFactorCode: _code, ...forCore } = body.value;
+    const { TwoFactorCode: _code, Id: _id, ...forCore } = body.value;
     ctx.body = { ...body, value: forCore };
   }
 
@@ -200,6 +200,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
   async function checkUpdate(req: Request, ctx: RequestContext): Promise<void> {
     const update = validBody(ctx, validateBankAccountUpdate);
     const accountId = Number(ctx.params?.bankaccountid);
+    if (update.Id !== undefined && update.Id !== accountId) throw refused('Id', 'must be the Id in the path', 'The body names another bank account than the path.');
     const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${update.CustomerId}/bankaccounts`);
     const accounts = coreList(answer.status, answer.body);
     const current = accounts?.find((account) => Number(field(account, 'Id')) === accountId);
