@@ -105,6 +105,8 @@ function validReceipt(struct: ReceiptStruct): fc.Arbitrary<Record<string, unknow
   return fc.tuple(structValue(struct), int32, positiveDecimal, int32, text.filter((t) => t.trim() !== ''), fc.constantFrom(...enums.table('LoanStatusReversalOptions').entries.map((e) => e.value))).map(
     ([value, accountId, amount, receiptNo, note, option]) => {
       const receipt: Record<string, unknown> = { ...value, cuAccountID: value.cuAccountID ?? accountId, amount, receiptNo: value.receiptNo ?? receiptNo };
+      // CUAccountID 0 beside an account number means unset (a .NET int), so it would not survive a round trip.
+      if (String(receipt.cuAccountID) === '0' && typeof receipt.accountNumber === 'string' && receipt.accountNumber.trim() !== '') receipt.cuAccountID = 1;
       if (receipt.overrideUserName === undefined) delete receipt.overridePassword;
       else receipt.overridePassword ??= 'pw';
       if (struct === ReceiptReversalWebDto) {

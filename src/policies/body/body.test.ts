@@ -131,6 +131,18 @@ describe('body step', () => {
     expect(res.json()).toEqual({ coreJson: CANONICAL, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json' });
   });
 
+  it("reads UTF-16 XML (what .NET's StringWriter writes): with a byte order mark, or named by charset", async () => {
+    const declared = `<?xml version="1.0" encoding="utf-16"?>${depositXml}`;
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(declared, 'utf16le')]);
+    const be = Buffer.from(declared, 'utf16le').swap16();
+    const withMark = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/xml' }, body: le });
+    const byCharset = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/xml; charset=utf-16' }, body: be });
+    expect(withMark.json()).toMatchObject({ coreJson: CANONICAL, requestFormat: 'xml' });
+    expect(byCharset.json()).toMatchObject({ coreJson: CANONICAL, requestFormat: 'xml' });
+    const json = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/json; charset=utf-16' }, body: Buffer.from(depositJson, 'utf16le') });
+    expect(json.status).toBe(415);
+  });
+
   it('reads an XML receipt, a UTF-8 byte order mark included, to the same core JSON', async () => {
     const res = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'text/xml' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(depositXml)]) });
     expect(res.json()).toEqual({ coreJson: CANONICAL, requestFormat: 'xml', responseFormat: 'xml', responseMediaType: 'text/xml' });

@@ -143,6 +143,18 @@ async function readOpaqueBody(req: Request, consumes: readonly string[], maxByte
 }
 
 /** A body's bytes → parsed document (strict UTF-8, then JSON or safe XML); throws a 400 when that fails. */
+/** Which UTF an XML body is in: its byte order mark first, then the charset, else UTF-8. */
+function xmlEncoding(raw: Uint8Array, charset: string | undefined): 'utf-8' | 'utf-16le' | 'utf-16be' {
+  if (raw[0] === 0xff && raw[1] === 0xfe) return 'utf-16le';
+  if (raw[0] === 0xfe && raw[1] === 0xff) return 'utf-16be';
+  if (charset === 'utf-16le') return 'utf-16le';
+  // UTF-16 without a mark is big-endian (RFC 2781 §4.3).
+  if (charset === 'utf-16' || charset === 'utf-16be') return 'utf-16be';
+  return 'utf-8';
+}
+
+const XML_CHARSETS = new Set(['utf-8', 'utf-16', 'utf-16le', 'utf-16be']);
+
 export class BodyParser {
   private readonly xml: SafeXmlParser;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -151,14 +163,16 @@ export class BodyParser {
     this.xml = new SafeXmlParser(maxDepth);
   }
 
-  parse(raw: Uint8Array, format: WireFormat): ParsedDocument {
+  /** `charset` from Content-Type; XML may also come in UTF-16 (what .NET's StringWriter writes), JSON never (RFC 8259). */
+  parse(raw: Uint8Array, format: WireFormat, charset?: string): ParsedDocument {
     if (raw.length === 0) throw new GatewayError('invalid_request', 'The request body is empty.');
+    const encoding = format === 'xml' ? xmlEncoding(raw, charset) : 'utf-8';
     let text: string;
     try {
-      // A UTF-8 byte order mark (which .NET clients send) is dropped here.
-      text = this.utf8.decode(raw);
+      // A byte order mark (which .NET clients send) is dropped here.
+      text = encoding === 'utf-8' ? this.utf8.decode(raw) : new TextDecoder(encoding, { fatal: true }).decode(raw);
     } catch {
-      throw new GatewayError('invalid_request', 'The request body is not valid UTF-8.');
+      throw new GatewayError('invalid_request', `The request body is not valid ${encoding === 'utf-8' ? 'UTF-8' : 'UTF-16'}.`);
     }
     return format === 'json' ? { format, json: parseJsonBody(text, this.maxDepth) } : { format, xml: this.xml.parse(text) };
   }
@@ -198,8 +212,8 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
       next(unsupported('This operation does not accept that Content-Type.', accepted));
       return;
     }
-    if (mediaType.charset !== undefined && mediaType.charset !== 'utf-8') {
-      next(unsupported('The body must be UTF-8.', accepted));
+    if (mediaType.charset !== undefined && !(mediaType.charset === 'utf-8' || (requestFormat === 'xml' && XML_CHARSETS.has(mediaType.charset)))) {
+      next(unsupported(requestFormat === 'xml' ? 'An XML body must be UTF-8 or UTF-16.' : 'The body must be UTF-8.', accepted));
       return;
     }
     const encoding = req.headers['content-encoding'];
@@ -215,7 +229,7 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
       const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
       let decoded;
       try {
-        decoded = contract.decode(parser.parse(raw, requestFormat));
+        decoded = contract.decode(parser.parse(raw, requestFormat, mediaType.charset));
       } finally {
         span?.end();
       }
