@@ -108,6 +108,6 @@ describe('sandbox bank accounts: verification', () => {
   it('is not simulated: the gateway answers it and never forwards it', async () => {
     const { app } = freshApp();
     const response = await request(app).post('/bankaccounts/verification').send({ CustomerId: CUSTOMER, MobileNumber: '07400123456' }).expect(405);
-    expect(response.headers.allow).toBe('GET, PUT');
+    expect(response.headers.allow).toBe('GET, HEAD, PUT');
   });
 });
