@@ -39,7 +39,6 @@ describe('OpenTelemetry tracing', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        console.log('RECEIVED', req.url, req.headers['content-type'], Buffer.concat(chunks).length);
         if (req.url === '/v1/traces') {
           const body = JSON.parse(Buffer.concat(chunks).toString()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: ExportedSpan[] }> }> };
           for (const resource of body.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
