@@ -101,17 +101,19 @@ describe('TLS on the vendor and admin ports', () => {
     await expect(fetch(`http://127.0.0.1:${gateway.vendorPort}/accounts/1`, { headers: { 'X-Vendor-Token': free.secret } })).rejects.toThrow();
   });
 
-  it('with required client certificates: refuses a vendor without one at the handshake, serves one from clientCaFile', async () => {
+  it('with required client certificates: refuses a vendor without one, or with an unknown or expired one, serves one from clientCaFile', async () => {
     const gateway = await start(serverTls('required'));
     await expect(httpsGet(gateway.vendorPort, '/accounts/1', free.secret)).rejects.toThrow();
     await expect(httpsGet(gateway.vendorPort, '/accounts/1', free.secret, stranger)).rejects.toThrow();
+    await expect(httpsGet(gateway.vendorPort, '/accounts/1', free.secret, vendorCa.issueExpired('vendor-expired'))).rejects.toThrow();
     expect((await httpsGet(gateway.vendorPort, '/accounts/1', free.secret, clientA)).status).toBe(200);
   });
 
-  it('with optional client certificates: serves a vendor without one, refuses one from an unknown CA', async () => {
+  it('with optional client certificates: serves a vendor without one, refuses one from an unknown CA or an expired one', async () => {
     const gateway = await start(serverTls('optional'));
     expect((await httpsGet(gateway.vendorPort, '/accounts/1', free.secret)).status).toBe(200);
     await expect(httpsGet(gateway.vendorPort, '/accounts/1', free.secret, stranger)).rejects.toThrow();
+    await expect(httpsGet(gateway.vendorPort, '/accounts/1', free.secret, vendorCa.issueExpired('vendor-expired-optional'))).rejects.toThrow();
     expect((await httpsGet(gateway.vendorPort, '/accounts/1', free.secret, clientB)).status).toBe(200);
   });
 

@@ -3,7 +3,7 @@
  * folder: a private CA, and server or client certificates it signs (EC P-256, one day).
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { testTempDir } from './temp-dir';
 
@@ -16,6 +16,8 @@ export interface TestCa extends CertificateFiles {
   readonly dir: string;
   /** A certificate this CA signs for `commonName`, valid for the DNS names and IPs given. */
   issue(commonName: string, options?: { readonly dns?: readonly string[]; readonly ips?: readonly string[]; readonly client?: boolean }): CertificateFiles;
+  /** A client certificate this CA signed that expired long ago (valid in January 2020 only). */
+  issueExpired(commonName: string): CertificateFiles;
 }
 
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
@@ -44,6 +46,23 @@ export function createTestCa(name = 'cbg-test-ca'): TestCa {
       ];
       writeFileSync(`${base}.ext`, `${extensions.join('\n')}\n`);
       openssl('x509', '-req', '-in', `${base}.csr`, '-CA', file(`${name}.crt`), '-CAkey', file(`${name}.key`), '-set_serial', String(1000 + serial), '-out', `${base}.crt`, '-days', '1', '-extfile', `${base}.ext`);
+      return { cert: `${base}.crt`, key: `${base}.key` };
+    },
+    issueExpired(commonName) {
+      serial += 1;
+      const base = file(`${commonName}-${serial}`);
+      // `openssl x509 -req` cannot back-date before OpenSSL 3.4; `openssl ca` can, with a minimal database.
+      const db = file(`ca-db-${serial}`);
+      mkdirSync(db);
+      writeFileSync(path.join(db, 'index.txt'), '');
+      // An even number of hex digits, as openssl reads the serial file.
+      writeFileSync(path.join(db, 'serial'), `${(0x1000 + serial).toString(16)}\n`);
+      writeFileSync(
+        `${base}.cnf`,
+        `[ca]\ndefault_ca=x\n[x]\ndatabase=${db}/index.txt\nnew_certs_dir=${db}\nserial=${db}/serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nextendedKeyUsage=clientAuth\n`,
+      );
+      openssl('req', ...EC_KEY, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${commonName}`);
+      openssl('ca', '-batch', '-config', `${base}.cnf`, '-cert', file(`${name}.crt`), '-keyfile', file(`${name}.key`), '-in', `${base}.csr`, '-out', `${base}.crt`, '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-extensions', 'ext');
       return { cert: `${base}.crt`, key: `${base}.key` };
     },
   };
