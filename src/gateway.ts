@@ -49,6 +49,8 @@ export interface RunningGateway {
   readonly vendorPort: number;
   readonly adminPort: number;
   readonly statusPort: number;
+  /** The address the admin port is bound to (`server.adminHost`: loopback unless told otherwise). */
+  readonly adminAddress: string;
   /** The admin token generated at start in sandbox mode when ADMIN_TOKEN is unset; else null. */
   readonly generatedAdminToken: string | null;
   /** Set when the in-process sandbox core runs. */
@@ -287,6 +289,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   return {
     vendorPort: portOf(vendorServer),
     adminPort: portOf(adminServer),
+    adminAddress: (adminServer.address() as AddressInfo).address,
     statusPort: portOf(statusServer),
     generatedAdminToken: adminToken.generated ? adminToken.token : null,
     sandboxPort: sandboxServer ? portOf(sandboxServer) : null,

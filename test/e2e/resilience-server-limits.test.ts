@@ -149,6 +149,17 @@ describe('server.maxConnections', () => {
   });
 });
 
+describe('the admin port', () => {
+  it('binds loopback by default even when the vendor port binds every address', async () => {
+    const gateway = await startTestGateway({ server: { host: '0.0.0.0' } });
+    try {
+      expect(gateway.adminAddress).toBe('127.0.0.1');
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
 describe('default server limits', () => {
   it('keeps idle vendor connections longer than a typical load balancer (60 s) and sets headersTimeout below requestTimeout', async () => {
     const gateway = await startTestGateway();
