@@ -96,7 +96,7 @@ describe('OpenAPI document', () => {
     expect(add.requestBody.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/BankAccountAdd' } } });
   });
 
-  it('is served by its handler as JSON', async () => {
+  it('is served by its handler as JSON, to any origin, with an ETag that answers 304', async () => {
     const app = express();
     app.get('/openapi.json', openApiHandler(doc));
     const server = http.createServer(app);
@@ -107,6 +107,13 @@ describe('OpenAPI document', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await res.json()).toEqual(JSON.parse(JSON.stringify(doc)));
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const etag = res.headers.get('etag') as string;
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': etag } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -6,6 +6,7 @@
  * numbers for enums; XML's .NET names, enum names, wrapped lists) and the token header names;
  * built once at start-up. Every operation's `operationId` is its API id (public contract).
  */
+import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
@@ -212,9 +213,24 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 }
 
 /** GET /openapi.json: the document, serialised once. */
+/**
+ * Serves the document: readable from any origin (API tools and documentation sites fetch it
+ * from the browser; it holds no secret), with an ETag so a client revalidates instead of
+ * downloading it again, and an X-Request-Id like every other answer.
+ */
 export function openApiHandler(document: OpenApiDocument): RequestHandler {
   const body = JSON.stringify(document);
-  return function openApiDocument(_req, res) {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return function openApiDocument(req, res) {
+    res.setHeader('X-Request-Id', randomUUID());
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', etag);
+    const cached = req.headers['if-none-match'];
+    if (cached !== undefined && cached.split(',').some((tag) => tag.trim() === etag)) {
+      res.status(304).end();
+      return;
+    }
     res.type('application/json').send(body);
   };
 }
