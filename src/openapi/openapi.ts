@@ -9,8 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
-import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
-import type { WireFormat } from '../contracts/body-contract';
+import type { BodyContracts, OpenApiSchema, WireFormat } from '../contracts/body-contract';
 
 export interface OpenApiOptions {
   readonly routes: readonly Route[];
