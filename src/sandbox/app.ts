@@ -12,6 +12,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { ROUTES } from '../catalogue/api-catalogue';
 import { RouteMatcher } from '../catalogue/matcher';
+import { rehearsals } from './rehearsals';
 import { bankAccountHandlers } from './bank-accounts';
 import type { SandboxData } from './data';
 import type { Handler } from './handler';
@@ -62,6 +63,8 @@ export function createSandboxApp(options: SandboxAppOptions): express.Express {
   // The handlers read the query themselves, with case-insensitive names and duplicate checks.
   app.set('query parser', false);
   app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+  // Before the ledger: receipts that ask for a rehearsed failure never post.
+  app.use(rehearsals());
   app.use(dispatch);
   app.use(errorHandler(options.onError));
   return app;
