@@ -19,7 +19,7 @@ import { createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
-import { createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
+import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
 import { StoreEpoch, warnOnEvictingPolicy } from './redis/store-epoch';
 import { redisConfigured } from './redis/redis.schema';
 import { RedisAccessStore } from './access/redis-access-store';
@@ -106,9 +106,10 @@ function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
 
 async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, auditOptions: AuditLogOptions): Promise<AccessBackend> {
   if (!redisConfigured(config.redis)) {
+    const audit = new MemoryAuditLog(auditOptions);
     return {
-      store: new MemoryAccessStore(accessFile(config)),
-      audit: new MemoryAuditLog(auditOptions),
+      store: new MemoryAccessStore(accessFile(config), { audit }),
+      audit,
       redis: null,
       health: null,
       keyUsage: new MemoryKeyUsageStore(),
@@ -117,27 +118,36 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
   const health = new RedisHealth(logger);
   const client = createRedisClient(config.redis, { name: 'cbg-main' });
   health.watch(client, 'main');
+  // The access store's own connection: its loads and whole-document swaps are bulk work, off the
+  // request path, so they get a longer command timeout than the hot path's.
+  const accessClient = createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs });
+  health.watch(accessClient, 'access');
   const subscriber = createRedisClient(config.redis, { name: 'cbg-subscriber' });
   health.watch(subscriber, 'subscriber');
+  const audit = new RedisAuditLog(accessClient, { keyPrefix: config.redis.keyPrefix, ...auditOptions });
   const store = new RedisAccessStore({
-    client,
+    client: accessClient,
     subscriber,
     keyPrefix: config.redis.keyPrefix,
     pollIntervalMs: config.redis.configPollIntervalMs,
     logger,
     seed: shouldSeedRedis(config) ? accessFile(config) : undefined,
+    audit,
+    changeRetentionMs: config.redis.accessChangeRetentionSeconds * 1000,
   });
   try {
     // Without Redis at start there is no last good copy to serve: fail, and let the
     // orchestrator restart us, rather than answer every vendor with 503.
     await store.init();
+    await audit.migrate();
   } catch (err) {
     await store.close();
+    client.disconnect();
     throw new StartupError(`Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
   }
   return {
     store,
-    audit: new RedisAuditLog(client, { keyPrefix: config.redis.keyPrefix, ...auditOptions }),
+    audit,
     redis: client,
     health,
     keyUsage: new RedisKeyUsageStore(client, config.redis.keyPrefix),
@@ -201,7 +211,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   await access.start();
 
   const metrics = createMetrics(undefined, { accessConfigAgeSeconds: () => access.status().ageSeconds });
-  access.onSnapshot((snapshot) => metrics.accessConfigVersion.set(snapshot.version));
+  access.onVersion((version) => metrics.accessConfigVersion.set(version));
   if (health) {
     metrics.redisUp.set(health.up ? 1 : 0);
     health.onChange((up) => metrics.redisUp.set(up ? 1 : 0));
@@ -264,7 +274,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
   const adminApp = createAdminApp({
-    service: new AccessService(store, { keyUsage }),
+    service: new AccessService(access, store, { keyUsage }),
+    maxDocumentBytes: config.admin.maxDocumentBytes,
     audit: backend.audit,
     adminToken: adminToken.token,
     logger,
@@ -310,8 +321,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       // The last spans, of the requests just drained, go out before the process ends.
       await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent'));
       await keyUsage.stop();
-      // Closes the Redis connections too, after the listeners: in-flight requests may still count.
+      // The Redis connections close after the listeners: in-flight requests may still count.
       await store.close();
+      if (backend.redis) await closeRedisClient(backend.redis);
       breakers.shutdown();
       coreAgents.destroy();
       vendorTls?.stop();

@@ -1,37 +1,44 @@
 /**
- * The admin operations on the access document: vendors, keys, licences, user permissions,
- * rate limits and the whole document, each a read-modify-write of one document version.
+ * The admin operations on the access config: vendors, keys, licences, user permissions, rate
+ * limits and the whole document, each a change to the few records it touches.
  *
- * Reads and replaces the document through an AccessStore, and drops the last-use times of keys
- * a write removed (keyUsage); sets nothing else. Every write goes through
- * `store.replace(document, expectedVersion)` and is retried on a version conflict, so two
- * admins on two instances never lose each other's update; writes from this instance are
- * also queued, so they never conflict with each other. Each result is validated by the access
- * document schema before it is stored. A write returns its result and a `Change` (what, on
- * which target, before, after) for the audit log; no change ever holds a key's secret, and
- * keys are shown without their hash outside the whole-document operations.
+ * Reads the live AccessIndex (brought up to the store's version first, so an admin reads what
+ * any instance last wrote) and commits changes through the AccessStore: each write computes the
+ * operations on the records it changes, guarded by what those records held, and commits them
+ * with their audit entry in one atomic step; when another admin changed one of them meanwhile,
+ * the write is computed again on the new state (never applied blindly). Writes from this
+ * instance are queued, so they never conflict with each other. Every record is validated by its
+ * schema before it is stored. Drops the last-use times of keys a write removed (keyUsage). A
+ * write returns its result and a `Change` (what, on which target, before, after); no change ever
+ * holds a key's secret, and keys are shown without their hash outside the whole-document
+ * operations. A whole-document write with many changes is staged and swapped in as one version.
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
+import type { AuditEntryInput } from '../admin/audit';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
-import {
-  accessDocumentSchema,
-  rateLimitSchema,
-  type AccessDocument,
-  type ApiKeyRecord,
-  type Licence,
-  type Permission,
-  type RateLimit,
-  type User,
-  type Vendor,
-} from './model';
-import { VersionConflictError, type AccessStore } from './access-store';
+import { parseAccessDocumentInPlace, rateLimitSchema, type AccessDocument, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
+import { RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
+import {
+  keyRecord,
+  operationsBetween,
+  RECORD_SCHEMAS,
+  removedKeyIds,
+  takeRecords,
+  type AccessOp,
+  type AccessRecords,
+  type KeyEntity,
+  type UserRecord,
+  type VendorRecord,
+} from './access-state';
+import type { AccessIndex } from './access-index';
+import type { AccessCache } from './cache';
 import type { KeyUsageTracker } from './key-usage';
 import { createVendorInput, fieldErrors, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
-export type VendorView = Omit<Vendor, 'keys'> & { keys: KeyView[] };
+export type VendorView = VendorRecord & { keys: KeyView[] };
 /** The answer to a key issue: the only place the secret ever appears. */
 export type IssuedKey = KeyView & { secret: string };
 
@@ -65,87 +72,142 @@ export interface ReplaceOptions {
   readonly expectedVersion?: number;
 }
 
+/** One page of a list: `next` is the id to continue after, when there is more. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly next: string | null;
+}
+
+export interface PageRequest {
+  /** At most this many items; all of them when absent. */
+  readonly limit?: number;
+  /** Continue after this id (the previous page's `next`). */
+  readonly after?: string;
+}
+
+/** The whole document as text, in pieces, at one version (for a streamed answer). */
+export interface DocumentExport {
+  readonly version: number;
+  readonly chunks: Iterable<string>;
+}
+
 export interface AccessServiceOptions {
-  /** Attempts per write when other instances keep changing the document meanwhile. */
+  /** Attempts per write when other instances keep changing the same records meanwhile. */
   readonly maxAttempts?: number;
-  /** Where each key's lastUsedAt comes from (kept apart from the document; see key-usage.ts). */
+  /** Where each key's lastUsedAt comes from (kept apart from the records; see key-usage.ts). */
   readonly keyUsage?: Pick<KeyUsageTracker, 'lastUsed' | 'forgetRemoved'>;
+  /** Whole-document writes with more operations than this are staged and swapped in. */
+  readonly bulkThreshold?: number;
 }
 
 const DEFAULT_MAX_ATTEMPTS = 10;
+const DEFAULT_BULK_THRESHOLD = 1000;
+/** Keys per piece of a streamed export. */
+const EXPORT_CHUNK = 500;
 
 const newId = (kind: string): string => `${kind}-${randomBytes(6).toString('hex')}`;
 
-function keyView(record: ApiKeyRecord): KeyView {
-  const { hash: _hash, ...view } = record;
+function keyView(key: KeyEntity | ApiKeyRecord): KeyView {
+  const { hash: _hash, ...view } = 'vendorId' in key ? keyRecord(key) : key;
   return view;
 }
 
-function vendorView(vendor: Vendor): VendorView {
-  return { ...vendor, keys: vendor.keys.map(keyView) };
+/** A plan for one write: its result, the audit change, and the operations that make it. */
+interface Plan<T> {
+  readonly result: T;
+  readonly change: Change | null;
+  readonly ops: AccessOp[];
 }
 
-/**
- * A revoked key never comes back: an old exported file applied after a revocation (a leaked
- * key, say) would otherwise make it work again. Issue a new key instead.
- */
-function refuseRevivedKeys(live: AccessDocument, next: AccessDocument): void {
-  const revoked = new Set(live.vendors.flatMap((v) => v.keys.filter((k) => k.status === 'revoked').map((k) => k.hash)));
-  const revived = next.vendors.flatMap((v) => v.keys.filter((k) => k.status !== 'revoked' && revoked.has(k.hash)).map((k) => k.id));
-  if (revived.length > 0) {
-    throw new GatewayError('conflict', `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`);
-  }
-}
+const unchanged = <T>(result: T): Plan<T> => ({ result, change: null, ops: [] });
 
-function findVendor(doc: AccessDocument, vendorId: string): Vendor {
-  const vendor = doc.vendors.find((v) => v.id === vendorId);
+function findVendor(index: AccessIndex, vendorId: string): VendorRecord {
+  const vendor = index.vendor(vendorId);
   if (!vendor) throw new GatewayError('not_found', `No vendor "${vendorId}".`);
   return vendor;
 }
 
-function findUser(doc: AccessDocument, userId: string): User {
-  const user = doc.users.find((u) => u.id === userId);
+function findUser(index: AccessIndex, userId: string): UserRecord {
+  const user = index.user(userId);
   if (!user) throw new GatewayError('not_found', `No user "${userId}".`);
   return user;
 }
 
-function findKey(doc: AccessDocument, keyId: string): ApiKeyRecord {
-  for (const vendor of doc.vendors) {
-    const key = vendor.keys.find((k) => k.id === keyId);
-    if (key) return key;
-  }
-  throw new GatewayError('not_found', `No key "${keyId}".`);
+function findKey(index: AccessIndex, keyId: string): KeyEntity {
+  const key = index.key(keyId);
+  if (!key) throw new GatewayError('not_found', `No key "${keyId}".`);
+  return key;
 }
 
 function duplicate(what: string, id: string): GatewayError {
   return new GatewayError('conflict', `A ${what} with id "${id}" already exists.`);
 }
 
-function validateDocument(doc: AccessDocument): AccessDocument {
-  const result = accessDocumentSchema.safeParse(doc);
-  if (!result.success) {
-    throw new GatewayError('invalid_request', 'The change would make the access document invalid; see errors.', {
-      errors: fieldErrors(result.error),
-    });
+/** Each record a write would store, checked by its schema: a 400 naming every bad field. */
+function validateOps(ops: readonly AccessOp[]): void {
+  for (const op of ops) {
+    if (!op.value) continue;
+    const result = RECORD_SCHEMAS[op.kind].safeParse(op.value);
+    if (!result.success) {
+      throw new GatewayError('invalid_request', 'The change would make the access config invalid; see errors.', { errors: fieldErrors(result.error) });
+    }
   }
-  return result.data;
+}
+
+/**
+ * A revoked key never comes back: an old exported file applied after a revocation (a leaked
+ * key, say) would otherwise make it work again. Issue a new key instead.
+ */
+function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
+  const revived = next.keys.filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked').map((k) => k.id);
+  if (revived.length > 0) {
+    throw new GatewayError('conflict', `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`);
+  }
+}
+
+/** The page of sorted `ids` after `after`, at most `limit` long. */
+function pageOf(ids: readonly string[], { limit, after }: PageRequest): { ids: readonly string[]; next: string | null } {
+  let start = 0;
+  if (after !== undefined) {
+    // Binary search: the first id greater than `after`.
+    let low = 0;
+    let high = ids.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((ids[mid] as string) <= after) low = mid + 1;
+      else high = mid;
+    }
+    start = low;
+  }
+  const end = limit === undefined ? ids.length : Math.min(ids.length, start + limit);
+  return { ids: ids.slice(start, end), next: end < ids.length && end > start ? (ids[end - 1] as string) : null };
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class AccessService {
   private readonly maxAttempts: number;
+  private readonly bulkThreshold: number;
+  private readonly keyUsage: AccessServiceOptions['keyUsage'];
   /** The last queued write of this instance; each write starts after the one before. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
-  private readonly keyUsage: AccessServiceOptions['keyUsage'];
-
   constructor(
+    private readonly cache: AccessCache,
     private readonly store: AccessStore,
     options: AccessServiceOptions = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.bulkThreshold = options.bulkThreshold ?? DEFAULT_BULK_THRESHOLD;
     this.keyUsage = options.keyUsage;
+  }
+
+  /** The index at the store's current version: what any instance last wrote. */
+  private async index(): Promise<AccessIndex> {
+    await this.cache.sync();
+    const index = this.cache.index;
+    if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } });
+    return index;
   }
 
   /** Key views with lastUsedAt filled in from the usage tracker. */
@@ -158,21 +220,26 @@ export class AccessService {
     });
   }
 
-  async listVendors(): Promise<VendorView[]> {
-    const { document } = await this.store.read();
-    return Promise.all(document.vendors.map(async (v) => ({ ...vendorView(v), keys: await this.withLastUse(v.keys.map(keyView)) })));
+  private async vendorView(index: AccessIndex, vendor: VendorRecord): Promise<VendorView> {
+    return { ...vendor, keys: await this.withLastUse(index.keysOf(vendor.id).map(keyView)) };
+  }
+
+  async listVendors(page: PageRequest = {}): Promise<Page<VendorView>> {
+    const index = await this.index();
+    const { ids, next } = pageOf(index.vendorIds(), page);
+    const items = await Promise.all(ids.map((id) => this.vendorView(index, findVendor(index, id))));
+    return { items, next };
   }
 
   async getVendor(vendorId: string): Promise<VendorView> {
-    const { document } = await this.store.read();
-    const view = vendorView(findVendor(document, vendorId));
-    return { ...view, keys: await this.withLastUse(view.keys) };
+    const index = await this.index();
+    return this.vendorView(index, findVendor(index, vendorId));
   }
 
-  async createVendor(input: unknown): Promise<Outcome<VendorView>> {
+  async createVendor(input: unknown, actor: string): Promise<Outcome<VendorView>> {
     const body = parseInput(createVendorInput, input, 'vendor');
-    return this.write((doc) => {
-      if (doc.vendors.some((v) => v.id === body.id)) throw duplicate('vendor', body.id);
+    return this.write(actor, (index) => {
+      if (index.vendor(body.id)) throw duplicate('vendor', body.id);
       const licenceIds = new Set<string>();
       const licences = body.licences.map((licence) => {
         const id = licence.id ?? newId('lic');
@@ -180,50 +247,72 @@ export class AccessService {
         licenceIds.add(id);
         return { ...licence, id };
       });
-      const vendor: Vendor = { ...body, licences, keys: [] };
-      doc.vendors.push(vendor);
-      const view = vendorView(vendor);
-      return { result: view, change: { action: 'vendor.create', target: `vendors/${vendor.id}`, before: null, after: view } };
+      const vendor: VendorRecord = { ...body, licences };
+      const view: VendorView = { ...vendor, keys: [] };
+      return {
+        result: view,
+        change: { action: 'vendor.create', target: `vendors/${vendor.id}`, before: null, after: view },
+        ops: [{ kind: 'vendor', id: vendor.id, value: vendor, expect: null }],
+      };
     });
   }
 
-  async patchVendor(vendorId: string, input: unknown): Promise<Outcome<VendorView>> {
+  async patchVendor(vendorId: string, input: unknown, actor: string): Promise<Outcome<VendorView>> {
     const patch = parseInput(patchVendorInput, input, 'vendor change');
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
-      const before = vendorView(structuredClone(vendor));
-      if (patch.name !== undefined) vendor.name = patch.name;
-      if (patch.status !== undefined) vendor.status = patch.status;
-      if (patch.rateLimit !== undefined) vendor.rateLimit = patch.rateLimit;
-      const after = vendorView(vendor);
-      const change = sameValue(before, after) ? null : { action: 'vendor.update', target: `vendors/${vendorId}`, before, after };
-      return { result: after, change };
+    return this.write(actor, (index) => {
+      const vendor = findVendor(index, vendorId);
+      const updated: VendorRecord = { ...vendor };
+      if (patch.name !== undefined) updated.name = patch.name;
+      if (patch.status !== undefined) updated.status = patch.status;
+      if (patch.rateLimit !== undefined) updated.rateLimit = patch.rateLimit;
+      const keys = index.keysOf(vendorId).map(keyView);
+      const after: VendorView = { ...updated, keys };
+      if (sameValue(vendor, updated)) return unchanged(after);
+      return {
+        result: after,
+        change: { action: 'vendor.update', target: `vendors/${vendorId}`, before: { ...vendor, keys }, after },
+        ops: [{ kind: 'vendor', id: vendorId, value: updated, expect: vendor }],
+      };
     });
   }
 
   /** Removes the vendor with its keys and licences; users and their permissions stay. */
-  async deleteVendor(vendorId: string): Promise<Outcome<null>> {
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
-      doc.vendors = doc.vendors.filter((v) => v !== vendor);
-      return { result: null, change: { action: 'vendor.delete', target: `vendors/${vendorId}`, before: vendorView(vendor), after: null } };
+  async deleteVendor(vendorId: string, actor: string): Promise<Outcome<null>> {
+    return this.write(actor, (index) => {
+      const vendor = findVendor(index, vendorId);
+      const keys = index.keysOf(vendorId);
+      return {
+        result: null,
+        change: { action: 'vendor.delete', target: `vendors/${vendorId}`, before: { ...vendor, keys: keys.map(keyView) }, after: null },
+        ops: [
+          { kind: 'vendor', id: vendorId, value: null, expect: vendor },
+          ...keys.map((key): AccessOp => ({ kind: 'key', id: key.id, value: null, expect: key })),
+        ],
+      };
     });
   }
 
-  async listKeys(vendorId: string): Promise<KeyView[]> {
-    const { document } = await this.store.read();
-    return this.withLastUse(findVendor(document, vendorId).keys.map(keyView));
+  async listKeys(vendorId: string, page: PageRequest = {}): Promise<Page<KeyView>> {
+    const index = await this.index();
+    findVendor(index, vendorId);
+    const keys = index.keysOf(vendorId);
+    const { ids, next } = pageOf(
+      keys.map((k) => k.id),
+      page,
+    );
+    const chosen = new Set(ids);
+    return { items: await this.withLastUse(keys.filter((k) => chosen.has(k.id)).map(keyView)), next };
   }
 
   /** Issues a key: the secret is in the result only, once; the store keeps its hash and prefix. */
-  async issueKey(vendorId: string, input: unknown): Promise<Outcome<IssuedKey>> {
+  async issueKey(vendorId: string, input: unknown, actor: string): Promise<Outcome<IssuedKey>> {
     const body = parseInput(issueKeyInput, input, 'key request');
     const secret = generateApiKey();
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
+    return this.write(actor, (index) => {
+      findVendor(index, vendorId);
       const id = body.id ?? newId('key');
-      if (doc.vendors.some((v) => v.keys.some((k) => k.id === id))) throw duplicate('key', id);
-      const record: ApiKeyRecord = {
+      if (index.key(id)) throw duplicate('key', id);
+      const key: KeyEntity = {
         id,
         prefix: apiKeyPrefix(secret),
         hash: hashApiKey(secret),
@@ -232,82 +321,90 @@ export class AccessService {
         createdAt: new Date().toISOString(),
         ...(body.expiresAt === undefined ? {} : { expiresAt: body.expiresAt }),
         ...(body.certificateThumbprints === undefined ? {} : { certificateThumbprints: body.certificateThumbprints }),
+        vendorId,
       };
-      vendor.keys.push(record);
-      const view = keyView(record);
+      const view = keyView(key);
       return {
         result: { ...view, secret },
         change: { action: 'key.issue', target: `vendors/${vendorId}/keys/${id}`, before: null, after: view },
+        // The store refuses a key whose vendor is gone by then; the retry then answers 404.
+        ops: [{ kind: 'key', id, value: key, expect: null }],
       };
     });
   }
 
   /** Binds the key to other certificates, or unbinds it (an empty list); the secret stays. */
-  async patchKey(keyId: string, input: unknown): Promise<Outcome<KeyView>> {
+  async patchKey(keyId: string, input: unknown, actor: string): Promise<Outcome<KeyView>> {
     const body = parseInput(patchKeyInput, input, 'key change');
-    return this.write((doc) => {
-      const key = findKey(doc, keyId);
-      const before = keyView(structuredClone(key));
-      if (body.certificateThumbprints.length === 0) delete key.certificateThumbprints;
-      else key.certificateThumbprints = body.certificateThumbprints;
-      const after = keyView(key);
-      if (sameValue(before, after)) return { result: after, change: null };
-      return { result: after, change: { action: 'key.update', target: `keys/${keyId}`, before, after } };
+    return this.write(actor, (index) => {
+      const key = findKey(index, keyId);
+      const { certificateThumbprints: _old, ...rest } = key;
+      const updated: KeyEntity = body.certificateThumbprints.length === 0 ? rest : { ...rest, certificateThumbprints: body.certificateThumbprints };
+      const before = keyView(key);
+      const after = keyView(updated);
+      if (sameValue(before, after)) return unchanged(after);
+      return { result: after, change: { action: 'key.update', target: `keys/${keyId}`, before, after }, ops: [{ kind: 'key', id: keyId, value: updated, expect: key }] };
     });
   }
 
-  /** Marks the key revoked; it stays in the document so the audit trail can name it. */
-  async revokeKey(keyId: string): Promise<Outcome<KeyView>> {
-    return this.write((doc) => {
-      const key = findKey(doc, keyId);
-      if (key.status === 'revoked') return { result: keyView(key), change: null };
-      const before = keyView(structuredClone(key));
-      key.status = 'revoked';
-      const after = keyView(key);
-      return { result: after, change: { action: 'key.revoke', target: `keys/${keyId}`, before, after } };
+  /** Marks the key revoked; it stays in the config so the audit trail can name it. */
+  async revokeKey(keyId: string, actor: string): Promise<Outcome<KeyView>> {
+    return this.write(actor, (index) => {
+      const key = findKey(index, keyId);
+      if (key.status === 'revoked') return unchanged(keyView(key));
+      const updated: KeyEntity = { ...key, status: 'revoked' };
+      const after = keyView(updated);
+      return { result: after, change: { action: 'key.revoke', target: `keys/${keyId}`, before: keyView(key), after }, ops: [{ kind: 'key', id: keyId, value: updated, expect: key }] };
     });
   }
 
   async listLicences(vendorId: string): Promise<Licence[]> {
-    const { document } = await this.store.read();
-    return findVendor(document, vendorId).licences;
+    return findVendor(await this.index(), vendorId).licences;
   }
 
-  async grantLicence(vendorId: string, input: unknown): Promise<Outcome<Licence>> {
+  async grantLicence(vendorId: string, input: unknown, actor: string): Promise<Outcome<Licence>> {
     const body = parseInput(grantLicenceInput, input, 'licence');
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
+    return this.write(actor, (index) => {
+      const vendor = findVendor(index, vendorId);
       const id = body.id ?? newId('lic');
       if (vendor.licences.some((l) => l.id === id)) throw duplicate('licence', id);
       const licence: Licence = { ...body, id };
-      vendor.licences.push(licence);
       return {
         result: licence,
         change: { action: 'licence.grant', target: `vendors/${vendorId}/licences/${id}`, before: null, after: licence },
+        ops: [{ kind: 'vendor', id: vendorId, value: { ...vendor, licences: [...vendor.licences, licence] }, expect: vendor }],
       };
     });
   }
 
-  async revokeLicence(vendorId: string, licenceId: string): Promise<Outcome<null>> {
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
+  async revokeLicence(vendorId: string, licenceId: string, actor: string): Promise<Outcome<null>> {
+    return this.write(actor, (index) => {
+      const vendor = findVendor(index, vendorId);
       const licence = vendor.licences.find((l) => l.id === licenceId);
       if (!licence) throw new GatewayError('not_found', `Vendor "${vendorId}" has no licence "${licenceId}".`);
-      vendor.licences = vendor.licences.filter((l) => l !== licence);
       return {
         result: null,
         change: { action: 'licence.revoke', target: `vendors/${vendorId}/licences/${licenceId}`, before: licence, after: null },
+        ops: [{ kind: 'vendor', id: vendorId, value: { ...vendor, licences: vendor.licences.filter((l) => l !== licence) }, expect: vendor }],
       };
     });
   }
 
-  async listPermissions(userId: string): Promise<Permission[]> {
-    const { document } = await this.store.read();
-    return findUser(document, userId).permissions;
+  async listUsers(page: PageRequest = {}): Promise<Page<UserRecord>> {
+    const index = await this.index();
+    const { ids, next } = pageOf(index.userIds(), page);
+    return { items: ids.map((id) => findUser(index, id)), next };
+  }
+
+  async listPermissions(userId: string, page: PageRequest = {}): Promise<Page<Permission>> {
+    const { permissions } = findUser(await this.index(), userId);
+    const byId = new Map(permissions.map((p) => [p.id, p]));
+    const { ids, next } = pageOf([...byId.keys()].sort(), page);
+    return { items: ids.map((id) => byId.get(id) as Permission), next };
   }
 
   /** Grants a permission; the user is created by their first grant. */
-  async grantPermission(userId: string, input: unknown): Promise<Outcome<Permission>> {
+  async grantPermission(userId: string, input: unknown, actor: string): Promise<Outcome<Permission>> {
     const body = parseInput(grantPermissionInput, input, 'permission');
     const userIdResult = idSchema.safeParse(userId);
     if (!userIdResult.success) {
@@ -315,88 +412,144 @@ export class AccessService {
         errors: userIdResult.error.issues.map((issue) => ({ field: 'userId', message: issue.message })),
       });
     }
-    return this.write((doc) => {
-      let user = doc.users.find((u) => u.id === userId);
-      if (!user) {
-        user = { id: userId, permissions: [] };
-        doc.users.push(user);
-      }
+    return this.write(actor, (index) => {
+      const user = index.user(userId);
+      const permissions = user?.permissions ?? [];
       const id = body.id ?? newId('perm');
-      if (user.permissions.some((p) => p.id === id)) throw duplicate('permission', id);
+      if (permissions.some((p) => p.id === id)) throw duplicate('permission', id);
       const permission: Permission = { id, api: body.api };
-      user.permissions.push(permission);
       return {
         result: permission,
         change: { action: 'permission.grant', target: `users/${userId}/permissions/${id}`, before: null, after: permission },
+        ops: [{ kind: 'user', id: userId, value: { id: userId, permissions: [...permissions, permission] }, expect: user ?? null }],
       };
     });
   }
 
-  async revokePermission(userId: string, permissionId: string): Promise<Outcome<null>> {
-    return this.write((doc) => {
-      const user = findUser(doc, userId);
+  async revokePermission(userId: string, permissionId: string, actor: string): Promise<Outcome<null>> {
+    return this.write(actor, (index) => {
+      const user = findUser(index, userId);
       const permission = user.permissions.find((p) => p.id === permissionId);
       if (!permission) throw new GatewayError('not_found', `User "${userId}" has no permission "${permissionId}".`);
-      user.permissions = user.permissions.filter((p) => p !== permission);
       return {
         result: null,
         change: { action: 'permission.revoke', target: `users/${userId}/permissions/${permissionId}`, before: permission, after: null },
+        ops: [{ kind: 'user', id: userId, value: { ...user, permissions: user.permissions.filter((p) => p !== permission) }, expect: user }],
       };
     });
   }
 
-  async setRateLimit(vendorId: string, input: unknown): Promise<Outcome<RateLimit>> {
+  async setRateLimit(vendorId: string, input: unknown, actor: string): Promise<Outcome<RateLimit>> {
     const rateLimit = parseInput(rateLimitSchema, input, 'rate limit');
-    return this.write((doc) => {
-      const vendor = findVendor(doc, vendorId);
+    return this.write(actor, (index) => {
+      const vendor = findVendor(index, vendorId);
       const before = vendor.rateLimit ?? null;
-      vendor.rateLimit = rateLimit;
-      const change = sameValue(before, rateLimit)
-        ? null
-        : { action: 'rate-limit.set', target: `vendors/${vendorId}/rate-limit`, before, after: rateLimit };
-      return { result: rateLimit, change };
+      if (sameValue(before, rateLimit)) return unchanged(rateLimit);
+      return {
+        result: rateLimit,
+        change: { action: 'rate-limit.set', target: `vendors/${vendorId}/rate-limit`, before, after: rateLimit },
+        ops: [{ kind: 'vendor', id: vendorId, value: { ...vendor, rateLimit }, expect: vendor }],
+      };
     });
   }
 
-  /** The whole document as stored (keys with their hashes, so it can be applied again). */
+  /** The whole document (keys with their hashes, so it can be applied again), as one value. */
   async getDocument(): Promise<{ version: number; document: AccessDocument }> {
-    const { version, document } = await this.store.read();
-    return { version, document };
+    const index = await this.index();
+    return { version: index.version, document: index.toDocument() };
   }
 
   /**
-   * Replaces the whole document at once, or (dry run) says what that would change. The audit
-   * change holds the versions and the diff, not two copies of the document.
+   * The whole document as JSON text in pieces, all from the records in force when it was called
+   * (later changes do not show in it), so a large config is sent without one huge string.
    */
-  async replaceDocument(input: unknown, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
+  async exportDocument(): Promise<DocumentExport> {
+    const index = await this.index();
+    const { version } = index;
+    const { vendors, keys, users } = index.records();
+    const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const keysByVendor = new Map<string, KeyEntity[]>();
+    for (const key of keys) {
+      const list = keysByVendor.get(key.vendorId);
+      if (list) list.push(key);
+      else keysByVendor.set(key.vendorId, [key]);
+    }
+    function* chunks(): Iterable<string> {
+      yield '{"vendors":[';
+      const sortedVendors = [...vendors].sort(byId);
+      for (let i = 0; i < sortedVendors.length; i++) {
+        const vendor = sortedVendors[i] as VendorRecord;
+        // The vendor's own fields, then its keys in pieces: one vendor may hold most of the keys.
+        yield `${i > 0 ? ',' : ''}${JSON.stringify({ ...vendor, keys: [] }).slice(0, -2)}`;
+        const vendorKeys = (keysByVendor.get(vendor.id) ?? []).sort(byId);
+        for (let k = 0; k < vendorKeys.length; k += EXPORT_CHUNK) {
+          const piece = vendorKeys.slice(k, k + EXPORT_CHUNK).map((key) => JSON.stringify(keyRecord(key)));
+          yield `${k > 0 ? ',' : ''}${piece.join(',')}`;
+        }
+        yield ']}';
+      }
+      yield '],"users":[';
+      const sortedUsers = [...users].sort(byId);
+      for (let u = 0; u < sortedUsers.length; u += EXPORT_CHUNK) {
+        yield `${u > 0 ? ',' : ''}${sortedUsers
+          .slice(u, u + EXPORT_CHUNK)
+          .map((user) => JSON.stringify(user))
+          .join(',')}`;
+      }
+      yield ']}';
+    }
+    return { version, chunks: chunks() };
+  }
+
+  /**
+   * Replaces the whole document at once, or (dry run) says what that would change. Writes only
+   * the records that differ, as one version; many changes are staged and swapped in whole. The
+   * audit change holds the versions and the diff, not two copies of the document.
+   */
+  async replaceDocument(input: unknown, actor: string, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
     // An empty body must not read as "an empty document" and wipe every vendor.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new GatewayError('invalid_request', 'Send the whole access document (vendors, users) as the body.', {
         errors: [{ field: '(root)', message: 'an access document object' }],
       });
     }
-    const next = parseInput(accessDocumentSchema, input, 'access document');
+    const parsed = parseAccessDocumentInPlace(input);
+    if (!parsed.success) throw new GatewayError('invalid_request', 'The access document is not valid; see errors.', { errors: fieldErrors(parsed.error) });
+    const next = parsed.data;
+    const nextRecords = takeRecords(next);
     const { expectedVersion } = options;
-    if (options.dryRun) {
-      const { version, document } = await this.store.read();
+    const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex }> => {
+      const index = await this.index();
+      const { version } = index;
       if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
-      return { result: { dryRun: true, applied: false, version, diff: diffAccessDocuments(document, next) }, change: null };
+      const ops = operationsBetween(index.records(), nextRecords);
+      return { version, ops, index, diff: diffAccessDocuments(index.documentForDiff(), next) };
+    };
+    if (options.dryRun) {
+      const { version, diff } = await plan();
+      return { result: { dryRun: true, applied: false, version, diff }, change: null };
     }
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
-        const { version, document } = await this.store.read();
-        if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
-        const diff = diffAccessDocuments(document, next);
-        if (diff.identical) return { result: { dryRun: false, applied: false, version, diff }, change: null };
-        refuseRevivedKeys(document, next);
+        const { version, ops, index, diff } = await plan();
+        if (ops.length === 0) return { result: { dryRun: false, applied: false, version, diff }, change: null };
+        refuseRevivedKeys(index, nextRecords);
+        // The script raises the version by one when this one still holds: the audit entry can say so.
+        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { version: version + 1, diff } };
+        const audit: AuditEntryInput = { actor, ...change };
         try {
-          const newVersion = await this.store.replace(next, version);
-          await this.keyUsage?.forgetRemoved(document, next);
-          return {
-            result: { dryRun: false, applied: true, version: newVersion, diff },
-            change: { action: 'access.replace', target: 'access', before: { version }, after: { version: newVersion, diff } },
-          };
+          let newVersion: number;
+          if (ops.length > this.bulkThreshold) {
+            const written = await this.store.replaceAll(nextRecords, { expectedVersion: version, audit });
+            this.cache.adopt(nextRecords, written);
+            newVersion = written.version;
+          } else {
+            newVersion = await this.store.commit({ ops, expectedVersion: version, audit });
+          }
+          await this.afterCommit(ops);
+          return { result: { dryRun: false, applied: true, version: newVersion, diff }, change };
         } catch (err) {
+          if (expectedVersion !== undefined && err instanceof VersionConflictError) throw this.staleVersion(expectedVersion, err.actual);
           await this.afterConflict(err, attempt);
         }
       }
@@ -407,14 +560,23 @@ export class AccessService {
     return new GatewayError('conflict', `The access document is at version ${actual}, not ${expected}; read it again and retry.`);
   }
 
-  /** Rethrows anything but a version conflict, and a conflict once the attempts are spent. */
+  /** Rethrows anything but a lost race, and a lost race once the attempts are spent. */
   private async afterConflict(err: unknown, attempt: number): Promise<void> {
-    if (!(err instanceof VersionConflictError)) throw err;
+    if (err instanceof RecordConflictError && err.reason === 'duplicate_key_hash') {
+      throw new GatewayError('conflict', `Key "${err.id}" has the same hash as another key; every key needs its own secret.`, { cause: err });
+    }
+    if (!(err instanceof VersionConflictError || err instanceof RecordConflictError)) throw err;
     if (attempt >= this.maxAttempts) {
-      throw new GatewayError('conflict', 'The access document kept changing during this write; try again.', { cause: err });
+      throw new GatewayError('conflict', 'The access config kept changing during this write; try again.', { cause: err });
     }
     // Jitter, so two instances that collided do not collide again in lockstep.
     await pause(Math.random() * 10 * attempt);
+  }
+
+  /** Read-your-writes on this instance, and the removed keys' last-use times dropped. */
+  private async afterCommit(ops: readonly AccessOp[]): Promise<void> {
+    await this.cache.sync();
+    await this.keyUsage?.forgetRemoved(removedKeyIds(ops));
   }
 
   private queued<T>(run: () => Promise<T>): Promise<T> {
@@ -423,19 +585,17 @@ export class AccessService {
     return next;
   }
 
-  /** Read, change a private copy, validate, replace if the version still holds; else again. */
-  private write<T>(mutate: (draft: AccessDocument) => Outcome<T>): Promise<Outcome<T>> {
+  /** Plan on the current records, validate, commit if every guard still holds; else again. */
+  private write<T>(actor: string, plan: (index: AccessIndex) => Plan<T>): Promise<Outcome<T>> {
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
-        const { version, document } = await this.store.read();
-        const draft = structuredClone(document);
-        const outcome = mutate(draft);
-        if (outcome.change === null) return outcome;
-        const validated = validateDocument(draft);
+        const { result, change, ops } = plan(await this.index());
+        if (change === null || ops.length === 0) return { result, change: null };
+        validateOps(ops);
         try {
-          await this.store.replace(validated, version);
-          await this.keyUsage?.forgetRemoved(document, validated);
-          return outcome;
+          await this.store.commit({ ops, audit: { actor, ...change } });
+          await this.afterCommit(ops);
+          return { result, change };
         } catch (err) {
           await this.afterConflict(err, attempt);
         }

@@ -1,13 +1,17 @@
 /**
- * The hot-path access cache: holds the current AccessSnapshot and swaps in a new one when
- * the store reports a change. Requests read `cache.snapshot` synchronously; no request ever
- * waits on the store.
+ * The hot-path access cache: holds the live AccessIndex and keeps it in step with the store.
+ * Requests read `cache.index` synchronously; no request ever waits on the store.
  *
- * Reads the access store; sets the snapshot, and reports loaded/version/age for health.
+ * Reads the access store: at start, and whenever it finds a gap it cannot fill, every record
+ * (in batches, into a new index swapped in whole once complete); otherwise only the changes it
+ * missed, each applied in one synchronous step, so a request sees the config before a change or
+ * after it, never half of it. A change too large to replay (a whole-document write) is loaded the
+ * same way as a gap. Sets the index, and reports loaded/version/age for health.
  */
 import type { Logger } from '../logging/logger';
-import { AccessSnapshot } from './snapshot';
-import type { AccessStore } from './access-store';
+import { AccessIndex } from './access-index';
+import type { AccessStore, LoadedAccess } from './access-store';
+import type { AccessRecords } from './access-state';
 
 export interface AccessCacheStatus {
   readonly loaded: boolean;
@@ -15,72 +19,132 @@ export interface AccessCacheStatus {
   readonly ageSeconds: number | null;
 }
 
+/** Past this many operations in a catch-up, loading everything again is the cheaper road. */
+const REPLAY_LIMIT = 5000;
+
 export class AccessCache {
-  private current: AccessSnapshot | null = null;
+  private current: AccessIndex | null = null;
+  private cursor = '';
   private unsubscribe: (() => void) | null = null;
-  private refreshing: Promise<void> | null = null;
+  private syncing: Promise<void> | null = null;
   private again: Promise<void> | null = null;
-  private readonly snapshotListeners = new Set<(snapshot: AccessSnapshot) => void>();
+  private readonly versionListeners = new Set<(version: number) => void>();
 
   constructor(
     private readonly store: AccessStore,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    store.serveAsLastGoodCopy?.(() => (this.current ? { version: this.current.version, records: this.current.records() } : null));
+  }
 
-  /** Loads the first snapshot and follows changes from then on. */
+  /** Loads the config and follows changes from then on. */
   async start(): Promise<void> {
-    await this.refresh();
+    await this.sync();
     this.unsubscribe = this.store.subscribe(() => {
-      this.refresh().catch((err: unknown) => this.logger.warn({ err }, 'access config refresh failed; serving the last good copy'));
+      this.sync().catch((err: unknown) => this.logger.warn({ err }, 'access config refresh failed; serving the last good copy'));
     });
   }
 
-  /** Calls `listener` with each new snapshot once it serves requests. */
-  onSnapshot(listener: (snapshot: AccessSnapshot) => void): void {
-    this.snapshotListeners.add(listener);
-    if (this.current) listener(this.current);
+  /** Calls `listener` with each new version once it serves requests. */
+  onVersion(listener: (version: number) => void): void {
+    this.versionListeners.add(listener);
+    if (this.current) listener(this.current.version);
   }
 
-  get snapshot(): AccessSnapshot | null {
+  get index(): AccessIndex | null {
     return this.current;
   }
 
   status(nowMs = Date.now()): AccessCacheStatus {
-    const snapshot = this.current;
-    if (!snapshot) return { loaded: false, version: null, ageSeconds: null };
-    return { loaded: true, version: snapshot.version, ageSeconds: Math.round((nowMs - snapshot.loadedAtMs) / 1000) };
+    const index = this.current;
+    if (!index) return { loaded: false, version: null, ageSeconds: null };
+    return { loaded: true, version: index.version, ageSeconds: Math.round((nowMs - index.changedAtMs) / 1000) };
   }
 
   /**
-   * Reads the store. A call made while a read is running may carry news that read started too
-   * early to see, so it schedules one more read after it (never more than one waiting).
+   * Brings the index up to the store's version. A call made while a sync is running may carry
+   * news that sync started too early to see, so it schedules one more after it (never more than
+   * one waiting).
    */
-  refresh(): Promise<void> {
-    if (this.refreshing) {
-      this.again ??= this.refreshing.catch(() => undefined).then(() => {
+  sync(): Promise<void> {
+    if (this.syncing) {
+      this.again ??= this.syncing.catch(() => undefined).then(() => {
         this.again = null;
-        return this.refresh();
+        return this.sync();
       });
       return this.again;
     }
-    this.refreshing = (async () => {
+    this.syncing = (async () => {
       try {
-        const { version, document } = await this.store.read();
-        if (!this.current || version !== this.current.version) {
-          this.current = new AccessSnapshot(document, version);
-          this.logger.info({ version }, 'access config loaded');
-          for (const listener of this.snapshotListeners) listener(this.current);
-        }
+        if (!this.current || !(await this.catchUp(this.current))) await this.reload();
       } finally {
-        this.refreshing = null;
+        this.syncing = null;
       }
     })();
-    return this.refreshing;
+    return this.syncing;
+  }
+
+  /**
+   * Serves records this instance itself just wrote whole (a whole-document write): they are the
+   * config at `version`, so there is nothing to load back from the store. Changes after `cursor`
+   * are replayed by the next sync as usual.
+   */
+  adopt(records: AccessRecords, loaded: LoadedAccess): void {
+    if (this.current && this.current.version >= loaded.version) return;
+    this.current = AccessIndex.fromRecords(records, loaded.version);
+    this.cursor = loaded.cursor;
+    this.logger.info({ version: loaded.version, keys: this.current.keyCount, vendors: this.current.vendorCount }, 'access config written whole by this instance');
+    this.announce(this.current);
   }
 
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    this.snapshotListeners.clear();
+    this.versionListeners.clear();
+  }
+
+  /** Replays the changes after the cursor; false when only a full load can bring it up to date. */
+  private async catchUp(index: AccessIndex, cursor = this.cursor): Promise<boolean> {
+    const found = await this.store.changesSince(cursor, index.version);
+    if (found === 'gap') return false;
+    const { changes } = found;
+    if (changes.length === 0) return true;
+    let operations = 0;
+    for (const change of changes) {
+      if (change.ops === null) return false;
+      operations += change.ops.length;
+    }
+    if (operations > REPLAY_LIMIT) return false;
+    // One synchronous step: no request runs between the first operation and the last.
+    for (const change of changes) index.apply(change.ops ?? [], change.version);
+    this.cursor = found.cursor;
+    if (index === this.current) this.announce(index);
+    return true;
+  }
+
+  /** Loads every record into a new index, catches it up, then swaps it in. */
+  private async reload(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      // Batches arrive between the store's reads, so the event loop runs between them.
+      const fresh = new AccessIndex(0);
+      const loaded = await this.store.load((batch) => fresh.putRecords(batch));
+      fresh.setVersion(loaded.version);
+      const previousCursor = this.cursor;
+      this.cursor = loaded.cursor;
+      if (await this.catchUp(fresh, loaded.cursor)) {
+        this.current = fresh;
+        this.logger.info({ version: fresh.version, keys: fresh.keyCount, vendors: fresh.vendorCount, ms: Date.now() - started }, 'access config loaded');
+        this.announce(fresh);
+        return;
+      }
+      // A whole-document write landed while loading: load again (a few times at most).
+      this.cursor = previousCursor;
+      if (attempt >= 3) throw new Error('the access config kept changing wholesale while loading; will retry on the next change');
+    }
+  }
+
+  private announce(index: AccessIndex): void {
+    for (const listener of this.versionListeners) listener(index.version);
   }
 }

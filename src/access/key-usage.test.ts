@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '../logging/logger';
-import { AccessService } from './access-service';
+import { accessServiceFor } from '../../test/support/access-service';
 import { MemoryAccessStore } from './access-store';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './key-usage';
 import { accessDocumentSchema } from './model';
@@ -47,16 +47,16 @@ describe.each([
 
   it("forgets the times of keys an access write removed: a deleted vendor's keys, keys a new document drops", async () => {
     const tracker = new KeyUsageTracker(store, 60_000, logger);
-    const service = new AccessService(new MemoryAccessStore(twoVendors()), { keyUsage: tracker });
+    const service = accessServiceFor(new MemoryAccessStore(twoVendors()), { keyUsage: tracker });
     await store.save(new Map([['acme-1', 1000], ['acme-2', 2000], ['beta-1', 3000]]));
     tracker.record('acme-2', 2500);
 
-    await service.deleteVendor('acme');
+    await service.deleteVendor('acme', 'admin:test');
     expect(await store.load(['acme-1', 'acme-2', 'beta-1'])).toEqual(new Map([['beta-1', 3000]]));
     await tracker.flush();
     expect(await store.load(['acme-2'])).toEqual(new Map());
 
-    await service.replaceDocument({ vendors: [{ id: 'beta', name: 'Beta', keys: [] }], users: [] });
+    await service.replaceDocument({ vendors: [{ id: 'beta', name: 'Beta', keys: [] }], users: [] }, 'admin:test');
     expect(await store.load(['beta-1'])).toEqual(new Map());
   });
 });

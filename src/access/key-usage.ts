@@ -11,7 +11,6 @@
  */
 import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from '../logging/logger';
-import type { AccessDocument } from './model';
 
 export interface KeyUsageStore {
   /** Records each key's last use (ms since the epoch), keeping the later of stored and given. */
@@ -19,12 +18,6 @@ export interface KeyUsageStore {
   load(keyIds: readonly string[]): Promise<Map<string, number>>;
   /** Removes the times of keys that no longer exist. */
   forget(keyIds: readonly string[]): Promise<void>;
-}
-
-/** Ids of the keys in `before` that `after` no longer holds. */
-export function removedKeyIds(before: AccessDocument, after: AccessDocument): string[] {
-  const kept = new Set(after.vendors.flatMap((v) => v.keys.map((k) => k.id)));
-  return before.vendors.flatMap((v) => v.keys.map((k) => k.id)).filter((id) => !kept.has(id));
 }
 
 export class MemoryKeyUsageStore implements KeyUsageStore {
@@ -133,12 +126,10 @@ export class KeyUsageTracker {
   }
 
   /**
-   * After a write replaced `before` with `after`: drops the removed keys' times. Never throws:
-   * the write has happened, and a leftover time is harmless (the next removal retries nothing,
-   * so it is logged).
+   * After a write removed keys: drops their times. Never throws: the write has happened, and a
+   * leftover time is harmless (the next removal retries nothing, so it is logged).
    */
-  async forgetRemoved(before: AccessDocument, after: AccessDocument): Promise<void> {
-    const removed = removedKeyIds(before, after);
+  async forgetRemoved(removed: readonly string[]): Promise<void> {
     if (removed.length === 0) return;
     for (const id of removed) this.pending.delete(id);
     await this.store.forget(removed).catch((err: unknown) => this.logger.warn({ err, keyIds: removed }, 'last-used times of removed keys not deleted'));

@@ -86,6 +86,28 @@ export const userSchema = z
   })
   .strict();
 
+type DocumentShape = { vendors: Array<{ id: string; keys: Array<{ id: string; hash: string }> }>; users: Array<{ id: string }> };
+
+/** Ids that must be unique across a document: vendors, users, keys and key hashes. */
+function duplicateIssues(doc: DocumentShape): z.core.$ZodIssue[] {
+  const issues: z.core.$ZodIssue[] = [];
+  const unique = (values: Iterable<[string, (string | number)[]]>, what: string): void => {
+    const seen = new Set<string>();
+    for (const [value, path] of values) {
+      if (seen.has(value)) issues.push({ code: 'custom', message: `duplicate ${what} "${value}"`, path, input: value });
+      seen.add(value);
+    }
+  };
+  unique(doc.vendors.map((v, i) => [v.id, ['vendors', i, 'id']]), 'vendor id');
+  unique(doc.users.map((u, i) => [u.id, ['users', i, 'id']]), 'user id');
+  function* keyFields(field: 'id' | 'hash'): Iterable<[string, (string | number)[]]> {
+    for (const [vi, vendor] of doc.vendors.entries()) for (const [ki, key] of vendor.keys.entries()) yield [key[field], ['vendors', vi, 'keys', ki, field]];
+  }
+  unique(keyFields('id'), 'key id');
+  unique(keyFields('hash'), 'key hash');
+  return issues;
+}
+
 export const accessDocumentSchema = z
   .object({
     /** Marks the published sandbox document, whose keys anyone can read: never loaded with a real core. */
@@ -95,19 +117,64 @@ export const accessDocumentSchema = z
   })
   .strict()
   .superRefine((doc, ctx) => {
-    const unique = (values: string[], what: string, path: (i: number) => (string | number)[]): void => {
-      const seen = new Set<string>();
-      values.forEach((value, i) => {
-        if (seen.has(value)) ctx.addIssue({ code: 'custom', message: `duplicate ${what} "${value}"`, path: path(i) });
-        seen.add(value);
-      });
-    };
-    unique(doc.vendors.map((v) => v.id), 'vendor id', (i) => ['vendors', i, 'id']);
-    unique(doc.users.map((u) => u.id), 'user id', (i) => ['users', i, 'id']);
-    const keys = doc.vendors.flatMap((v, vi) => v.keys.map((k, ki) => ({ k, vi, ki })));
-    unique(keys.map((x) => x.k.id), 'key id', (i) => ['vendors', keys[i]!.vi, 'keys', keys[i]!.ki, 'id']);
-    unique(keys.map((x) => x.k.hash), 'key hash', (i) => ['vendors', keys[i]!.vi, 'keys', keys[i]!.ki, 'hash']);
+    for (const issue of duplicateIssues(doc)) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as (string | number)[] });
   });
+
+/** accessDocumentSchema's fields with its records left unparsed (a refined schema cannot be extended). */
+const documentShell = z
+  .object({ sandbox: z.boolean().optional(), vendors: z.array(z.unknown()).default([]), users: z.array(z.unknown()).default([]) })
+  .strict();
+const vendorShell = vendorSchema.extend({ keys: z.array(z.unknown()).default([]) });
+
+const within = (prefix: (string | number)[], issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] =>
+  issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path] }));
+
+/**
+ * The access document schema's answer for a document that may hold 100,000 keys, validated one
+ * record at a time, each record of `input` replaced by its parsed form as it goes (it mutates
+ * `input`), so there is never a second copy of the whole document in memory.
+ */
+export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult<AccessDocument> {
+  const shell = documentShell.safeParse(input);
+  if (!shell.success) return shell as z.ZodSafeParseResult<AccessDocument>;
+  const issues: z.core.$ZodIssue[] = [];
+  const rawVendors = (input as { vendors?: unknown[] }).vendors ?? [];
+  const rawUsers = (input as { users?: unknown[] }).users ?? [];
+  const vendors = shell.data.vendors.map((raw: unknown, vi: number) => {
+    const vendor = vendorShell.safeParse(raw);
+    if (!vendor.success) {
+      issues.push(...within(['vendors', vi], vendor.error.issues));
+      return null;
+    }
+    const rawKeys = (raw as { keys?: unknown[] }).keys ?? [];
+    const keys = vendor.data.keys.map((rawKey, ki) => {
+      const key = keySchema.safeParse(rawKey);
+      if (!key.success) {
+        issues.push(...within(['vendors', vi, 'keys', ki], key.error.issues));
+        return null;
+      }
+      rawKeys[ki] = key.data;
+      return key.data;
+    });
+    rawVendors[vi] = { ...vendor.data, keys };
+    return rawVendors[vi] as Vendor;
+  });
+  const users = shell.data.users.map((raw: unknown, ui: number) => {
+    const user = userSchema.safeParse(raw);
+    if (!user.success) {
+      issues.push(...within(['users', ui], user.error.issues));
+      return null;
+    }
+    rawUsers[ui] = user.data;
+    return user.data;
+  });
+  if (issues.length === 0) {
+    const document = { ...(shell.data.sandbox === undefined ? {} : { sandbox: shell.data.sandbox }), vendors: vendors as Vendor[], users: users as User[] };
+    issues.push(...duplicateIssues(document));
+    if (issues.length === 0) return { success: true, data: document };
+  }
+  return { success: false, error: new z.ZodError(issues) } as z.ZodSafeParseResult<AccessDocument>;
+}
 
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 export type Licence = z.infer<typeof licenceSchema>;

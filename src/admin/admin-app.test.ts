@@ -3,10 +3,10 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { stringify as toYaml } from 'yaml';
-import { AccessService } from '../access/access-service';
 import { isWellFormedApiKey } from '../access/api-key';
-import { AccessSnapshot } from '../access/snapshot';
-import { MemoryAccessStore, readAccessFile } from '../access/access-store';
+import { AccessIndex } from '../access/access-index';
+import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
+import { accessServiceFor, storedForm } from '../../test/support/access-service';
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
 import { AuthThrottle } from './auth-throttle';
@@ -25,12 +25,12 @@ interface Harness {
 }
 
 async function listen(store: MemoryAccessStore, audit: AuditLog): Promise<{ url: string; close(): Promise<void> }> {
-  const app = createAdminApp({ service: new AccessService(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
+  const app = createAdminApp({ service: accessServiceFor(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
   return listenOnLoopback(app);
 }
 
 async function startAdmin(audit: AuditLog = new MemoryAuditLog()): Promise<Harness> {
-  const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
+  const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
   const { url, close } = await listen(store, audit);
   return { url, store, audit, close };
 }
@@ -84,7 +84,7 @@ describe('admin API', () => {
       const lines: string[] = [];
       const failures: number[] = [];
       const app = createAdminApp({
-        service: new AccessService(admin.store),
+        service: accessServiceFor(admin.store),
         audit: admin.audit,
         adminToken: TOKEN,
         logger: createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) })),
@@ -228,13 +228,13 @@ describe('admin API', () => {
 
       const listed = await api.get('/v1/vendors/demo-vendor/keys').set(auth);
       expect(listed.status).toBe(200);
-      expect(listed.body.map((k: { id: string }) => k.id)).toEqual(['key-demo-sandbox', issued.body.id]);
+      expect(listed.body.map((k: { id: string }) => k.id)).toEqual([issued.body.id, 'key-demo-sandbox'].sort());
       expect(listed.text).not.toContain(secret);
       expect(listed.text).not.toContain('sha256:');
 
-      const { version, document } = await admin.store.read();
+      const { version, document } = await readDocument(admin.store);
       expect(JSON.stringify(document)).not.toContain(secret);
-      expect(new AccessSnapshot(document, version).authenticate(secret)).toMatchObject({ ok: true, principal: { vendorId: 'demo-vendor', userId: 'demo.teller' } });
+      expect(AccessIndex.fromDocument(document, version).authenticate(secret)).toMatchObject({ ok: true, principal: { vendorId: 'demo-vendor', userId: 'demo.teller' } });
     });
 
     it('revokes a key: 204, listed as revoked, refused by authentication; an unknown key is 404', async () => {
@@ -245,8 +245,8 @@ describe('admin API', () => {
 
       const listed = await api.get('/v1/vendors/readonly-partner/keys').set(auth);
       expect(listed.body.find((k: { id: string }) => k.id === issued.body.id)).toMatchObject({ status: 'revoked' });
-      const { version, document } = await admin.store.read();
-      expect(new AccessSnapshot(document, version).authenticate(issued.body.secret)).toEqual({ ok: false, reason: 'revoked' });
+      const { version, document } = await readDocument(admin.store);
+      expect(AccessIndex.fromDocument(document, version).authenticate(issued.body.secret)).toEqual({ ok: false, reason: 'revoked' });
 
       expectProblem(await api.delete('/v1/keys/key-nobody').set(auth), 404, 'not_found');
     });
@@ -339,7 +339,7 @@ describe('admin API', () => {
 
       expect(res.status).toBe(200);
       expect(res.headers.etag).toBe('"1"');
-      expect(res.body).toEqual(JSON.parse(JSON.stringify(readAccessFile(SANDBOX_ACCESS))));
+      expect(res.body).toEqual(JSON.parse(JSON.stringify(storedForm(readAccessFile(SANDBOX_ACCESS)))));
     });
 
     it('answers a dry run with the diff and changes nothing', async () => {
@@ -361,7 +361,7 @@ describe('admin API', () => {
           users: { added: ['auditor'], removed: [], changed: [] },
         },
       });
-      expect((await admin.store.read()).version).toBe(1);
+      expect((await readDocument(admin.store)).version).toBe(1);
       expect((await api.get('/v1/access').set(auth)).headers.etag).toBe('"1"');
       // Nothing changed; only the read of the document is on record.
       expect((await admin.audit.list({ limit: 10 })).map((entry) => entry.action)).toEqual(['access.read']);
@@ -381,7 +381,7 @@ describe('admin API', () => {
       expect(applied.headers.etag).toBe('"2"');
       expect(changes).toHaveLength(1);
       const exported = await api.get('/v1/access').set(auth);
-      expect(exported.body).toEqual(JSON.parse(JSON.stringify(next)));
+      expect(exported.body).toEqual(JSON.parse(JSON.stringify(storedForm(next))));
 
       const again = await api.put('/v1/access').set(auth).send(exported.body);
       expect(again.body).toMatchObject({ applied: false, version: 2, diff: { identical: true } });
@@ -402,7 +402,7 @@ describe('admin API', () => {
 
       expectProblem(res, 400, 'invalid_request');
       expect(fields(res)).toEqual(['vendors.1.keys.0.hash']);
-      expect((await admin.store.read()).version).toBe(1);
+      expect((await readDocument(admin.store)).version).toBe(1);
     });
 
     it('refuses a stale If-Match (409), bad YAML or no document (400) and another media type (415)', async () => {
@@ -415,7 +415,101 @@ describe('admin API', () => {
       expectProblem(await api.put('/v1/access?dryRun=maybe').set(auth).send(current), 400, 'invalid_request');
       expectProblem(await api.put('/v1/access').set(auth), 400, 'invalid_request');
       expectProblem(await api.put('/v1/access').set(auth).set('Content-Type', 'application/yaml').send(''), 400, 'invalid_request');
-      expect((await admin.store.read()).version).toBe(2);
+      expect((await readDocument(admin.store)).version).toBe(2);
+    });
+  });
+
+  describe('paged lists', () => {
+    /** Follows `Link: <...>; rel="next"` from `path` to the end, collecting the ids of every page. */
+    async function walk(path: string): Promise<string[][]> {
+      const pages: string[][] = [];
+      let next: string | null = path;
+      while (next !== null) {
+        const res: request.Response = await api.get(next).set(auth);
+        expect(res.status).toBe(200);
+        pages.push(res.body.map((item: { id: string }) => item.id));
+        next = /<([^>]+)>; rel="next"/.exec(res.headers.link ?? '')?.[1] ?? null;
+      }
+      return pages;
+    }
+
+    it('pages vendors with limit and an opaque cursor in a Link header, the body staying an array', async () => {
+      for (const id of ['v-a', 'v-b', 'v-c']) expect((await api.post('/v1/vendors').set(auth).send({ id, name: id })).status).toBe(201);
+
+      const pages = await walk('/v1/vendors?limit=2');
+
+      expect(pages).toEqual([
+        ['demo-vendor', 'readonly-partner'],
+        ['v-a', 'v-b'],
+        ['v-c'],
+      ]);
+      const whole = await api.get('/v1/vendors').set(auth);
+      expect(whole.headers.link).toBeUndefined();
+      expect(whole.body).toHaveLength(5);
+    });
+
+    it('pages a vendor’s keys, users and a user’s permissions the same way', async () => {
+      for (let i = 0; i < 3; i++) {
+        expect((await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ id: `k-${i}`, userId: `user-${i}` })).status).toBe(201);
+        expect((await api.post(`/v1/users/user-${i}/permissions`).set(auth).send({ id: `p-${i}`, api: 'GET*' })).status).toBe(201);
+        expect((await api.post('/v1/users/user-0/permissions').set(auth).send({ id: `extra-${i}`, api: 'GET*' })).status).toBe(201);
+      }
+
+      expect((await walk('/v1/vendors/demo-vendor/keys?limit=3')).flat()).toEqual(['k-0', 'k-1', 'k-2', 'key-demo-sandbox']);
+      const users = await walk('/v1/users?limit=2');
+      const all = users.flat();
+      expect(users.slice(0, -1).every((page) => page.length === 2)).toBe(true);
+      expect(all).toEqual([...new Set(all)].sort());
+      expect(all).toEqual(expect.arrayContaining(['demo.teller', 'user-0', 'user-1', 'user-2']));
+      expect((await walk('/v1/users/user-0/permissions?limit=1')).flat()).toEqual(['extra-0', 'extra-1', 'extra-2', 'p-0']);
+    });
+
+    it.each([
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=2&after=not%20a%20cursor', 'after'],
+    ])('answers 400 naming the parameter for %s', async (query, field) => {
+      const res = await api.get(`/v1/vendors?${query}`).set(auth);
+      expectProblem(res, 400, 'invalid_request');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
+    });
+  });
+
+  describe('a large access document', () => {
+    it('takes a document far above the 1 MB of other bodies, and exports it again in pieces', async () => {
+      const document = readAccessFile(SANDBOX_ACCESS);
+      const keys = Array.from({ length: 8000 }, (_, i) => ({
+        id: `bulk-${String(i).padStart(5, '0')}`,
+        prefix: 'cbk_AAAAAAAA',
+        hash: `sha256:${i.toString(16).padStart(64, '0')}`,
+        userId: `teller-${i}`,
+      }));
+      const large = { vendors: [...document.vendors, { id: 'bulk', name: 'Bulk', keys }], users: document.users };
+      const body = JSON.stringify(large);
+      expect(body.length).toBeGreaterThan(1024 * 1024);
+
+      const applied = await api.put('/v1/access').set(auth).type('json').send(body);
+      expect(applied.status).toBe(200);
+      expect(applied.body).toMatchObject({ applied: true, version: 2 });
+
+      const exported = await api.get('/v1/access').set(auth);
+      expect(exported.headers['transfer-encoding']).toBe('chunked');
+      expect(exported.body.vendors.find((v: { id: string }) => v.id === 'bulk').keys).toHaveLength(8000);
+      const entries = await admin.audit.list({ limit: 5 });
+      expect(entries.map((e) => e.action)).toContain('access.replace');
+    });
+
+    it('refuses a document above admin.maxDocumentBytes with 413', async () => {
+      const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
+      const small = await listenOnLoopback(
+        createAdminApp({ service: accessServiceFor(store), audit: new MemoryAuditLog(), adminToken: TOKEN, logger: createLogger('silent'), maxDocumentBytes: 2048 }),
+      );
+      try {
+        const res = await request(small.url).put('/v1/access').set(auth).send({ vendors: [{ id: 'x', name: 'y'.repeat(3000) }], users: [] });
+        expect(res.status).toBe(413);
+      } finally {
+        await small.close();
+      }
     });
   });
 
@@ -496,7 +590,7 @@ describe('admin API', () => {
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
       const licences = (await api.get('/v1/vendors/demo-vendor/licences').set(auth)).body as Array<{ id: string }>;
       expect(licences.map((l) => l.id).filter((id) => id.startsWith('lic-c')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `lic-c${i}`).sort());
-      expect((await admin.store.read()).version).toBe(21);
+      expect((await readDocument(admin.store)).version).toBe(21);
       expect(await admin.audit.list({ limit: 100 })).toHaveLength(20);
     } finally {
       await second.close();

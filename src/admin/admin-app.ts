@@ -19,7 +19,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
-import type { AccessService, Outcome } from '../access/access-service';
+import type { AccessService, Outcome, Page, PageRequest } from '../access/access-service';
 import { ROUTES } from '../catalogue/api-catalogue';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
@@ -45,9 +45,13 @@ export interface AdminAppDeps {
   readonly throttle?: AuthThrottle;
   /** Told of each wrong or missing token (gateway_admin_auth_failures_total). */
   readonly onAuthFailure?: () => void;
+  /** The largest whole access document `PUT /v1/access` takes (admin.maxDocumentBytes). */
+  readonly maxDocumentBytes?: number;
 }
 
 const BODY_LIMIT = '1mb';
+const DEFAULT_MAX_DOCUMENT_BYTES = adminSchema.shape.maxDocumentBytes.parse(undefined);
+const MAX_PAGE_LIMIT = 1000;
 const JSON_TYPES = ['application/json'];
 const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
 const DEFAULT_AUDIT_LIMIT = 50;
@@ -149,6 +153,32 @@ function queryInteger(req: Request, name: string, fallback: number, max: number)
   return parsed;
 }
 
+/**
+ * `limit` and `after` of a paged list. The cursor is opaque to callers: the last id of the
+ * previous page, base64url-encoded.
+ */
+function pageRequest(req: Request): PageRequest {
+  const limit = req.query.limit === undefined ? undefined : queryInteger(req, 'limit', MAX_PAGE_LIMIT, MAX_PAGE_LIMIT);
+  const raw = req.query.after;
+  if (raw === undefined) return { limit };
+  const after = typeof raw === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(raw) ? Buffer.from(raw, 'base64url').toString('utf8') : '';
+  if (after.length === 0) {
+    throw new GatewayError('invalid_request', 'The query parameter after is not valid.', { errors: [{ field: 'after', message: 'a cursor from a Link header' }] });
+  }
+  return { limit, after };
+}
+
+/** Answers a page as the plain array callers always had, with `Link: <...>; rel="next"` when there is more. */
+function sendPage<T>(req: Request, res: Response, page: Page<T>): void {
+  if (page.next !== null) {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(req.query)) if (name !== 'after' && typeof value === 'string') query.set(name, value);
+    query.set('after', Buffer.from(page.next, 'utf8').toString('base64url'));
+    res.setHeader('Link', `<${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
+  }
+  res.json(page.items);
+}
+
 /** `If-Match: "7"` (or `7`) as a version; `*` means any; anything else is a bad request. */
 function ifMatchVersion(req: Request): number | undefined {
   const header = req.headers['if-match'];
@@ -174,6 +204,23 @@ function accessBody(req: Request): unknown {
 
 type Responder = (req: Request, res: Response, result: unknown) => void;
 
+/** Writes text pieces, waiting whenever the socket's buffer is full, so a large answer never piles up in memory. */
+async function streamText(res: Response, chunks: Iterable<string>): Promise<void> {
+  for (const chunk of chunks) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await new Promise<void>((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+  res.end();
+}
+
 /** 201 with the new thing's address; `path` gets the request and the new thing's id. */
 const created =
   (path: (req: Request, id: string) => string): Responder =>
@@ -189,19 +236,20 @@ const noContent: Responder = (_req, res) => {
 
 const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), express.json({ limit: BODY_LIMIT })];
 /** `PUT /v1/access` also takes YAML, so `gatewayctl apply -f file.yaml` sends the file as it is. */
-const accessDocumentBody: RequestHandler[] = [
+const accessDocumentBody = (limit: number): RequestHandler[] => [
   accepts([...JSON_TYPES, ...YAML_TYPES]),
-  express.json({ limit: BODY_LIMIT }),
-  express.text({ type: YAML_TYPES, limit: BODY_LIMIT }),
+  express.json({ limit }),
+  express.text({ type: YAML_TYPES, limit }),
 ];
 
 const param = (req: Request, name: string): string => req.params[name] as string;
 
-/** Route registration context: the service, and `write` which audits a change then answers. */
+/** Route registration context: the service, and `write` which runs a change as the signed-in admin, then answers. */
 interface Routes {
   readonly service: AccessService;
   readonly audit: AuditLog;
-  write(respond: Responder, run: (req: Request) => Promise<Outcome<unknown>>): RequestHandler;
+  readonly maxDocumentBytes: number;
+  write(respond: Responder, run: (req: Request, actor: string) => Promise<Outcome<unknown>>): RequestHandler;
 }
 
 function registerCatalogue(router: Router): void {
@@ -217,22 +265,22 @@ function registerCatalogue(router: Router): void {
 function registerVendors(router: Router, { service, write }: Routes): void {
   router
     .route('/vendors')
-    .get(async function listVendors(_req, res) {
-      res.json(await service.listVendors());
+    .get(async function listVendors(req, res) {
+      sendPage(req, res, await service.listVendors(pageRequest(req)));
     })
-    .post(jsonBody, write(created((_req, id) => `vendors/${id}`), (req) => service.createVendor(req.body)))
+    .post(jsonBody, write(created((_req, id) => `vendors/${id}`), (req, actor) => service.createVendor(req.body, actor)))
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId')
     .get(async function getVendor(req, res) {
       res.json(await service.getVendor(param(req, 'vendorId')));
     })
-    .patch(jsonBody, write(ok, (req) => service.patchVendor(param(req, 'vendorId'), req.body)))
-    .delete(write(noContent, (req) => service.deleteVendor(param(req, 'vendorId'))))
+    .patch(jsonBody, write(ok, (req, actor) => service.patchVendor(param(req, 'vendorId'), req.body, actor)))
+    .delete(write(noContent, (req, actor) => service.deleteVendor(param(req, 'vendorId'), actor)))
     .all(methodNotAllowed('GET, PATCH, DELETE'));
   router
     .route('/vendors/:vendorId/rate-limit')
-    .put(jsonBody, write(ok, (req) => service.setRateLimit(param(req, 'vendorId'), req.body)))
+    .put(jsonBody, write(ok, (req, actor) => service.setRateLimit(param(req, 'vendorId'), req.body, actor)))
     .all(methodNotAllowed('PUT'));
 }
 
@@ -240,14 +288,14 @@ function registerKeys(router: Router, { service, write }: Routes): void {
   router
     .route('/vendors/:vendorId/keys')
     .get(async function listKeys(req, res) {
-      res.json(await service.listKeys(param(req, 'vendorId')));
+      sendPage(req, res, await service.listKeys(param(req, 'vendorId'), pageRequest(req)));
     })
-    .post(jsonBody, write(created((_req, id) => `keys/${id}`), (req) => service.issueKey(param(req, 'vendorId'), req.body)))
+    .post(jsonBody, write(created((_req, id) => `keys/${id}`), (req, actor) => service.issueKey(param(req, 'vendorId'), req.body, actor)))
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/keys/:keyId')
-    .patch(jsonBody, write(ok, (req) => service.patchKey(param(req, 'keyId'), req.body)))
-    .delete(write(noContent, (req) => service.revokeKey(param(req, 'keyId'))))
+    .patch(jsonBody, write(ok, (req, actor) => service.patchKey(param(req, 'keyId'), req.body, actor)))
+    .delete(write(noContent, (req, actor) => service.revokeKey(param(req, 'keyId'), actor)))
     .all(methodNotAllowed('PATCH, DELETE'));
 }
 
@@ -261,41 +309,47 @@ function registerLicences(router: Router, { service, write }: Routes): void {
       jsonBody,
       write(
         created((req, id) => `vendors/${param(req, 'vendorId')}/licences/${id}`),
-        (req) => service.grantLicence(param(req, 'vendorId'), req.body),
+        (req, actor) => service.grantLicence(param(req, 'vendorId'), req.body, actor),
       ),
     )
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId/licences/:licenceId')
-    .delete(write(noContent, (req) => service.revokeLicence(param(req, 'vendorId'), param(req, 'licenceId'))))
+    .delete(write(noContent, (req, actor) => service.revokeLicence(param(req, 'vendorId'), param(req, 'licenceId'), actor)))
     .all(methodNotAllowed('DELETE'));
 }
 
 function registerPermissions(router: Router, { service, write }: Routes): void {
   router
+    .route('/users')
+    .get(async function listUsers(req, res) {
+      sendPage(req, res, await service.listUsers(pageRequest(req)));
+    })
+    .all(methodNotAllowed('GET'));
+  router
     .route('/users/:userId/permissions')
     .get(async function listPermissions(req, res) {
-      res.json(await service.listPermissions(param(req, 'userId')));
+      sendPage(req, res, await service.listPermissions(param(req, 'userId'), pageRequest(req)));
     })
     .post(
       jsonBody,
       write(
         created((req, id) => `users/${param(req, 'userId')}/permissions/${id}`),
-        (req) => service.grantPermission(param(req, 'userId'), req.body),
+        (req, actor) => service.grantPermission(param(req, 'userId'), req.body, actor),
       ),
     )
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/users/:userId/permissions/:permissionId')
-    .delete(write(noContent, (req) => service.revokePermission(param(req, 'userId'), param(req, 'permissionId'))))
+    .delete(write(noContent, (req, actor) => service.revokePermission(param(req, 'userId'), param(req, 'permissionId'), actor)))
     .all(methodNotAllowed('DELETE'));
 }
 
-function registerAccessDocument(router: Router, { service, write, audit }: Routes): void {
+function registerAccessDocument(router: Router, { service, write, audit, maxDocumentBytes }: Routes): void {
   router
     .route('/access')
     .get(async function exportAccess(_req, res) {
-      const { version, document } = await service.getDocument();
+      const { version, chunks } = await service.exportDocument();
       // The whole document holds every key's hash: who read it, and when, is on record.
       try {
         await audit.append({ actor: authenticatedAdmin(res), action: 'access.read', target: 'access', before: null, after: { version } });
@@ -306,16 +360,23 @@ function registerAccessDocument(router: Router, { service, write, audit }: Route
         });
       }
       res.setHeader('ETag', `"${version}"`);
-      res.json(document);
+      res.type('application/json');
+      await streamText(res, chunks);
     })
     .put(
-      accessDocumentBody,
+      accessDocumentBody(maxDocumentBytes),
       write(
         (req, res, result) => {
           res.setHeader('ETag', `"${(result as { version: number }).version}"`);
           ok(req, res, result);
         },
-        (req) => service.replaceDocument(accessBody(req), { dryRun: queryFlag(req, 'dryRun'), expectedVersion: ifMatchVersion(req) }),
+        (req, actor) => {
+          const options = { dryRun: queryFlag(req, 'dryRun'), expectedVersion: ifMatchVersion(req) };
+          const document = accessBody(req);
+          // The parsed body can be 100 MB: let it go as soon as the service has validated its copy.
+          req.body = undefined;
+          return service.replaceDocument(document, actor, options);
+        },
       ),
     )
     .all(methodNotAllowed('GET, PUT'));
@@ -352,19 +413,14 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const routes: Routes = {
     service,
     audit,
+    maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     write(respond, run) {
+      // The store writes the change and its audit entry in one step; this only logs it.
       return async function auditedWrite(req, res) {
-        const outcome = await run(req);
+        const actor = authenticatedAdmin(res);
+        const outcome = await run(req, actor);
         if (outcome.change) {
-          const actor = authenticatedAdmin(res);
-          const { requestId } = context(res);
-          logger.info({ requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'admin change');
-          try {
-            await audit.append({ actor, ...outcome.change });
-          } catch (err) {
-            // The change is already in force; failing the request now would invite a repeat.
-            logger.error({ err, requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'audit append failed');
-          }
+          logger.info({ requestId: context(res).requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'admin change');
         }
         respond(req, res, outcome.result);
       };

@@ -17,6 +17,12 @@ export const adminSchema = z
       .default(5)
       .describe('Wrong admin tokens in a row one address may send before it must wait (1 s, then doubling)'),
     maxBackoffSeconds: z.number().int().min(1).default(900).describe('Longest wait an address is given after wrong admin tokens'),
+    maxDocumentBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(64 * 1024 * 1024)
+      .describe('Largest access document PUT /v1/access (gatewayctl apply) takes, in bytes; 64 MiB holds about 150,000 keys'),
     tls: listenerTlsSchema.prefault({}).describe('HTTPS on the admin port'),
   })
   .strict();

@@ -5,7 +5,7 @@
  */
 import Redis from 'ioredis';
 import request from 'supertest';
-import { AccessService } from '../access/access-service';
+import { accessServiceFor } from '../../test/support/access-service';
 import { MemoryAccessStore } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { listenOnLoopback } from '../../test/support/listen';
@@ -26,7 +26,7 @@ describe('Redis audit log', () => {
   });
   beforeEach(() => {
     keyPrefix = `test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
-    cleanup.push(`${keyPrefix}{audit}:stream`, `${keyPrefix}{audit}:log`);
+    cleanup.push(`${keyPrefix}{access}:audit`, `${keyPrefix}{audit}:stream`, `${keyPrefix}{audit}:log`);
   });
   afterAll(async () => {
     await redis.del(...cleanup);
@@ -37,7 +37,7 @@ describe('Redis audit log', () => {
     const audit = new RedisAuditLog(redis, { keyPrefix });
     for (let i = 1; i <= 3; i++) await audit.append(step(i));
 
-    expect(audit.key).toBe(`${keyPrefix}{audit}:stream`);
+    expect(audit.key).toBe(`${keyPrefix}{access}:audit`);
     expect(await redis.xlen(audit.key)).toBe(3);
     const listed = await audit.list({ limit: 10 });
     expect(listed.map((e) => e.target)).toEqual(['step/3', 'step/2', 'step/1']);
@@ -86,15 +86,31 @@ describe('Redis audit log', () => {
     expect((await audit.range({ sinceMs: 0, limit: 10 })).map((e) => e.target)[0]).toBe('step/0');
   });
 
+  it('moves the entries of the earlier stream into the access slot, keeping their ids, at start', async () => {
+    const audit = new RedisAuditLog(redis, { keyPrefix });
+    const ids = [`${Date.now() - 5000}-0`, `${Date.now() - 4000}-0`];
+    for (const [i, id] of ids.entries()) await redis.xadd(audit.legacyStreamKey, id, 'e', JSON.stringify({ at: 'earlier', ...step(i) }));
+    cleanup.push(audit.legacyStreamKey);
+
+    expect(await audit.migrate()).toBe(2);
+
+    expect(await redis.xlen(audit.legacyStreamKey)).toBe(0);
+    expect((await audit.range({ sinceMs: 0, limit: 10 })).map((e) => [e.id, e.target])).toEqual([
+      [ids[0], 'step/0'],
+      [ids[1], 'step/1'],
+    ]);
+    expect(await audit.migrate()).toBe(0);
+  });
+
   it("moves every entry of the earlier list into the stream, oldest first, before the next one", async () => {
     const audit = new RedisAuditLog(redis, { keyPrefix });
     for (let i = 1; i <= 3; i++) {
-      await redis.lpush(audit.legacyKey, JSON.stringify({ id: `uuid-${i}`, at: `2026-01-0${i}T00:00:00.000Z`, ...step(i) }));
+      await redis.lpush(audit.legacyListKey, JSON.stringify({ id: `uuid-${i}`, at: `2026-01-0${i}T00:00:00.000Z`, ...step(i) }));
     }
 
     await audit.append(step(4));
 
-    expect(await redis.exists(audit.legacyKey)).toBe(0);
+    expect(await redis.exists(audit.legacyListKey)).toBe(0);
     const entries = await audit.list({ limit: 10 });
     expect(entries.map((e) => e.target)).toEqual(['step/4', 'step/3', 'step/2', 'step/1']);
     expect(entries[3]).toMatchObject({ at: '2026-01-01T00:00:00.000Z', after: { i: 1 } });
@@ -128,8 +144,8 @@ describe('memory audit log', () => {
 
 describe('admin API audit export', () => {
   async function withAdmin(audit: AuditLog, run: (api: ReturnType<typeof request>) => Promise<void>): Promise<void> {
-    const store = new MemoryAccessStore({ vendors: [], users: [] });
-    const app = createAdminApp({ service: new AccessService(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
+    const store = new MemoryAccessStore({ vendors: [], users: [] }, { audit });
+    const app = createAdminApp({ service: accessServiceFor(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
     const server = await listenOnLoopback(app);
     try {
       await run(request(server.url));

@@ -11,8 +11,10 @@
  * Why a stream: its ids are times, so trimming by age (XTRIM MINID) and reading from a date
  * (XRANGE) cost O(log n) plus what they touch, and a page cursor is the id itself, where a list
  * had to be scanned. Entry ids are the stream ids (`<ms>-<seq>`); the memory store makes the
- * same shape. Entries of the earlier Redis list (`{audit}:log`) are moved into the stream, oldest
- * first, by the next append, so an upgrade (old pods still writing the list) loses none.
+ * same shape. The stream lives in the access config's slot (`{access}:audit`), so an access
+ * change and its entry are written by one script. Entries of the earlier keys (the list
+ * `{audit}:log`, the stream `{audit}:stream`) are moved in, oldest first, at start and by each
+ * append, so an upgrade (old pods still writing them) loses none.
  *
  * Reads and writes its own store; sets nothing else. Entries are scrubbed before they are
  * kept: properties named like secrets are dropped and anything shaped like a vendor API key
@@ -157,62 +159,115 @@ export class MemoryAuditLog implements AuditLog {
 }
 
 export interface RedisAuditLogOptions extends AuditLogOptions {
-  /** Prepended to the hash-tagged keys: `cbg:` gives `cbg:{audit}:stream`. */
+  /** Prepended to the hash-tagged keys: `cbg:` gives `cbg:{access}:audit`. */
   readonly keyPrefix: string;
 }
 
 /**
- * One atomic append: move the earlier list's entries in (oldest first), add the entry, trim
- * what is older than the retention, then apply the count guard, whose trims are all younger
- * than the retention (the older ones are gone already) and are returned to be counted. Trims
- * are exact (`=`), not `~`: appends are admin actions, rare enough for the exact cost.
- * KEYS: stream, legacy list. ARGV: entry JSON, retention ms, max entries.
+ * Lua: appends an entry to the stream, trims what is older than the retention, then applies the
+ * count guard, whose trims are all younger than the retention (the older ones are gone already)
+ * and are returned to be counted. Trims are exact (`=`), not `~`: appends are admin actions, rare
+ * enough for the exact cost. Shared by the append below and the access store's change script,
+ * which writes a change and its entry in one step.
  */
-const APPEND = `
-local moved = 0
-while true do
-  local old = redis.call('RPOP', KEYS[2])
-  if not old then break end
-  redis.call('XADD', KEYS[1], '*', 'e', old)
-  moved = moved + 1
+export const AUDIT_APPEND_LUA = `
+local function append_audit(key, entry, retention_ms, max_entries)
+  local id = redis.call('XADD', key, '*', 'e', entry)
+  local now = redis.call('TIME')
+  local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  redis.call('XTRIM', key, 'MINID', '=', string.format('%.0f', now_ms - tonumber(retention_ms)))
+  local early = redis.call('XTRIM', key, 'MAXLEN', '=', tonumber(max_entries))
+  return id, early
 end
-local id = redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-redis.call('XTRIM', KEYS[1], 'MINID', '=', string.format('%.0f', nowMs - tonumber(ARGV[2])))
-local early = redis.call('XTRIM', KEYS[1], 'MAXLEN', '=', tonumber(ARGV[3]))
-return {id, early, moved}`;
+`;
+
+// KEYS: stream. ARGV: entry JSON, retention ms, max entries.
+const APPEND = `${AUDIT_APPEND_LUA}
+local id, early = append_audit(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+return {id, early}`;
+
+/** How many entries of the earlier keys one migration step moves. */
+const MIGRATION_BATCH = 500;
 
 type StreamEntries = Array<[string, string[]]>;
 
-export class RedisAuditLog implements AuditLog {
+/** What the Redis audit stream needs to write an entry, for a script that writes one too. */
+export interface AuditStreamTarget {
   readonly key: string;
-  /** The list that held entries before the stream; drained by the next append. */
-  readonly legacyKey: string;
-  private readonly retention: AuditConfig;
+  readonly retentionMs: number;
+  readonly maxEntries: number;
+  /** Told how many entries younger than the retention the count guard trimmed. */
+  readonly onTrimmedEarly?: (count: number) => void;
+  /** Serialises an entry as the stream stores it (scrubbed, timestamped). */
+  serialize(input: AuditEntryInput): string;
+}
+
+export class RedisAuditLog implements AuditLog, AuditStreamTarget {
+  /** In the access config's slot, so the access store writes a change and its entry atomically. */
+  readonly key: string;
+  /** Where entries were kept before (a list, then a stream of its own slot); moved in by `migrate`. */
+  readonly legacyListKey: string;
+  readonly legacyStreamKey: string;
+  readonly retentionMs: number;
+  readonly maxEntries: number;
+  readonly onTrimmedEarly: ((count: number) => void) | undefined;
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly options: RedisAuditLogOptions,
+    options: RedisAuditLogOptions,
   ) {
-    this.key = `${options.keyPrefix}{audit}:stream`;
-    this.legacyKey = `${options.keyPrefix}{audit}:log`;
-    this.retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    this.key = `${options.keyPrefix}{access}:audit`;
+    this.legacyListKey = `${options.keyPrefix}{audit}:log`;
+    this.legacyStreamKey = `${options.keyPrefix}{audit}:stream`;
+    const retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    this.retentionMs = retention.retentionDays * DAY_MS;
+    this.maxEntries = retention.maxEntries;
+    this.onTrimmedEarly = options.onTrimmedEarly;
+  }
+
+  serialize(input: AuditEntryInput): string {
+    return JSON.stringify(newEntry(input));
   }
 
   async append(input: AuditEntryInput): Promise<AuditEntry> {
+    await this.migrate();
     const stored = newEntry(input);
-    const [id, early] = (await this.redis.eval(
-      APPEND,
-      2,
-      this.key,
-      this.legacyKey,
-      JSON.stringify(stored),
-      String(this.retention.retentionDays * DAY_MS),
-      String(this.retention.maxEntries),
-    )) as [string, number, number];
-    if (early > 0) this.options.onTrimmedEarly?.(early);
+    const [id, early] = (await this.redis.eval(APPEND, 1, this.key, JSON.stringify(stored), String(this.retentionMs), String(this.maxEntries))) as [string, number];
+    if (early > 0) this.onTrimmedEarly?.(early);
     return { id, ...stored };
+  }
+
+  /**
+   * Moves entries of the earlier keys in, oldest first, keeping their stream ids where they still
+   * sort last. The earlier keys sit in another cluster slot, so this runs as separate commands;
+   * each entry is deleted only after it is copied, so an upgrade (old pods still writing) loses
+   * none. Called at start and before each append.
+   */
+  async migrate(): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const old = (await this.redis.xrange(this.legacyStreamKey, '-', '+', 'COUNT', MIGRATION_BATCH)) as StreamEntries;
+      if (old.length === 0) break;
+      for (const [id, fields] of old) {
+        await this.redis.xadd(this.key, (await this.sortsLast(id)) ? id : '*', 'e', fields[1] ?? '{}');
+        await this.redis.xdel(this.legacyStreamKey, id);
+        moved += 1;
+      }
+    }
+    for (;;) {
+      const entry = await this.redis.rpop(this.legacyListKey);
+      if (entry === null) break;
+      await this.redis.xadd(this.key, '*', 'e', entry);
+      moved += 1;
+    }
+    return moved;
+  }
+
+  private async sortsLast(id: string): Promise<boolean> {
+    const [last] = (await this.redis.xrevrange(this.key, '+', '-', 'COUNT', 1)) as StreamEntries;
+    const lastKey = last ? idKey(last[0]) : null;
+    const key = idKey(id);
+    return key !== null && (lastKey === null || idBefore(lastKey, key));
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {

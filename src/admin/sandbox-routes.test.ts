@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { AccessService } from '../access/access-service';
+import { accessServiceFor } from '../../test/support/access-service';
 import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { createLogger } from '../logging/logger';
 import { OutboxSmsProvider } from '../sms/outbox';
@@ -17,7 +17,7 @@ const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
 async function startAdmin(options: { outbox?: OutboxSmsProvider; audit?: AuditLog }) {
   const audit = options.audit ?? new MemoryAuditLog();
   const app = createAdminApp({
-    service: new AccessService(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS))),
+    service: accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit })),
     audit,
     adminToken: TOKEN,
     logger: createLogger('silent'),

@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { AccessService } from '../access/access-service';
-import { MemoryAccessStore, readAccessFile } from '../access/access-store';
+import { accessServiceFor, storedForm } from '../../test/support/access-service';
+import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
 import { createAdminApp } from '../admin/admin-app';
 import { MemoryAuditLog } from '../admin/audit';
 import { createLogger } from '../logging/logger';
@@ -39,8 +39,9 @@ describe('gatewayctl', () => {
   }
 
   beforeEach(async () => {
-    store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
-    const app = createAdminApp({ service: new AccessService(store), audit: new MemoryAuditLog(), adminToken: TOKEN, logger: createLogger('silent') });
+    const audit = new MemoryAuditLog();
+    store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
+    const app = createAdminApp({ service: accessServiceFor(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN: TOKEN };
@@ -71,14 +72,14 @@ describe('gatewayctl', () => {
     expect(run.stdout).toContain('+ vendor acme');
     expect(run.stdout).toContain('~ vendor readonly-partner');
     expect(run.stdout).toContain('status: active -> suspended');
-    expect((await store.read()).version).toBe(1);
+    expect((await readDocument(store)).version).toBe(1);
   });
 
   it('applies a YAML or JSON file, and says so when it is already in force', async () => {
     const applied = await ctl('apply', '-f', accessFileWithAcme('yaml'));
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Applied; the access document is now version 2.');
-    expect((await store.read()).document.vendors.map((v) => v.id)).toEqual(['demo-vendor', 'readonly-partner', 'acme']);
+    expect((await readDocument(store)).document.vendors.map((v) => v.id)).toEqual(['acme', 'demo-vendor', 'readonly-partner']);
 
     const again = await ctl('apply', '-f', accessFileWithAcme('json'));
     expect(again.code).toBe(0);
@@ -88,7 +89,7 @@ describe('gatewayctl', () => {
   it('exports the live document as YAML that apply takes back unchanged, or as JSON', async () => {
     const exported = await ctl('export');
     expect(exported.code).toBe(0);
-    expect(parseYaml(exported.stdout)).toEqual(JSON.parse(JSON.stringify(readAccessFile(SANDBOX_ACCESS))));
+    expect(parseYaml(exported.stdout)).toEqual(JSON.parse(JSON.stringify(storedForm(readAccessFile(SANDBOX_ACCESS)))));
 
     const file = path.join(dir, 'exported.yaml');
     writeFileSync(file, exported.stdout);
@@ -144,7 +145,7 @@ describe('gatewayctl', () => {
 
     const limited = await ctl('rate-limit', 'set', 'acme', '--points', '5', '--duration-seconds', '1');
     expect(limited).toMatchObject({ code: 0, stdout: 'Vendor acme may make 5 requests per 1 s.\n' });
-    expect((await store.read()).document.vendors.find((v) => v.id === 'acme')).toMatchObject({ status: 'active', rateLimit: { points: 5, durationSeconds: 1 } });
+    expect((await readDocument(store)).document.vendors.find((v) => v.id === 'acme')).toMatchObject({ status: 'active', rateLimit: { points: 5, durationSeconds: 1 } });
   });
 
   it('grants, lists and revokes licences and permissions', async () => {

@@ -63,6 +63,15 @@ export const redisSchema = z
       .default('cbg:')
       .describe('Prefix of every key and channel, so that several deployments can share one Redis'),
     commandTimeoutMs: ms.default(100).describe('Longest wait for one Redis command, so that no request hangs on Redis'),
+    bulkCommandTimeoutMs: ms
+      .default(30_000)
+      .describe('Longest wait for one command of the access store (loads, admin writes, whole-document swaps): off the request path, so sized for bulk work'),
+    accessChangeRetentionSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .default(3600)
+      .describe('How long access config changes stay replayable; an instance cut off for longer loads the whole config again'),
     connectTimeoutMs: ms.default(1000).describe('Longest wait for a connection to Redis to open'),
     seedAccessFile: z
       .enum(['sandbox-only', 'always', 'never'])

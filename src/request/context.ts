@@ -10,8 +10,8 @@
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
 import type { MatchResult } from '../catalogue/matcher';
-import type { Principal } from '../access/snapshot';
-import type { Vendor } from '../access/model';
+import type { Principal } from '../access/access-index';
+import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';
 import type { RequestTrace } from '../tracing/tracing';
 
@@ -87,7 +87,7 @@ export interface RequestContext {
   /** Path and query the core receives, built from the route and checked (request-target step). */
   coreTarget: string | null;
   principal: Principal | null;
-  vendor: Vendor | null;
+  vendor: VendorRecord | null;
   /** Set by the body step on routes with a body schema. */
   body: ParsedBody | null;
   /** Set by the body step on routes that take a body without a schema. */

@@ -42,11 +42,11 @@ describe('gateways on a Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  it('serves vendors and keeps the access document in the slot of its hash tag', async () => {
+  it('serves vendors and keeps the access records and changes in the slot of their hash tag', async () => {
     expect(await vendorStatus(a.url, keys.teller)).toBe(200);
     expect(await vendorStatus(b.url, keys.teller)).toBe(200);
-    const owner = await cluster.ownerOf(`${keyPrefix}{access}:doc`);
-    expect(await askRedis(owner, (c) => c.exists(`${keyPrefix}{access}:doc`, `${keyPrefix}{access}:version`))).toBe(2);
+    const owner = await cluster.ownerOf(`${keyPrefix}{access}:version`);
+    expect(await askRedis(owner, (c) => c.exists(`${keyPrefix}{access}:vendors`, `${keyPrefix}{access}:keys`, `${keyPrefix}{access}:users`, `${keyPrefix}{access}:version`, `${keyPrefix}{access}:changes`))).toBe(5);
   });
 
   it('refuses on instance B, within 1 s, a key revoked through instance A', async () => {

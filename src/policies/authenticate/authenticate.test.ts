@@ -1,6 +1,6 @@
 import { AccessCache } from '../../access/cache';
 import { MemoryAccessStore } from '../../access/access-store';
-import type { AuthFailureReason, Principal } from '../../access/snapshot';
+import type { AuthFailureReason, Principal } from '../../access/access-index';
 import { ROUTES } from '../../catalogue/api-catalogue';
 import { createLogger } from '../../logging/logger';
 import { newContext } from '../../request/context';

@@ -1,5 +1,5 @@
 /**
- * Pipeline step: authenticate the vendor key against the in-process access snapshot.
+ * Pipeline step: authenticate the vendor key against the in-process access index.
  *
  * Reads the token header on every request and, on the receipt operations, the receipt token
  * header too when it is configured apart (both keys valid and of one vendor; the same key may
@@ -12,7 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
-import type { AuthFailureReason, Principal } from '../../access/snapshot';
+import type { AuthFailureReason, Principal } from '../../access/access-index';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 import type { AuthenticateConfig } from './authenticate.schema';
@@ -32,8 +32,8 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
   const receiptTokenHeader = config.receiptTokenHeader.toLowerCase();
   return function authenticateStep(req, res, next) {
     const ctx = context(res);
-    const snapshot = deps.access.snapshot;
-    if (!snapshot) {
+    const index = deps.access.index;
+    if (!index) {
       next(new GatewayError('store_unavailable', 'Access configuration is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } }));
       return;
     }
@@ -43,9 +43,9 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
       next(new GatewayError('unauthorized', detail ?? `A valid API key is required in the ${headerName} header.`, { headers: { Connection: 'close' } }));
     };
     /** The key in `header`, checked, with its certificate binding; null after answering 401. */
-    const authenticated = (header: string, headerName: string): Extract<ReturnType<typeof snapshot.authenticate>, { ok: true }> | null => {
+    const authenticated = (header: string, headerName: string): Extract<ReturnType<typeof index.authenticate>, { ok: true }> | null => {
       const raw = req.headers[header];
-      const result = snapshot.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
+      const result = index.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
       if (!result.ok) {
         refuse(headerName, result.reason);
         return null;

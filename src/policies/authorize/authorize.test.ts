@@ -1,6 +1,6 @@
 import { AccessCache } from '../../access/cache';
 import { MemoryAccessStore } from '../../access/access-store';
-import type { AccessDeniedReason } from '../../access/snapshot';
+import type { AccessDeniedReason } from '../../access/access-index';
 import { ROUTES } from '../../catalogue/api-catalogue';
 import { RouteMatcher } from '../../catalogue/matcher';
 import { createLogger } from '../../logging/logger';
@@ -31,9 +31,9 @@ describe('authorize step', () => {
 
   /** The context after route matching and authentication: `vendorId` calling `method path` as user `reader`. */
   function called(method: string, path: string, vendorId = 'acme'): RequestContext {
-    const snapshot = access.snapshot;
+    const index = access.index;
     const match = matcher.match(method, path);
-    const vendor = snapshot?.document.vendors.find((v) => v.id === vendorId) ?? null;
+    const vendor = index?.vendor(vendorId) ?? null;
     return { ...newContext('r'), match, route: match.kind === 'matched' ? match.route : null, principal: { vendorId, vendorName: vendorId, keyId: 'k', userId: 'reader', certificateThumbprints: [] }, vendor };
   }
 

@@ -3,11 +3,11 @@
  * Allow; then the vendor must be active, hold a licence for the route's API id, and the key's
  * user must hold a permission for it → 403 with the matching code.
  *
- * Reads the match and principal from the context and the access snapshot; sets nothing.
+ * Reads the match and principal from the context and the access index; sets nothing.
  */
 import type { RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
-import type { AccessDeniedReason } from '../../access/snapshot';
+import type { AccessDeniedReason } from '../../access/access-index';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 
@@ -35,8 +35,8 @@ export function authorize(deps: AuthorizeDeps): RequestHandler {
       next(new GatewayError('method_not_allowed', `This path accepts ${allow}.`, { headers: { Allow: allow } }));
       return;
     }
-    const snapshot = deps.access.snapshot;
-    const denied = snapshot && ctx.principal && ctx.vendor ? snapshot.authorize(ctx.principal, ctx.vendor, match.route.apiId) : 'permission_denied';
+    const index = deps.access.index;
+    const denied = index && ctx.principal && ctx.vendor ? index.authorize(ctx.principal, ctx.vendor, match.route.apiId) : 'permission_denied';
     if (denied) {
       deps.onDenied?.(denied);
       next(new GatewayError(denied, `${DENIAL_DETAIL[denied]} API id: ${match.route.apiId}`));

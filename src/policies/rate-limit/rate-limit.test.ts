@@ -33,7 +33,7 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
     setContext(res, {
       ...newContext('r'),
       principal: { vendorId: 'acme', vendorName: 'Acme', keyId, userId: 'u', certificateThumbprints: [] },
-      vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: policy, licences: [], keys: [] },
+      vendor: { id: 'acme', name: 'Acme', status: 'active', rateLimit: policy, licences: [] },
     });
     next();
   });

@@ -34,7 +34,7 @@
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Principal } from '../../access/snapshot';
+import type { Principal } from '../../access/access-index';
 import { normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';

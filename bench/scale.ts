@@ -1,0 +1,263 @@
+/**
+ * `npm run bench:scale`: what access-config changes cost as the config grows (1,000, 10,000 and
+ * 100,000 keys, each key its own user with two permissions), on this machine, in one run.
+ *
+ * For each size: a private redis-server, the bench upstream and two gateway instances (A, B) in
+ * their own processes. The whole config is uploaded with PUT /v1/access on A; then it measures
+ * B's cold start to ready and its longest event-loop stall while loading, one admin change's
+ * latency on A and the time until B enforces it (a key revoked on A answered 401 by B; median of
+ * 5), the p99 of 200 req/s of vendor traffic on each instance, quiet and during 10 admin changes
+ * a second, admin answers of 5xx, and each instance's peak RSS. Prints a table and writes it to
+ * bench/results/scale-latest.json. Pass sizes to run only those: `npm run bench:scale -- 1000`.
+ *
+ * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startRedisServer } from '../test/support/redis-server';
+import { generateApiKey, hashApiKey, apiKeyPrefix } from '../src/access/api-key';
+import { openLoop } from './load/open-loop';
+
+const BENCH = __dirname;
+const ADMIN_TOKEN = 'bench-admin-token-not-secret-0001';
+const RATE = 200;
+const LOAD_SECONDS = 10;
+const CHANGES_PER_SECOND = 10;
+const ENFORCEMENT_TRIALS = 5;
+const SAMPLE_KEYS = 2 + ENFORCEMENT_TRIALS;
+const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
+
+interface Instance {
+  readonly child: ChildProcess;
+  readonly vendorUrl: string;
+  readonly adminUrl: string;
+  readonly readyMs: number;
+  readonly loadStallMs: number;
+}
+
+interface Row {
+  readonly keys: number;
+  readonly documentMb: number;
+  readonly uploadMs: number;
+  readonly coldStartMs: number;
+  readonly loadStallMs: number;
+  readonly changeMs: number;
+  readonly enforcedMs: number;
+  readonly quietP99Ms: number;
+  readonly busyP99Ms: number;
+  readonly admin5xx: number;
+  /** A took the whole-config upload; B only loaded it. */
+  readonly peakRssMbA: number;
+  readonly peakRssMbB: number;
+}
+
+/** Extra node flags for the gateway processes, to look inside one run: `SCALE_NODE_ARGS=--trace-gc`. */
+const NODE_ARGS = (process.env.SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+function startProcess(file: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, [...(file === 'scale-gateway.ts' ? NODE_ARGS : []), '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+function nextMessage<T>(child: ChildProcess, what: string, timeoutMs = 120_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as T);
+    });
+  });
+}
+
+async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
+  const child = startProcess('upstream.ts', []);
+  const { port } = await nextMessage<{ port: number }>(child, 'upstream');
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string): Promise<Instance> {
+  const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix]);
+  const ready = await nextMessage<{ vendorPort: number; adminPort: number; readyMs: number; loadStallMs: number }>(child, 'gateway');
+  return { child, vendorUrl: `http://127.0.0.1:${ready.vendorPort}`, adminUrl: `http://127.0.0.1:${ready.adminPort}`, readyMs: ready.readyMs, loadStallMs: ready.loadStallMs };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+  child.kill('SIGTERM');
+  await exited;
+  clearTimeout(kill);
+}
+
+async function admin(instance: Instance, method: string, pathname: string, body?: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${instance.adminUrl}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body,
+    signal: AbortSignal.timeout(300_000),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, ms: performance.now() - started };
+}
+
+/** The vendor's config: `size` keys, each its own user with two permissions; a few secrets kept. */
+function accessDocument(size: number): { json: string; secrets: string[]; keyIds: string[] } {
+  const secrets: string[] = [];
+  const keys = [];
+  const users = [];
+  for (let i = 0; i < size; i++) {
+    const secret = generateApiKey();
+    if (i < SAMPLE_KEYS) secrets.push(secret);
+    const id = `k${i}`;
+    keys.push({ id, prefix: apiKeyPrefix(secret), hash: hashApiKey(secret), userId: `u${i}` });
+    users.push({ id: `u${i}`, permissions: [{ id: 'read-accounts', api: 'GETaccounts*' }, { id: 'read-customers', api: 'GETcustomers*' }] });
+  }
+  const vendor = { id: 'bench', name: 'Bench', rateLimit: { points: 1_000_000, durationSeconds: 1 }, licences: [{ id: 'read', api: 'GET*' }], keys };
+  return { json: JSON.stringify({ vendors: [vendor], users }), secrets, keyIds: keys.slice(0, SAMPLE_KEYS).map((k) => k.id) };
+}
+
+async function statusFor(instance: Instance, secret: string): Promise<number> {
+  const res = await fetch(`${instance.vendorUrl}/accounts/40012`, { headers: { 'x-vendor-token': secret } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Milliseconds from the admin call on A until B answers 401 to the revoked key. */
+async function enforcement(a: Instance, b: Instance, keyId: string, secret: string): Promise<{ changeMs: number; enforcedMs: number }> {
+  if ((await statusFor(b, secret)) !== 200) throw new Error(`key ${keyId} does not work on B before the revocation`);
+  const started = performance.now();
+  const revoked = admin(a, 'DELETE', `/v1/keys/${keyId}`);
+  let enforcedMs = Number.NaN;
+  while (performance.now() - started < 15_000) {
+    if ((await statusFor(b, secret)) === 401) {
+      enforcedMs = performance.now() - started;
+      break;
+    }
+  }
+  const { status, ms } = await revoked;
+  if (status !== 204) throw new Error(`revoking ${keyId} answered ${status}`);
+  return { changeMs: ms, enforcedMs };
+}
+
+function load(instance: Instance, secret: string, seconds = LOAD_SECONDS): Promise<{ p99Ms: number; failed: number }> {
+  return openLoop(
+    {
+      kind: 'open-loop',
+      url: instance.vendorUrl,
+      request: { method: 'GET', path: '/accounts/40012', headers: { 'x-vendor-token': secret } },
+      seconds,
+      connections: 0,
+      rate: RATE,
+      warmupSeconds: 1,
+    },
+    () => undefined,
+  );
+}
+
+/** 10 rate-limit changes a second on A until `until` settles; counts 5xx answers. */
+async function changeLoop(a: Instance, until: Promise<unknown>): Promise<{ count: number; errors5xx: number }> {
+  let done = false;
+  void until.finally(() => (done = true));
+  let count = 0;
+  let errors5xx = 0;
+  const started = performance.now();
+  while (!done) {
+    const due = started + (count * 1000) / CHANGES_PER_SECOND;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (done) break;
+    const { status } = await admin(a, 'PUT', '/v1/vendors/bench/rate-limit', JSON.stringify({ points: 1_000_000 + (count % 2), durationSeconds: 1 }));
+    if (status >= 500) errors5xx += 1;
+    count += 1;
+  }
+  return { count, errors5xx };
+}
+
+const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
+
+async function measure(size: number, upstreamUrl: string): Promise<Row> {
+  const redis = await startRedisServer();
+  const instances: Instance[] = [];
+  try {
+    const prefix = `scale${size}:`;
+    const a = await startInstance(upstreamUrl, redis.url, prefix);
+    instances.push(a);
+    const { json, secrets, keyIds } = accessDocument(size);
+    const upload = await admin(a, 'PUT', '/v1/access', json);
+    if (upload.status !== 200) throw new Error(`PUT /v1/access answered ${upload.status}`);
+
+    const b = await startInstance(upstreamUrl, redis.url, prefix);
+    instances.push(b);
+
+    const trials = [];
+    for (let t = 0; t < ENFORCEMENT_TRIALS; t++) trials.push(await enforcement(a, b, keyIds[2 + t] as string, secrets[2 + t] as string));
+
+    // Warm both instances up (JIT, connection pools) before anything is measured.
+    await Promise.all([load(a, secrets[0] as string, 3), load(b, secrets[1] as string, 3)]);
+    const quiet = await Promise.all([load(a, secrets[0] as string), load(b, secrets[1] as string)]);
+    const busyLoads = Promise.all([load(a, secrets[0] as string), load(b, secrets[1] as string)]);
+    const [busy, changes] = await Promise.all([busyLoads, changeLoop(a, busyLoads)]);
+
+    const stats = await Promise.all(
+      instances.map(async (instance) => {
+        const answer = nextMessage<{ peakRssMb: number }>(instance.child, 'stats');
+        instance.child.send('stats');
+        return answer;
+      }),
+    );
+    const failed = [...quiet, ...busy].reduce((sum, r) => sum + r.failed, 0);
+    if (failed > 0) console.error(`size ${size}: ${failed} vendor requests failed`);
+    return {
+      keys: size,
+      documentMb: Buffer.byteLength(json) / 1024 / 1024,
+      uploadMs: upload.ms,
+      coldStartMs: b.readyMs,
+      loadStallMs: b.loadStallMs,
+      changeMs: median(trials.map((t) => t.changeMs)),
+      enforcedMs: median(trials.map((t) => t.enforcedMs)),
+      quietP99Ms: Math.max(...quiet.map((r) => r.p99Ms)),
+      busyP99Ms: Math.max(...busy.map((r) => r.p99Ms)),
+      admin5xx: changes.errors5xx,
+      peakRssMbA: (stats[0] as { peakRssMb: number }).peakRssMb,
+      peakRssMbB: (stats[1] as { peakRssMb: number }).peakRssMb,
+    };
+  } finally {
+    for (const instance of instances) await stop(instance.child);
+    await redis.stop();
+  }
+}
+
+function table(rows: readonly Row[]): string {
+  const header = '| keys | document | upload (PUT /v1/access) | cold start to ready | longest stall while loading | one change (admin) | enforced on the other instance | vendor p99 quiet → during 10 changes/s | admin 5xx | peak RSS: A (took the upload) / B |';
+  const line = '|---|---|---|---|---|---|---|---|---|---|';
+  const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+  const body = rows.map(
+    (r) =>
+      `| ${r.keys.toLocaleString('en-GB')} | ${r.documentMb.toFixed(1)} MB | ${fmt(r.uploadMs)} | ${fmt(r.coldStartMs)} | ${fmt(r.loadStallMs)} | ${fmt(r.changeMs)} | ${fmt(r.enforcedMs)} | ${fmt(r.quietP99Ms)} → ${fmt(r.busyP99Ms)} | ${r.admin5xx} | ${r.peakRssMbA.toFixed(0)} / ${r.peakRssMbB.toFixed(0)} MB |`,
+  );
+  return [header, line, ...body].join('\n');
+}
+
+async function main(): Promise<void> {
+  const sizes = SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
+  const upstream = await startUpstream();
+  const rows: Row[] = [];
+  try {
+    for (const size of sizes) {
+      console.error(`bench:scale: ${size} keys`);
+      rows.push(await measure(size, upstream.url));
+    }
+  } finally {
+    await stop(upstream.child);
+  }
+  console.log(table(rows));
+  mkdirSync(path.join(BENCH, 'results'), { recursive: true });
+  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows }, null, 2)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+/**
+ * The access config as separate records, the unit in which it is stored and synchronised:
+ * vendors (without their keys), keys (each naming its vendor) and users. A change is a list of
+ * operations, each setting or deleting one whole record, optionally guarded by what the record
+ * must hold before; applying the same operations in the same order always gives the same
+ * state, which is what lets an instance replay deltas on top of any snapshot taken meanwhile.
+ *
+ * Pure: converts between the declarative document and records, and computes the operations
+ * that turn one into the other.
+ */
+import { z } from 'zod';
+import { keySchema, userSchema, vendorSchema, type AccessDocument, type ApiKeyRecord, type User, type Vendor } from './model';
+
+/** A vendor without its keys: what the vendor record holds. */
+export const vendorRecordSchema = vendorSchema.omit({ keys: true });
+export type VendorRecord = z.infer<typeof vendorRecordSchema>;
+
+/** A key with the vendor it belongs to. */
+export const keyEntitySchema = keySchema.extend({ vendorId: vendorSchema.shape.id }).strict();
+export type KeyEntity = z.infer<typeof keyEntitySchema>;
+
+export const userRecordSchema = userSchema;
+export type UserRecord = User;
+
+export type RecordKind = 'vendor' | 'key' | 'user';
+
+export interface RecordValues {
+  readonly vendor: VendorRecord;
+  readonly key: KeyEntity;
+  readonly user: UserRecord;
+}
+
+export const RECORD_SCHEMAS = { vendor: vendorRecordSchema, key: keyEntitySchema, user: userRecordSchema } as const;
+export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user'];
+
+/**
+ * Sets (value) or deletes (null) one record. `expect`, when present, is what the record must
+ * hold when the change applies (null: must not exist); a change whose guard fails applies nothing.
+ */
+export type AccessOp = {
+  [K in RecordKind]: { readonly kind: K; readonly id: string; readonly value: RecordValues[K] | null; readonly expect?: RecordValues[K] | null };
+}[RecordKind];
+
+/** The records of one access config. */
+export interface AccessRecords {
+  readonly vendors: readonly VendorRecord[];
+  readonly keys: readonly KeyEntity[];
+  readonly users: readonly UserRecord[];
+}
+
+/** The stored form of a record: its schema's output as JSON, so equal records give equal text. */
+export function recordJson(kind: RecordKind, value: unknown): string {
+  return JSON.stringify(RECORD_SCHEMAS[kind].parse(value));
+}
+
+/**
+ * The stored form of a record that already is its schema's output (read from a store, or taken
+ * from a validated document): the same text as `recordJson`, without validating it again.
+ */
+export function canonicalJson(record: RecordValues[RecordKind]): string {
+  return JSON.stringify(record);
+}
+
+export function documentToRecords(document: AccessDocument): AccessRecords {
+  const vendors: VendorRecord[] = [];
+  const keys: KeyEntity[] = [];
+  for (const { keys: vendorKeys, ...vendor } of document.vendors) {
+    vendors.push(vendor);
+    for (const key of vendorKeys) keys.push({ ...key, vendorId: vendor.id });
+  }
+  return { vendors, keys, users: [...document.users] };
+}
+
+/**
+ * Like `documentToRecords`, for a document parsed for this one use: each key object gets its
+ * `vendorId` in place instead of being copied (100,000 keys are not held twice). The document's
+ * keys then carry `vendorId` too; compare them, never store or show them.
+ */
+export function takeRecords(document: AccessDocument): AccessRecords {
+  const vendors: VendorRecord[] = [];
+  const keys: KeyEntity[] = [];
+  for (const { keys: vendorKeys, ...vendor } of document.vendors) {
+    vendors.push(vendor);
+    for (const key of vendorKeys) keys.push(Object.assign(key, { vendorId: vendor.id }));
+  }
+  return { vendors, keys, users: [...document.users] };
+}
+
+export function keyRecord(key: KeyEntity): ApiKeyRecord {
+  const { vendorId: _vendorId, ...record } = key;
+  return record;
+}
+
+export function vendorWithKeys(vendor: VendorRecord, keys: Iterable<KeyEntity>): Vendor {
+  return { ...vendor, keys: Array.from(keys, keyRecord) };
+}
+
+/**
+ * The operations that turn `current` into `next`, each guarded by the record it replaces, so
+ * they apply only to the state they were computed from. Unchanged records are left out. Both
+ * sides are schema output (a store's records, a validated document's).
+ */
+export function operationsBetween(current: AccessRecords, next: AccessRecords): AccessOp[] {
+  const ops: AccessOp[] = [];
+  const diff = <K extends RecordKind>(kind: K, before: readonly RecordValues[K][], after: readonly RecordValues[K][]): void => {
+    const old = new Map(before.map((record) => [record.id, record]));
+    const seen = new Set<string>();
+    for (const record of after) {
+      seen.add(record.id);
+      const previous = old.get(record.id);
+      if (previous && canonicalJson(previous) === canonicalJson(record)) continue;
+      ops.push({ kind, id: record.id, value: record, expect: previous ?? null } as AccessOp);
+    }
+    for (const [id, previous] of old) if (!seen.has(id)) ops.push({ kind, id, value: null, expect: previous } as AccessOp);
+  };
+  diff('vendor', current.vendors, next.vendors);
+  diff('user', current.users, next.users);
+  diff('key', current.keys, next.keys);
+  return ops;
+}
+
+/** The ids of keys that the operations delete (their last-use times go with them). */
+export function removedKeyIds(ops: readonly AccessOp[]): string[] {
+  return ops.filter((op) => op.kind === 'key' && op.value === null).map((op) => op.id);
+}
