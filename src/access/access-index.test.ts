@@ -1,6 +1,7 @@
 import { generateApiKey, hashApiKey } from './api-key';
 import { accessDocumentSchema } from './model';
 import { AccessIndex, compileApiPattern } from './access-index';
+import { canonicalJson, recordJson } from './access-state';
 
 const activeKey = generateApiKey();
 const revokedKey = generateApiKey();
@@ -156,7 +157,7 @@ describe('AccessIndex deltas', () => {
     );
     expect(index.vendorIds()).toEqual(['aardvark', 'acme']);
     expect(index.userIds()).toEqual(['teller', 'zed']);
-    expect(index.toDocument().vendors.map((v) => [v.id, v.keys.map((k) => k.id)])).toEqual([
+    expect(index.documentForDiff().vendors.map((v) => [v.id, v.keys.map((k) => k.id)])).toEqual([
       ['aardvark', []],
       ['acme', ['k1']],
     ]);
@@ -175,5 +176,16 @@ describe('API patterns', () => {
     ['GET*/transactions', 'GETaccounts/{accountId}/transactions', true],
   ])('%s matches %s: %s', (pattern, apiId, expected) => {
     expect(compileApiPattern(pattern)(apiId)).toBe(expected);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('writes a record as its schema would, whatever order its properties were sent in', () => {
+    const sent = { userId: 'u', hash: `sha256:${'a'.repeat(64)}`, vendorId: 'acme', id: 'k', status: 'active' as const, prefix: 'cbk_AAAAAAAA' };
+    expect(canonicalJson('key', sent)).toBe(recordJson('key', sent));
+    const vendor = { licences: [{ api: 'GET*', id: 'l' }], rateLimit: { durationSeconds: 1, points: 5 }, status: 'active' as const, name: 'Acme', id: 'acme' };
+    expect(canonicalJson('vendor', vendor)).toBe(recordJson('vendor', vendor));
+    const user = { permissions: [{ api: 'GET*', id: 'p' }], id: 'u' };
+    expect(canonicalJson('user', user)).toBe(recordJson('user', user));
   });
 });

@@ -8,7 +8,7 @@
  * cache applies a delta in one synchronous call, so no request ever sees half of a change.
  */
 import { hashApiKey, isWellFormedApiKey } from './api-key';
-import { vendorWithKeys, type AccessOp, type AccessRecords, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
+import { type AccessOp, type AccessRecords, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
 import type { AccessDocument, Licence, Permission } from './model';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch' | 'token_mismatch';
@@ -27,13 +27,6 @@ export type AuthResult =
   | { readonly ok: true; readonly principal: Principal; readonly vendor: VendorRecord }
   | { readonly ok: false; readonly reason: AuthFailureReason };
 
-interface CompiledKey {
-  readonly record: KeyEntity;
-  readonly expiresAtMs: number;
-  /** Built at the first use, and again when the vendor's name has changed since. */
-  principal: Principal | null;
-}
-
 interface CompiledGrant {
   readonly matches: (apiId: string) => boolean;
   readonly expiresAtMs: number;
@@ -41,11 +34,6 @@ interface CompiledGrant {
 
 interface CompiledVendor {
   readonly record: VendorRecord;
-  readonly grants: CompiledGrant[];
-}
-
-interface CompiledUser {
-  readonly record: UserRecord;
   readonly grants: CompiledGrant[];
 }
 
@@ -108,10 +96,15 @@ const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class AccessIndex {
   private readonly vendors = new Map<string, CompiledVendor>();
-  private readonly keys = new Map<string, CompiledKey>();
-  private readonly keysByHash = new Map<string, CompiledKey>();
+  // Keys and users are held as their records only: a load of 100,000 of each allocates nothing
+  // else per record, which keeps the garbage collector's pauses short. What a request needs
+  // beyond the record (a principal, compiled permissions) is built at first use and kept.
+  private readonly keys = new Map<string, KeyEntity>();
+  private readonly keysByHash = new Map<string, KeyEntity>();
+  private readonly principals = new Map<string, Principal>();
   private readonly keyIdsByVendor = new Map<string, Set<string>>();
-  private readonly users = new Map<string, CompiledUser>();
+  private readonly users = new Map<string, UserRecord>();
+  private readonly userGrants = new Map<string, CompiledGrant[]>();
   private readonly licenceDecisions = new Map<string, Map<string, Decision>>();
   private readonly permissionDecisions = new Map<string, Map<string, Decision>>();
   /** Sorted ids for paged lists, rebuilt on the first list after a change. */
@@ -185,10 +178,10 @@ export class AccessIndex {
     // The checksum turns away typos and guesses before any hashing or lookup.
     if (!isWellFormedApiKey(token)) return { ok: false, reason: 'malformed' };
     const key = this.keysByHash.get(hashApiKey(token));
-    const vendor = key && this.vendors.get(key.record.vendorId);
+    const vendor = key && this.vendors.get(key.vendorId);
     if (!key || !vendor) return { ok: false, reason: 'unknown' };
-    if (key.record.status === 'revoked') return { ok: false, reason: 'revoked' };
-    if (key.expiresAtMs <= nowMs) return { ok: false, reason: 'expired' };
+    if (key.status === 'revoked') return { ok: false, reason: 'revoked' };
+    if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, principal: this.principalOf(key, vendor.record), vendor: vendor.record };
   }
 
@@ -196,7 +189,7 @@ export class AccessIndex {
   authorize(principal: Principal, vendor: VendorRecord, apiId: string, nowMs = Date.now()): AccessDeniedReason | null {
     if (vendor.status !== 'active') return 'vendor_suspended';
     if (!this.cachedDecision(this.licenceDecisions, this.vendors.get(vendor.id)?.grants, vendor.id, apiId, nowMs)) return 'licence_required';
-    if (!this.cachedDecision(this.permissionDecisions, this.users.get(principal.userId)?.grants, principal.userId, apiId, nowMs)) {
+    if (!this.cachedDecision(this.permissionDecisions, this.grantsOf(principal.userId), principal.userId, apiId, nowMs)) {
       return 'permission_denied';
     }
     return null;
@@ -207,21 +200,21 @@ export class AccessIndex {
   }
 
   key(keyId: string): KeyEntity | undefined {
-    return this.keys.get(keyId)?.record;
+    return this.keys.get(keyId);
   }
 
   keyByHash(hash: string): KeyEntity | undefined {
-    return this.keysByHash.get(hash)?.record;
+    return this.keysByHash.get(hash);
   }
 
   user(userId: string): UserRecord | undefined {
-    return this.users.get(userId)?.record;
+    return this.users.get(userId);
   }
 
   /** The vendor's keys, ordered by id. */
   keysOf(vendorId: string): KeyEntity[] {
     const ids = [...(this.keyIdsByVendor.get(vendorId) ?? [])].sort(byId);
-    return ids.map((id) => (this.keys.get(id) as CompiledKey).record);
+    return ids.map((id) => this.keys.get(id) as KeyEntity);
   }
 
   get vendorCount(): number {
@@ -247,22 +240,14 @@ export class AccessIndex {
   records(): AccessRecords {
     return {
       vendors: Array.from(this.vendors.values(), (v) => v.record),
-      keys: Array.from(this.keys.values(), (k) => k.record),
-      users: Array.from(this.users.values(), (u) => u.record),
-    };
-  }
-
-  /** The declarative document: vendors with their keys, then users. */
-  toDocument(): AccessDocument {
-    return {
-      vendors: this.vendorIds().map((id) => vendorWithKeys(this.vendor(id) as VendorRecord, this.keysOf(id))),
-      users: this.userIds().map((id) => this.user(id) as UserRecord),
+      keys: [...this.keys.values()],
+      users: [...this.users.values()],
     };
   }
 
   /**
-   * The same document for comparing, not for showing: the keys are the index's own records (they
-   * still carry `vendorId`), so a config of 100,000 keys is not copied to be diffed.
+   * The declarative document for comparing, not for showing: the keys are the index's own
+   * records (they still carry `vendorId`), so a config of 100,000 keys is not copied to be diffed.
    */
   documentForDiff(): AccessDocument {
     return {
@@ -271,17 +256,31 @@ export class AccessIndex {
     };
   }
 
-  private principalOf(key: CompiledKey, vendor: VendorRecord): Principal {
-    if (key.principal?.vendorName !== vendor.name) {
-      key.principal = Object.freeze({
+  /** Built at the key's first use, and again when the vendor's name has changed since. */
+  private principalOf(key: KeyEntity, vendor: VendorRecord): Principal {
+    let principal = this.principals.get(key.id);
+    if (principal?.vendorName !== vendor.name) {
+      principal = Object.freeze({
         vendorId: vendor.id,
         vendorName: vendor.name,
-        keyId: key.record.id,
-        userId: key.record.userId,
-        certificateThumbprints: Object.freeze([...(key.record.certificateThumbprints ?? [])]),
+        keyId: key.id,
+        userId: key.userId,
+        certificateThumbprints: Object.freeze([...(key.certificateThumbprints ?? [])]),
       });
+      this.principals.set(key.id, principal);
     }
-    return key.principal;
+    return principal;
+  }
+
+  private grantsOf(userId: string): CompiledGrant[] | undefined {
+    let grants = this.userGrants.get(userId);
+    if (!grants) {
+      const user = this.users.get(userId);
+      if (!user) return undefined;
+      grants = compileGrants(user.permissions);
+      this.userGrants.set(userId, grants);
+    }
+    return grants;
   }
 
   private putVendor(record: VendorRecord): void {
@@ -297,9 +296,8 @@ export class AccessIndex {
 
   private putKey(record: KeyEntity): void {
     this.deleteKey(record.id);
-    const compiled: CompiledKey = { record, expiresAtMs: toMs(record.expiresAt), principal: null };
-    this.keys.set(record.id, compiled);
-    this.keysByHash.set(record.hash, compiled);
+    this.keys.set(record.id, record);
+    this.keysByHash.set(record.hash, record);
     let ids = this.keyIdsByVendor.get(record.vendorId);
     if (!ids) this.keyIdsByVendor.set(record.vendorId, (ids = new Set()));
     ids.add(record.id);
@@ -309,20 +307,23 @@ export class AccessIndex {
     const old = this.keys.get(keyId);
     if (!old) return;
     this.keys.delete(keyId);
-    if (this.keysByHash.get(old.record.hash) === old) this.keysByHash.delete(old.record.hash);
-    const ids = this.keyIdsByVendor.get(old.record.vendorId);
+    this.principals.delete(keyId);
+    if (this.keysByHash.get(old.hash) === old) this.keysByHash.delete(old.hash);
+    const ids = this.keyIdsByVendor.get(old.vendorId);
     ids?.delete(keyId);
-    if (ids?.size === 0) this.keyIdsByVendor.delete(old.record.vendorId);
+    if (ids?.size === 0) this.keyIdsByVendor.delete(old.vendorId);
   }
 
   private putUser(record: UserRecord): void {
     if (!this.users.has(record.id)) this.sortedUserIds = null;
-    this.users.set(record.id, { record, grants: compileGrants(record.permissions) });
+    this.users.set(record.id, record);
+    this.userGrants.delete(record.id);
     this.permissionDecisions.delete(record.id);
   }
 
   private deleteUser(userId: string): void {
     if (this.users.delete(userId)) this.sortedUserIds = null;
+    this.userGrants.delete(userId);
     this.permissionDecisions.delete(userId);
   }
 

@@ -186,10 +186,10 @@ describe('replacing the whole document after a revocation', () => {
     const store = new MemoryAccessStore({ vendors: [{ id: 'v', name: 'V', status: 'active', licences: [], keys: [] }], users: [] });
     const service = await serviceOn(store);
     const issued = await service.issueKey('v', { userId: 'u' }, ACTOR);
-    const exported = (await service.getDocument()).document;
+    const exported = (await readDocument(store)).document;
     await service.revokeKey(issued.result.id, ACTOR);
     await expect(service.replaceDocument(exported, ACTOR)).rejects.toMatchObject({ code: 'conflict' });
-    const live = (await service.getDocument()).document;
+    const live = (await readDocument(store)).document;
     expect(live.vendors[0]?.keys[0]?.status).toBe('revoked');
   });
 });

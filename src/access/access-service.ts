@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
 import type { AuditEntryInput } from '../admin/audit';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
-import { parseAccessDocumentInPlace, rateLimitSchema, type AccessDocument, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
+import { parseAccessDocumentInPlace, rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
 import { RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
 import {
@@ -451,12 +451,6 @@ export class AccessService {
         ops: [{ kind: 'vendor', id: vendorId, value: { ...vendor, rateLimit }, expect: vendor }],
       };
     });
-  }
-
-  /** The whole document (keys with their hashes, so it can be applied again), as one value. */
-  async getDocument(): Promise<{ version: number; document: AccessDocument }> {
-    const index = await this.index();
-    return { version: index.version, document: index.toDocument() };
   }
 
   /**

@@ -9,7 +9,18 @@
  * that turn one into the other.
  */
 import { z } from 'zod';
-import { keySchema, userSchema, vendorSchema, type AccessDocument, type ApiKeyRecord, type User, type Vendor } from './model';
+import {
+  keySchema,
+  licenceSchema,
+  permissionSchema,
+  rateLimitSchema,
+  userSchema,
+  vendorSchema,
+  type AccessDocument,
+  type ApiKeyRecord,
+  type User,
+  type Vendor,
+} from './model';
 
 /** A vendor without its keys: what the vendor record holds. */
 export const vendorRecordSchema = vendorSchema.omit({ keys: true });
@@ -54,11 +65,23 @@ export function recordJson(kind: RecordKind, value: unknown): string {
 }
 
 /**
- * The stored form of a record that already is its schema's output (read from a store, or taken
- * from a validated document): the same text as `recordJson`, without validating it again.
+ * Every property name a record of each kind may hold, nested ones included, in its schema's
+ * order: as JSON.stringify's property list it writes a record's properties in that order,
+ * whatever order the record was built or sent in.
  */
-export function canonicalJson(record: RecordValues[RecordKind]): string {
-  return JSON.stringify(record);
+const propertyOrder = (...shapes: object[]): string[] => [...new Set(shapes.flatMap((shape) => Object.keys(shape)))];
+const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
+  vendor: propertyOrder(vendorRecordSchema.shape, rateLimitSchema.shape, licenceSchema.shape),
+  key: propertyOrder(keyEntitySchema.shape),
+  user: propertyOrder(userSchema.shape, permissionSchema.shape),
+};
+
+/**
+ * The stored form of a record already validated (read from a store, or taken from a validated
+ * document): the same text as `recordJson`, without validating it again.
+ */
+export function canonicalJson(kind: RecordKind, record: RecordValues[RecordKind]): string {
+  return JSON.stringify(record, PROPERTY_ORDER[kind]);
 }
 
 export function documentToRecords(document: AccessDocument): AccessRecords {
@@ -108,7 +131,7 @@ export function operationsBetween(current: AccessRecords, next: AccessRecords): 
     for (const record of after) {
       seen.add(record.id);
       const previous = old.get(record.id);
-      if (previous && canonicalJson(previous) === canonicalJson(record)) continue;
+      if (previous && canonicalJson(kind, previous) === canonicalJson(kind, record)) continue;
       ops.push({ kind, id: record.id, value: record, expect: previous ?? null } as AccessOp);
     }
     for (const [id, previous] of old) if (!seen.has(id)) ops.push({ kind, id, value: null, expect: previous } as AccessOp);

@@ -23,14 +23,15 @@ describe('parseAccessDocumentInPlace', () => {
     expect(result.success && result.data).toEqual(accessDocumentSchema.parse(valid()));
   });
 
-  it('replaces each record of the input by its parsed form, so no second copy of the document is kept', () => {
+  it('keeps each key and user of the input as the result, with the defaults filled in, so nothing is held twice', () => {
     const input = valid();
     const result = parseAccessDocumentInPlace(input);
     if (!result.success) throw new Error('expected success');
-    const vendors = input.vendors as unknown[];
-    expect(vendors[0]).toBe(result.data.vendors[0]);
-    expect((vendors[1] as { status: string }).status).toBe('active');
-    expect((input.users as unknown[])[0]).toBe(result.data.users[0]);
+    const rawKey = (input.vendors as Array<{ keys: unknown[] }>)[0]?.keys[0];
+    expect(result.data.vendors[0]?.keys[0]).toBe(rawKey);
+    expect(rawKey).toMatchObject({ status: 'active' });
+    expect(result.data.users[0]).toBe((input.users as unknown[])[0]);
+    expect(result.data.vendors[1]).toMatchObject({ status: 'active', licences: [] });
   });
 
   it.each([

@@ -129,10 +129,19 @@ const vendorShell = vendorSchema.extend({ keys: z.array(z.unknown()).default([])
 const within = (prefix: (string | number)[], issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] =>
   issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path] }));
 
+/** The schema's defaults for what `raw` left out, written into `raw` itself. */
+function withDefaults<T extends object>(raw: unknown, parsed: T): T {
+  const target = raw as Record<string, unknown>;
+  for (const [name, value] of Object.entries(parsed)) if (!(name in target)) target[name] = value;
+  return target as T;
+}
+
 /**
  * The access document schema's answer for a document that may hold 100,000 keys, validated one
- * record at a time, each record of `input` replaced by its parsed form as it goes (it mutates
- * `input`), so there is never a second copy of the whole document in memory.
+ * record at a time. Each key and user of `input` is kept as the result, its defaults filled in
+ * (it mutates `input`; the schemas transform nothing else): the parsed copies die young, so a
+ * large document is never held twice. Properties may be in the sender's order; the stores write
+ * records in their schema's order (access-state.ts canonicalJson).
  */
 export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult<AccessDocument> {
   const shell = documentShell.safeParse(input);
@@ -153,8 +162,7 @@ export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult
         issues.push(...within(['vendors', vi, 'keys', ki], key.error.issues));
         return null;
       }
-      rawKeys[ki] = key.data;
-      return key.data;
+      return withDefaults(rawKeys[ki], key.data);
     });
     rawVendors[vi] = { ...vendor.data, keys };
     return rawVendors[vi] as Vendor;
@@ -165,8 +173,7 @@ export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult
       issues.push(...within(['users', ui], user.error.issues));
       return null;
     }
-    rawUsers[ui] = user.data;
-    return user.data;
+    return withDefaults(rawUsers[ui], user.data);
   });
   if (issues.length === 0) {
     const document = { ...(shell.data.sandbox === undefined ? {} : { sandbox: shell.data.sandbox }), vendors: vendors as Vendor[], users: users as User[] };

@@ -41,6 +41,7 @@ import {
   type AccessOp,
   type AccessRecords,
   type RecordKind,
+  type RecordValues,
 } from './access-state';
 import {
   RecordConflictError,
@@ -370,13 +371,7 @@ export class RedisAccessStore implements AccessStore {
       this.client.eval(
         COMMIT_SCRIPT,
         7,
-        this.keys.version,
-        this.keys.records.vendor,
-        this.keys.records.key,
-        this.keys.records.user,
-        this.keys.records.keyhash,
-        this.keys.changes,
-        this.keys.audit,
+        ...this.scriptKeys(),
         change.expectedVersion === undefined ? '' : String(change.expectedVersion),
         String(this.knownVersion),
         this.channel,
@@ -495,12 +490,12 @@ export class RedisAccessStore implements AccessStore {
         (async () => {
           // Records of a validated document or of a store: schema output already. Serialised a
           // chunk at a time, so 100,000 keys never sit in memory as text all at once.
-          const asJson = function* <T extends { id: string }>(items: readonly T[]): Iterable<[string, string]> {
-            for (const item of items) yield [item.id, canonicalJson(item as never)];
+          const asJson = function* <K extends RecordKind>(kind: K, items: readonly RecordValues[K][]): Iterable<[string, string]> {
+            for (const item of items) yield [item.id, canonicalJson(kind, item)];
           };
-          await write(staged.vendor, asJson(records.vendors));
-          await write(staged.key, asJson(records.keys));
-          await write(staged.user, asJson(records.users));
+          await write(staged.vendor, asJson('vendor', records.vendors));
+          await write(staged.key, asJson('key', records.keys));
+          await write(staged.user, asJson('user', records.users));
           await write(
             staged.keyhash,
             (function* () {
@@ -513,13 +508,7 @@ export class RedisAccessStore implements AccessStore {
         this.client.eval(
           SWAP_SCRIPT,
           12,
-          this.keys.version,
-          this.keys.records.vendor,
-          this.keys.records.key,
-          this.keys.records.user,
-          this.keys.records.keyhash,
-          this.keys.changes,
-          this.keys.audit,
+          ...this.scriptKeys(),
           staged.vendor,
           staged.key,
           staged.user,
@@ -542,6 +531,12 @@ export class RedisAccessStore implements AccessStore {
     } finally {
       await this.client.del(staged.vendor, staged.key, staged.user, staged.keyhash).catch(() => undefined);
     }
+  }
+
+  /** The keys both change scripts start with, in their order. */
+  private scriptKeys(): string[] {
+    const { version, records, changes, audit } = this.keys;
+    return [version, records.vendor, records.key, records.user, records.keyhash, changes, audit];
   }
 
   private auditArgs(audit: AuditEntryInput | null): [string, string, string] {

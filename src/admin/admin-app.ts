@@ -3,9 +3,11 @@
  * permissions, rate limits, the whole access document and the audit log, under `/v1`.
  *
  * Reads `Authorization: Bearer <admin token>` (compared in constant time), JSON bodies, and a
- * JSON or YAML body (`application/yaml`, `text/yaml`) for `PUT /v1/access`. Sets nothing but
- * the access document (through the AccessService) and the audit log: every write that changes
- * something appends one entry whose actor is a label derived from the token, never the token.
+ * JSON or YAML body (`application/yaml`, `text/yaml`, up to `maxDocumentBytes`) for
+ * `PUT /v1/access`. Sets nothing but the access config (through the AccessService, whose store
+ * writes each change with its audit entry in one step; the actor is a label derived from the
+ * token, never the token) and the audit log. Lists answer arrays, paged by `limit` and an opaque
+ * `after` cursor with a `Link: rel="next"` header; the whole document is streamed.
  * Errors are problem details from the shared error handler; responses are never cached.
  * Every request is logged when it ends (method, path, status, actor; never a body or a
  * header). Wrong tokens are counted (`onAuthFailure`) and, past `throttle.freeFailures` in a
