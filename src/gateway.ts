@@ -14,6 +14,8 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Express } from 'express';
 import { AccessService } from './access/access-service';
+import { AdminDirectory } from './access/admin-directory';
+import { ChangeQueue } from './access/change-queue';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
@@ -273,8 +275,11 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     isShuttingDown: () => shuttingDown,
     mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
+  const accessService = new AccessService(access, store, { keyUsage });
   const adminApp = createAdminApp({
-    service: new AccessService(access, store, { keyUsage }),
+    service: accessService,
+    admins: new AdminDirectory(accessService.writer),
+    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }),
     maxDocumentBytes: config.admin.maxDocumentBytes,
     audit: backend.audit,
     adminToken: adminToken.token,

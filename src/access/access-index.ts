@@ -9,7 +9,7 @@
  */
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import { type AccessOp, type AccessRecords, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
-import type { AccessDocument, Licence, Permission } from './model';
+import type { AccessDocument, AdminAccount, Licence, PendingChange, Permission } from './model';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch' | 'token_mismatch';
 export type AccessDeniedReason = 'vendor_suspended' | 'licence_required' | 'permission_denied';
@@ -104,6 +104,9 @@ export class AccessIndex {
   private readonly principals = new Map<string, Principal>();
   private readonly keyIdsByVendor = new Map<string, Set<string>>();
   private readonly users = new Map<string, UserRecord>();
+  private readonly admins = new Map<string, AdminAccount>();
+  private readonly adminsByTokenHash = new Map<string, AdminAccount>();
+  private readonly pendingChanges = new Map<string, PendingChange>();
   private readonly userGrants = new Map<string, CompiledGrant[]>();
   private readonly licenceDecisions = new Map<string, Map<string, Decision>>();
   private readonly permissionDecisions = new Map<string, Map<string, Decision>>();
@@ -148,24 +151,59 @@ export class AccessIndex {
     for (const vendor of records.vendors ?? []) this.putVendor(vendor);
     for (const key of records.keys ?? []) this.putKey(key);
     for (const user of records.users ?? []) this.putUser(user);
+    for (const admin of records.admins ?? []) this.putAdmin(admin);
+    for (const change of records.changes ?? []) this.pendingChanges.set(change.id, change);
   }
 
   /** Applies one change's operations (guards are the store's business) and takes its version. */
   apply(ops: readonly AccessOp[], version: number): void {
     for (const op of ops) {
-      if (op.kind === 'vendor') {
-        if (op.value) this.putVendor(op.value);
-        else this.deleteVendor(op.id);
-      } else if (op.kind === 'key') {
-        if (op.value) this.putKey(op.value);
-        else this.deleteKey(op.id);
-      } else if (op.value) {
-        this.putUser(op.value);
-      } else {
-        this.deleteUser(op.id);
+      switch (op.kind) {
+        case 'vendor':
+          if (op.value) this.putVendor(op.value);
+          else this.deleteVendor(op.id);
+          break;
+        case 'key':
+          if (op.value) this.putKey(op.value);
+          else this.deleteKey(op.id);
+          break;
+        case 'user':
+          if (op.value) this.putUser(op.value);
+          else this.deleteUser(op.id);
+          break;
+        case 'admin':
+          if (op.value) this.putAdmin(op.value);
+          else this.deleteAdmin(op.id);
+          break;
+        case 'change':
+          if (op.value) this.pendingChanges.set(op.id, op.value);
+          else this.pendingChanges.delete(op.id);
+          break;
       }
     }
     this.setVersion(version);
+  }
+
+  admin(adminId: string): AdminAccount | undefined {
+    return this.admins.get(adminId);
+  }
+
+  adminByTokenHash(tokenHash: string): AdminAccount | undefined {
+    return this.adminsByTokenHash.get(tokenHash);
+  }
+
+  /** Every named admin, ordered by id. */
+  adminList(): AdminAccount[] {
+    return [...this.admins.values()].sort((a, b) => byId(a.id, b.id));
+  }
+
+  pendingChange(changeId: string): PendingChange | undefined {
+    return this.pendingChanges.get(changeId);
+  }
+
+  /** Every pending change, oldest first. */
+  pendingChangeList(): PendingChange[] {
+    return [...this.pendingChanges.values()].sort((a, b) => byId(a.createdAt, b.createdAt) || byId(a.id, b.id));
   }
 
   setVersion(version: number): void {
@@ -242,6 +280,8 @@ export class AccessIndex {
       vendors: Array.from(this.vendors.values(), (v) => v.record),
       keys: [...this.keys.values()],
       users: [...this.users.values()],
+      admins: [...this.admins.values()],
+      changes: [...this.pendingChanges.values()],
     };
   }
 
@@ -312,6 +352,19 @@ export class AccessIndex {
     const ids = this.keyIdsByVendor.get(old.vendorId);
     ids?.delete(keyId);
     if (ids?.size === 0) this.keyIdsByVendor.delete(old.vendorId);
+  }
+
+  private putAdmin(record: AdminAccount): void {
+    this.deleteAdmin(record.id);
+    this.admins.set(record.id, record);
+    this.adminsByTokenHash.set(record.tokenHash, record);
+  }
+
+  private deleteAdmin(adminId: string): void {
+    const old = this.admins.get(adminId);
+    if (!old) return;
+    this.admins.delete(adminId);
+    if (this.adminsByTokenHash.get(old.tokenHash) === old) this.adminsByTokenHash.delete(old.tokenHash);
   }
 
   private putUser(record: UserRecord): void {

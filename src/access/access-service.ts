@@ -2,29 +2,23 @@
  * The admin operations on the access config: vendors, keys, licences, user permissions, rate
  * limits and the whole document, each a change to the few records it touches.
  *
- * Reads the live AccessIndex (brought up to the store's version first, so an admin reads what
- * any instance last wrote) and commits changes through the AccessStore: each write computes the
- * operations on the records it changes, guarded by what those records held, and commits them
- * with their audit entry in one atomic step; when another admin changed one of them meanwhile,
- * the write is computed again on the new state (never applied blindly). Writes from this
- * instance are queued, so they never conflict with each other. Every record is validated by its
- * schema before it is stored. Drops the last-use times of keys a write removed (keyUsage). A
- * write returns its result and a `Change` (what, on which target, before, after); no change ever
- * holds a key's secret, and keys are shown without their hash outside the whole-document
- * operations. A whole-document write with many changes is staged and swapped in as one version.
+ * Reads the live AccessIndex and writes through the AccessWriter (access-writer.ts: plan on the
+ * current records, commit with the audit entry in one step, plan again when another admin got
+ * there first). Every write takes who makes it (`WriteBy`), so the change queue can preview it or
+ * apply it as an approval. A write returns its result and a `Change` (what, on which target,
+ * before, after); no change ever holds a key's secret, and keys are shown without their hash
+ * outside the whole-document operations. A whole-document write with many changes is staged and
+ * swapped in as one version.
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
-import type { AuditEntryInput } from '../admin/audit';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 import { parseAccessDocumentInPlace, rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
-import { RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
+import { VersionConflictError, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
 import {
   keyRecord,
   operationsBetween,
-  RECORD_SCHEMAS,
-  removedKeyIds,
   takeRecords,
   type AccessOp,
   type AccessRecords,
@@ -34,7 +28,7 @@ import {
 } from './access-state';
 import type { AccessIndex } from './access-index';
 import type { AccessCache } from './cache';
-import type { KeyUsageTracker } from './key-usage';
+import { AccessWriter, auditEntry, unchanged, writerOf, type AccessWriterOptions, type Change, type Outcome, type WriteBy } from './access-writer';
 import { createVendorInput, fieldErrors, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
@@ -42,20 +36,7 @@ export type VendorView = VendorRecord & { keys: KeyView[] };
 /** The answer to a key issue: the only place the secret ever appears. */
 export type IssuedKey = KeyView & { secret: string };
 
-/** What a write did, for the audit log. */
-export interface Change {
-  readonly action: string;
-  /** The admin API path of what changed: `vendors/acme`, `keys/key-1`, `access`. */
-  readonly target: string;
-  readonly before: unknown;
-  readonly after: unknown;
-}
-
-/** A write's result; `change` is null when the write found nothing to change. */
-export interface Outcome<T> {
-  readonly result: T;
-  readonly change: Change | null;
-}
+export type { Change, Outcome } from './access-writer';
 
 export interface ReplaceResult {
   readonly dryRun: boolean;
@@ -91,16 +72,10 @@ export interface DocumentExport {
   readonly chunks: Iterable<string>;
 }
 
-export interface AccessServiceOptions {
-  /** Attempts per write when other instances keep changing the same records meanwhile. */
-  readonly maxAttempts?: number;
-  /** Where each key's lastUsedAt comes from (kept apart from the records; see key-usage.ts). */
-  readonly keyUsage?: Pick<KeyUsageTracker, 'lastUsed' | 'forgetRemoved'>;
+export interface AccessServiceOptions extends AccessWriterOptions {
   /** Whole-document writes with more operations than this are staged and swapped in. */
   readonly bulkThreshold?: number;
 }
-
-const DEFAULT_MAX_ATTEMPTS = 10;
 const DEFAULT_BULK_THRESHOLD = 1000;
 /** Keys per piece of a streamed export. */
 const EXPORT_CHUNK = 500;
@@ -111,15 +86,6 @@ function keyView(key: KeyEntity | ApiKeyRecord): KeyView {
   const { hash: _hash, ...view } = 'vendorId' in key ? keyRecord(key) : key;
   return view;
 }
-
-/** A plan for one write: its result, the audit change, and the operations that make it. */
-interface Plan<T> {
-  readonly result: T;
-  readonly change: Change | null;
-  readonly ops: AccessOp[];
-}
-
-const unchanged = <T>(result: T): Plan<T> => ({ result, change: null, ops: [] });
 
 function findVendor(index: AccessIndex, vendorId: string): VendorRecord {
   const vendor = index.vendor(vendorId);
@@ -141,17 +107,6 @@ function findKey(index: AccessIndex, keyId: string): KeyEntity {
 
 function duplicate(what: string, id: string): GatewayError {
   return new GatewayError('conflict', `A ${what} with id "${id}" already exists.`);
-}
-
-/** Each record a write would store, checked by its schema: a 400 naming every bad field. */
-function validateOps(ops: readonly AccessOp[]): void {
-  for (const op of ops) {
-    if (!op.value) continue;
-    const result = RECORD_SCHEMAS[op.kind].safeParse(op.value);
-    if (!result.success) {
-      throw new GatewayError('invalid_request', 'The change would make the access config invalid; see errors.', { errors: fieldErrors(result.error) });
-    }
-  }
 }
 
 /**
@@ -183,31 +138,20 @@ function pageOf(ids: readonly string[], { limit, after }: PageRequest): { ids: r
   return { ids: ids.slice(start, end), next: end < ids.length && end > start ? (ids[end - 1] as string) : null };
 }
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class AccessService {
-  private readonly maxAttempts: number;
   private readonly bulkThreshold: number;
   private readonly keyUsage: AccessServiceOptions['keyUsage'];
-  /** The last queued write of this instance; each write starts after the one before. */
-  private writeQueue: Promise<unknown> = Promise.resolve();
+  /** Shared with the admin directory and the change queue: one write queue per instance. */
+  readonly writer: AccessWriter;
 
   constructor(
     private readonly cache: AccessCache,
     private readonly store: AccessStore,
     options: AccessServiceOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.writer = new AccessWriter(cache, store, options);
     this.bulkThreshold = options.bulkThreshold ?? DEFAULT_BULK_THRESHOLD;
     this.keyUsage = options.keyUsage;
-  }
-
-  /** The index at the store's current version: what any instance last wrote. */
-  private async index(): Promise<AccessIndex> {
-    await this.cache.sync();
-    const index = this.cache.index;
-    if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } });
-    return index;
   }
 
   /** Key views with lastUsedAt filled in from the usage tracker. */
@@ -225,20 +169,20 @@ export class AccessService {
   }
 
   async listVendors(page: PageRequest = {}): Promise<Page<VendorView>> {
-    const index = await this.index();
+    const index = await this.writer.index();
     const { ids, next } = pageOf(index.vendorIds(), page);
     const items = await Promise.all(ids.map((id) => this.vendorView(index, findVendor(index, id))));
     return { items, next };
   }
 
   async getVendor(vendorId: string): Promise<VendorView> {
-    const index = await this.index();
+    const index = await this.writer.index();
     return this.vendorView(index, findVendor(index, vendorId));
   }
 
-  async createVendor(input: unknown, actor: string): Promise<Outcome<VendorView>> {
+  async createVendor(input: unknown, by: WriteBy): Promise<Outcome<VendorView>> {
     const body = parseInput(createVendorInput, input, 'vendor');
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       if (index.vendor(body.id)) throw duplicate('vendor', body.id);
       const licenceIds = new Set<string>();
       const licences = body.licences.map((licence) => {
@@ -257,9 +201,9 @@ export class AccessService {
     });
   }
 
-  async patchVendor(vendorId: string, input: unknown, actor: string): Promise<Outcome<VendorView>> {
+  async patchVendor(vendorId: string, input: unknown, by: WriteBy): Promise<Outcome<VendorView>> {
     const patch = parseInput(patchVendorInput, input, 'vendor change');
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const updated: VendorRecord = { ...vendor };
       if (patch.name !== undefined) updated.name = patch.name;
@@ -277,8 +221,8 @@ export class AccessService {
   }
 
   /** Removes the vendor with its keys and licences; users and their permissions stay. */
-  async deleteVendor(vendorId: string, actor: string): Promise<Outcome<null>> {
-    return this.write(actor, (index) => {
+  async deleteVendor(vendorId: string, by: WriteBy): Promise<Outcome<null>> {
+    return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const keys = index.keysOf(vendorId);
       return {
@@ -293,7 +237,7 @@ export class AccessService {
   }
 
   async listKeys(vendorId: string, page: PageRequest = {}): Promise<Page<KeyView>> {
-    const index = await this.index();
+    const index = await this.writer.index();
     findVendor(index, vendorId);
     const keys = index.keysOf(vendorId);
     const { ids, next } = pageOf(
@@ -305,10 +249,10 @@ export class AccessService {
   }
 
   /** Issues a key: the secret is in the result only, once; the store keeps its hash and prefix. */
-  async issueKey(vendorId: string, input: unknown, actor: string): Promise<Outcome<IssuedKey>> {
+  async issueKey(vendorId: string, input: unknown, by: WriteBy): Promise<Outcome<IssuedKey>> {
     const body = parseInput(issueKeyInput, input, 'key request');
     const secret = generateApiKey();
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       findVendor(index, vendorId);
       const id = body.id ?? newId('key');
       if (index.key(id)) throw duplicate('key', id);
@@ -334,9 +278,9 @@ export class AccessService {
   }
 
   /** Binds the key to other certificates, or unbinds it (an empty list); the secret stays. */
-  async patchKey(keyId: string, input: unknown, actor: string): Promise<Outcome<KeyView>> {
+  async patchKey(keyId: string, input: unknown, by: WriteBy): Promise<Outcome<KeyView>> {
     const body = parseInput(patchKeyInput, input, 'key change');
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       const key = findKey(index, keyId);
       const { certificateThumbprints: _old, ...rest } = key;
       const updated: KeyEntity = body.certificateThumbprints.length === 0 ? rest : { ...rest, certificateThumbprints: body.certificateThumbprints };
@@ -348,8 +292,8 @@ export class AccessService {
   }
 
   /** Marks the key revoked; it stays in the config so the audit trail can name it. */
-  async revokeKey(keyId: string, actor: string): Promise<Outcome<KeyView>> {
-    return this.write(actor, (index) => {
+  async revokeKey(keyId: string, by: WriteBy): Promise<Outcome<KeyView>> {
+    return this.writer.write(by, (index) => {
       const key = findKey(index, keyId);
       if (key.status === 'revoked') return unchanged(keyView(key));
       const updated: KeyEntity = { ...key, status: 'revoked' };
@@ -359,12 +303,12 @@ export class AccessService {
   }
 
   async listLicences(vendorId: string): Promise<Licence[]> {
-    return findVendor(await this.index(), vendorId).licences;
+    return findVendor(await this.writer.index(), vendorId).licences;
   }
 
-  async grantLicence(vendorId: string, input: unknown, actor: string): Promise<Outcome<Licence>> {
+  async grantLicence(vendorId: string, input: unknown, by: WriteBy): Promise<Outcome<Licence>> {
     const body = parseInput(grantLicenceInput, input, 'licence');
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const id = body.id ?? newId('lic');
       if (vendor.licences.some((l) => l.id === id)) throw duplicate('licence', id);
@@ -377,8 +321,8 @@ export class AccessService {
     });
   }
 
-  async revokeLicence(vendorId: string, licenceId: string, actor: string): Promise<Outcome<null>> {
-    return this.write(actor, (index) => {
+  async revokeLicence(vendorId: string, licenceId: string, by: WriteBy): Promise<Outcome<null>> {
+    return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const licence = vendor.licences.find((l) => l.id === licenceId);
       if (!licence) throw new GatewayError('not_found', `Vendor "${vendorId}" has no licence "${licenceId}".`);
@@ -391,20 +335,20 @@ export class AccessService {
   }
 
   async listUsers(page: PageRequest = {}): Promise<Page<UserRecord>> {
-    const index = await this.index();
+    const index = await this.writer.index();
     const { ids, next } = pageOf(index.userIds(), page);
     return { items: ids.map((id) => findUser(index, id)), next };
   }
 
   async listPermissions(userId: string, page: PageRequest = {}): Promise<Page<Permission>> {
-    const { permissions } = findUser(await this.index(), userId);
+    const { permissions } = findUser(await this.writer.index(), userId);
     const byId = new Map(permissions.map((p) => [p.id, p]));
     const { ids, next } = pageOf([...byId.keys()].sort(), page);
     return { items: ids.map((id) => byId.get(id) as Permission), next };
   }
 
   /** Grants a permission; the user is created by their first grant. */
-  async grantPermission(userId: string, input: unknown, actor: string): Promise<Outcome<Permission>> {
+  async grantPermission(userId: string, input: unknown, by: WriteBy): Promise<Outcome<Permission>> {
     const body = parseInput(grantPermissionInput, input, 'permission');
     const userIdResult = idSchema.safeParse(userId);
     if (!userIdResult.success) {
@@ -412,7 +356,7 @@ export class AccessService {
         errors: userIdResult.error.issues.map((issue) => ({ field: 'userId', message: issue.message })),
       });
     }
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       const user = index.user(userId);
       const permissions = user?.permissions ?? [];
       const id = body.id ?? newId('perm');
@@ -426,8 +370,8 @@ export class AccessService {
     });
   }
 
-  async revokePermission(userId: string, permissionId: string, actor: string): Promise<Outcome<null>> {
-    return this.write(actor, (index) => {
+  async revokePermission(userId: string, permissionId: string, by: WriteBy): Promise<Outcome<null>> {
+    return this.writer.write(by, (index) => {
       const user = findUser(index, userId);
       const permission = user.permissions.find((p) => p.id === permissionId);
       if (!permission) throw new GatewayError('not_found', `User "${userId}" has no permission "${permissionId}".`);
@@ -439,9 +383,9 @@ export class AccessService {
     });
   }
 
-  async setRateLimit(vendorId: string, input: unknown, actor: string): Promise<Outcome<RateLimit>> {
+  async setRateLimit(vendorId: string, input: unknown, by: WriteBy): Promise<Outcome<RateLimit>> {
     const rateLimit = parseInput(rateLimitSchema, input, 'rate limit');
-    return this.write(actor, (index) => {
+    return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const before = vendor.rateLimit ?? null;
       if (sameValue(before, rateLimit)) return unchanged(rateLimit);
@@ -458,7 +402,7 @@ export class AccessService {
    * (later changes do not show in it), so a large config is sent without one huge string.
    */
   async exportDocument(): Promise<DocumentExport> {
-    const index = await this.index();
+    const index = await this.writer.index();
     const { version } = index;
     const { vendors, keys, users } = index.records();
     const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -500,7 +444,7 @@ export class AccessService {
    * the records that differ, as one version; many changes are staged and swapped in whole. The
    * audit change holds the versions and the diff, not two copies of the document.
    */
-  async replaceDocument(input: unknown, actor: string, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
+  async replaceDocument(input: unknown, by: WriteBy, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
     // An empty body must not read as "an empty document" and wipe every vendor.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new GatewayError('invalid_request', 'Send the whole access document (vendors, users) as the body.', {
@@ -512,25 +456,28 @@ export class AccessService {
     const next = parsed.data;
     const nextRecords = takeRecords(next);
     const { expectedVersion } = options;
+    const writer = writerOf(by);
+    const { actor, preview, approving } = writer;
     const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex }> => {
-      const index = await this.index();
+      const index = await this.writer.index();
       const { version } = index;
       if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
       const ops = operationsBetween(index.records(), nextRecords);
       return { version, ops, index, diff: diffAccessDocuments(index.documentForDiff(), next) };
     };
-    if (options.dryRun) {
+    if (options.dryRun || preview) {
       const { version, diff } = await plan();
-      return { result: { dryRun: true, applied: false, version, diff }, change: null };
+      const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { diff } };
+      return { result: { dryRun: true, applied: false, version, diff }, change: preview ? change : null };
     }
-    return this.queued(async () => {
+    const outcome = await this.writer.queued(async (): Promise<Outcome<ReplaceResult>> => {
       for (let attempt = 1; ; attempt++) {
         const { version, ops, index, diff } = await plan();
         if (ops.length === 0) return { result: { dryRun: false, applied: false, version, diff }, change: null };
         refuseRevivedKeys(index, nextRecords);
         // The script raises the version by one when this one still holds: the audit entry can say so.
         const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { version: version + 1, diff } };
-        const audit: AuditEntryInput = { actor, ...change };
+        const audit = auditEntry(writer, change);
         try {
           let newVersion: number;
           if (ops.length > this.bulkThreshold) {
@@ -540,60 +487,21 @@ export class AccessService {
           } else {
             newVersion = await this.store.commit({ ops, expectedVersion: version, audit });
           }
-          await this.afterCommit(ops);
+          await this.writer.afterCommit(ops);
           return { result: { dryRun: false, applied: true, version: newVersion, diff }, change };
         } catch (err) {
           if (expectedVersion !== undefined && err instanceof VersionConflictError) throw this.staleVersion(expectedVersion, err.actual);
-          await this.afterConflict(err, attempt);
+          await this.writer.afterConflict(err, attempt);
         }
       }
     });
+    // A whole-document write cannot carry the pending change's removal in its own step (it may be
+    // staged and swapped): the change goes next. Applied twice it would fail its version check.
+    if (approving) await this.writer.write(actor, () => ({ result: null, change: { action: 'change.applied', target: `changes/${approving.change.id}`, before: approving.change, after: null }, ops: [{ kind: 'change', id: approving.change.id, value: null, expect: approving.change }] }));
+    return outcome;
   }
 
   private staleVersion(expected: number, actual: number): GatewayError {
     return new GatewayError('conflict', `The access document is at version ${actual}, not ${expected}; read it again and retry.`);
-  }
-
-  /** Rethrows anything but a lost race, and a lost race once the attempts are spent. */
-  private async afterConflict(err: unknown, attempt: number): Promise<void> {
-    if (err instanceof RecordConflictError && err.reason === 'duplicate_key_hash') {
-      throw new GatewayError('conflict', `Key "${err.id}" has the same hash as another key; every key needs its own secret.`, { cause: err });
-    }
-    if (!(err instanceof VersionConflictError || err instanceof RecordConflictError)) throw err;
-    if (attempt >= this.maxAttempts) {
-      throw new GatewayError('conflict', 'The access config kept changing during this write; try again.', { cause: err });
-    }
-    // Jitter, so two instances that collided do not collide again in lockstep.
-    await pause(Math.random() * 10 * attempt);
-  }
-
-  /** Read-your-writes on this instance, and the removed keys' last-use times dropped. */
-  private async afterCommit(ops: readonly AccessOp[]): Promise<void> {
-    await this.cache.sync();
-    await this.keyUsage?.forgetRemoved(removedKeyIds(ops));
-  }
-
-  private queued<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.writeQueue.then(run, run);
-    this.writeQueue = next.catch(() => undefined);
-    return next;
-  }
-
-  /** Plan on the current records, validate, commit if every guard still holds; else again. */
-  private write<T>(actor: string, plan: (index: AccessIndex) => Plan<T>): Promise<Outcome<T>> {
-    return this.queued(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const { result, change, ops } = plan(await this.index());
-        if (change === null || ops.length === 0) return { result, change: null };
-        validateOps(ops);
-        try {
-          await this.store.commit({ ops, audit: { actor, ...change } });
-          await this.afterCommit(ops);
-          return { result, change };
-        } catch (err) {
-          await this.afterConflict(err, attempt);
-        }
-      }
-    });
   }
 }

@@ -10,14 +10,18 @@
  */
 import { z } from 'zod';
 import {
+  adminAccountSchema,
   keySchema,
+  pendingChangeSchema,
   licenceSchema,
   permissionSchema,
   rateLimitSchema,
   userSchema,
   vendorSchema,
   type AccessDocument,
+  type AdminAccount,
   type ApiKeyRecord,
+  type PendingChange,
   type User,
   type Vendor,
 } from './model';
@@ -33,16 +37,32 @@ export type KeyEntity = z.infer<typeof keyEntitySchema>;
 export const userRecordSchema = userSchema;
 export type UserRecord = User;
 
-export type RecordKind = 'vendor' | 'key' | 'user';
+/**
+ * Vendors, keys and users make up the declarative access document; admins and pending changes
+ * are kept beside them (same store, same changes, same audit) but are never part of it.
+ */
+export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'change';
 
 export interface RecordValues {
   readonly vendor: VendorRecord;
   readonly key: KeyEntity;
   readonly user: UserRecord;
+  readonly admin: AdminAccount;
+  readonly change: PendingChange;
 }
 
-export const RECORD_SCHEMAS = { vendor: vendorRecordSchema, key: keyEntitySchema, user: userRecordSchema } as const;
-export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user'];
+export const RECORD_SCHEMAS = {
+  vendor: vendorRecordSchema,
+  key: keyEntitySchema,
+  user: userRecordSchema,
+  admin: adminAccountSchema,
+  change: pendingChangeSchema,
+} as const;
+export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user', 'admin', 'change'];
+/** The kinds of the declarative document, which a whole-document write replaces. */
+export const DOCUMENT_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user'];
+/** Where each kind's records sit in AccessRecords. */
+export const RECORDS_FIELD = { vendor: 'vendors', key: 'keys', user: 'users', admin: 'admins', change: 'changes' } as const;
 
 /**
  * Sets (value) or deletes (null) one record. `expect`, when present, is what the record must
@@ -57,6 +77,9 @@ export interface AccessRecords {
   readonly vendors: readonly VendorRecord[];
   readonly keys: readonly KeyEntity[];
   readonly users: readonly UserRecord[];
+  /** Absent: left as they are (a whole-document write never touches admins or pending changes). */
+  readonly admins?: readonly AdminAccount[];
+  readonly changes?: readonly PendingChange[];
 }
 
 /** The stored form of a record: its schema's output as JSON, so equal records give equal text. */
@@ -74,6 +97,9 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
   vendor: propertyOrder(vendorRecordSchema.shape, rateLimitSchema.shape, licenceSchema.shape),
   key: propertyOrder(keyEntitySchema.shape),
   user: propertyOrder(userSchema.shape, permissionSchema.shape),
+  admin: propertyOrder(adminAccountSchema.shape),
+  // A pending change's args and preview hold any JSON: written as it is, not by a property list.
+  change: [],
 };
 
 /**
@@ -81,7 +107,7 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
  * document): the same text as `recordJson`, without validating it again.
  */
 export function canonicalJson(kind: RecordKind, record: RecordValues[RecordKind]): string {
-  return JSON.stringify(record, PROPERTY_ORDER[kind]);
+  return kind === 'change' ? recordJson(kind, record) : JSON.stringify(record, PROPERTY_ORDER[kind]);
 }
 
 export function documentToRecords(document: AccessDocument): AccessRecords {

@@ -14,8 +14,9 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { AuditEntryInput, AuditLog } from '../admin/audit';
-import { accessDocumentSchema, type AccessDocument } from './model';
+import { accessDocumentSchema, type AccessDocument, type AdminAccount, type PendingChange } from './model';
 import {
+  DOCUMENT_KINDS,
   documentToRecords,
   operationsBetween,
   recordJson,
@@ -197,7 +198,7 @@ export interface MemoryAccessStoreOptions {
 
 export class MemoryAccessStore implements AccessStore {
   private version = 1;
-  private readonly records: Record<RecordKind, Map<string, unknown>> = { vendor: new Map(), key: new Map(), user: new Map() };
+  private readonly records: Record<RecordKind, Map<string, unknown>> = { vendor: new Map(), key: new Map(), user: new Map(), admin: new Map(), change: new Map() };
   private readonly keyIdByHash = new Map<string, string>();
   private readonly changes: AccessChange[] = [];
   private readonly listeners = new Set<() => void>();
@@ -253,6 +254,8 @@ export class MemoryAccessStore implements AccessStore {
       vendors: [...this.records.vendor.values()] as VendorRecord[],
       keys: [...this.records.key.values()] as KeyEntity[],
       users: [...this.records.user.values()] as UserRecord[],
+      admins: [...this.records.admin.values()] as AdminAccount[],
+      changes: [...this.records.change.values()] as PendingChange[],
     };
   }
 
@@ -299,9 +302,18 @@ export class MemoryAccessStore implements AccessStore {
     else this.records[op.kind].delete(op.id);
   }
 
+  /** The records given; admins and pending changes only when given (see AccessRecords). */
   private setAll(records: AccessRecords): void {
-    for (const kind of ['vendor', 'key', 'user'] as const) this.records[kind].clear();
+    for (const kind of DOCUMENT_KINDS) this.records[kind].clear();
     this.keyIdByHash.clear();
+    if (records.admins) {
+      this.records.admin.clear();
+      for (const admin of records.admins) this.records.admin.set(admin.id, admin);
+    }
+    if (records.changes) {
+      this.records.change.clear();
+      for (const change of records.changes) this.records.change.set(change.id, change);
+    }
     for (const vendor of records.vendors) this.records.vendor.set(vendor.id, vendor);
     for (const key of records.keys) {
       this.records.key.set(key.id, key);

@@ -183,6 +183,43 @@ export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult
   return { success: false, error: new z.ZodError(issues) } as z.ZodSafeParseResult<AccessDocument>;
 }
 
+/** What a named admin may do (README "Admin identities"); `bootstrap`, the ADMIN_TOKEN, is an owner. */
+export const ADMIN_ROLES = ['viewer', 'operator', 'approver', 'owner'] as const;
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+/** A named admin: the token itself is shown once at creation or rotation, and kept as its hash. */
+export const adminAccountSchema = z
+  .object({
+    id: id,
+    name: z.string().min(1).max(200),
+    role: z.enum(ADMIN_ROLES),
+    tokenPrefix: z.string().regex(/^cba_[0-9A-Za-z_-]{4,12}$/),
+    tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>'),
+    createdAt: timestamp,
+  })
+  .strict();
+
+/**
+ * A write waiting for a second admin (admin.approvals: required): the operation and its input as
+ * the maker sent them, computed again against the config in force when it is approved.
+ */
+export const pendingChangeSchema = z
+  .object({
+    id: id,
+    makerId: id,
+    createdAt: timestamp,
+    expiresAt: timestamp,
+    operation: z.string().min(1).max(64),
+    args: z.array(z.unknown()).max(4),
+    action: z.string().min(1).max(64),
+    target: z.string().min(1).max(300),
+    /** What it would change, as computed when it was made: before, after (or a diff). */
+    preview: z.unknown(),
+  })
+  .strict();
+
+export type AdminAccount = z.infer<typeof adminAccountSchema>;
+export type PendingChange = z.infer<typeof pendingChangeSchema>;
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 export type Licence = z.infer<typeof licenceSchema>;
 export type ApiKeyRecord = z.infer<typeof keySchema>;

@@ -37,6 +37,7 @@ import {
   documentToRecords,
   RECORD_KINDS,
   RECORD_SCHEMAS,
+  RECORDS_FIELD,
   recordJson,
   type AccessOp,
   type AccessRecords,
@@ -103,8 +104,8 @@ local function now_ms()
 end
 `;
 
-// KEYS: version, vendors, keys, users, keyhash, changes, audit. ARGV: expected version ('' for
-// any), highest version this instance has seen, channel, operations JSON, audit entry ('' for
+// KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, pending changes. ARGV:
+// expected version ('' for any), highest version this instance has seen, channel, operations JSON, audit entry ('' for
 // none), audit retention ms, audit max entries, change retention ms. Every check runs before the
 // first write: a script that stopped half-way would leave half a change. The new version is
 // above this instance's last one too, so that a version number instances hold is never reused.
@@ -113,7 +114,7 @@ local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {0, current} end
 if current < tonumber(ARGV[2]) then return {-4, current} end
 local ops = cjson.decode(ARGV[4])
-local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4]}
+local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4], admin = KEYS[8], change = KEYS[9]}
 local touched_keys, vendor_after = {}, {}
 for _, op in ipairs(ops) do
   if op.k == 'key' then touched_keys[op.id] = true end
@@ -155,7 +156,8 @@ return {1, version, audit_id, early}
 `;
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
-// same order, the earlier single document. ARGV: mode, version (expected for 'replace', '' for
+// same order, the earlier single document, admins, pending changes, and their two staged hashes.
+// A whole-document write ('replace') leaves admins and pending changes as they are. ARGV: mode, version (expected for 'replace', '' for
 // any; the copy's own for 'restore'), highest version this instance has seen, channel, audit entry
 // ('' for none), audit retention ms, audit max entries, change retention ms.
 //   replace: a new version made of the staged records (whole-document writes).
@@ -175,8 +177,13 @@ else
   if redis.call('EXISTS', KEYS[12]) == 0 then return {0, current} end
   version = math.max(current, tonumber(ARGV[2]))
 end
-for i = 2, 5 do
-  if redis.call('EXISTS', KEYS[i + 6]) == 1 then redis.call('RENAME', KEYS[i + 6], KEYS[i]) else redis.call('DEL', KEYS[i]) end
+local function swap_in(staged, live)
+  if redis.call('EXISTS', staged) == 1 then redis.call('RENAME', staged, live) else redis.call('DEL', live) end
+end
+for i = 2, 5 do swap_in(KEYS[i + 6], KEYS[i]) end
+if ARGV[1] ~= 'replace' then
+  swap_in(KEYS[15], KEYS[13])
+  swap_in(KEYS[16], KEYS[14])
 end
 redis.call('DEL', KEYS[12])
 redis.call('SET', KEYS[1], version)
@@ -274,7 +281,14 @@ export class RedisAccessStore implements AccessStore {
     const base = `${options.keyPrefix}{access}`;
     this.keys = {
       version: `${base}:version`,
-      records: { vendor: `${base}:vendors`, key: `${base}:keys`, user: `${base}:users`, keyhash: `${base}:keyhash` },
+      records: {
+        vendor: `${base}:vendors`,
+        key: `${base}:keys`,
+        user: `${base}:users`,
+        keyhash: `${base}:keyhash`,
+        admin: `${base}:admins`,
+        change: `${base}:pending`,
+      },
       changes: `${base}:changes`,
       audit: options.audit?.key ?? `${base}:audit`,
       legacyDocument: `${base}:doc`,
@@ -329,7 +343,7 @@ export class RedisAccessStore implements AccessStore {
             scan = next;
             const values = [];
             for (let i = 1; i < flat.length; i += 2) values.push(this.parseRecord(kind, flat[i] as string, flat[i - 1] as string));
-            onBatch(kind === 'vendor' ? { vendors: values as AccessRecords['vendors'] } : kind === 'key' ? { keys: values as AccessRecords['keys'] } : { users: values as AccessRecords['users'] });
+            onBatch({ [RECORDS_FIELD[kind]]: values });
           } while (scan !== '0');
         }
         this.knownVersion = Math.max(this.knownVersion, version);
@@ -370,8 +384,10 @@ export class RedisAccessStore implements AccessStore {
     const reply = (await unavailableOnRedisError(
       this.client.eval(
         COMMIT_SCRIPT,
-        7,
+        9,
         ...this.scriptKeys(),
+        this.keys.records.admin,
+        this.keys.records.change,
         change.expectedVersion === undefined ? '' : String(change.expectedVersion),
         String(this.knownVersion),
         this.channel,
@@ -471,7 +487,14 @@ export class RedisAccessStore implements AccessStore {
   /** Stages the records in chunks under private keys, then one script swaps them in. */
   private async swap(mode: 'replace' | 'restore' | 'migrate', records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
     const stage = `${this.keys.version.slice(0, -':version'.length)}:stage:${randomBytes(8).toString('hex')}`;
-    const staged = { vendor: `${stage}:vendors`, key: `${stage}:keys`, user: `${stage}:users`, keyhash: `${stage}:keyhash` };
+    const staged = {
+      vendor: `${stage}:vendors`,
+      key: `${stage}:keys`,
+      user: `${stage}:users`,
+      keyhash: `${stage}:keyhash`,
+      admin: `${stage}:admins`,
+      change: `${stage}:pending`,
+    };
     const write = async (key: string, entries: Iterable<[string, string]>): Promise<void> => {
       let chunk: string[] = [];
       const flush = async (): Promise<void> => {
@@ -502,18 +525,27 @@ export class RedisAccessStore implements AccessStore {
               for (const key of records.keys) yield [key.hash, key.id] as [string, string];
             })(),
           );
+          // Only a copy written back or moved in carries them; a whole-document write never does.
+          if (mode !== 'replace') {
+            await write(staged.admin, asJson('admin', records.admins ?? []));
+            await write(staged.change, asJson('change', records.changes ?? []));
+          }
         })(),
       );
       const reply = (await unavailableOnRedisError(
         this.client.eval(
           SWAP_SCRIPT,
-          12,
+          16,
           ...this.scriptKeys(),
           staged.vendor,
           staged.key,
           staged.user,
           staged.keyhash,
           this.keys.legacyDocument,
+          this.keys.records.admin,
+          this.keys.records.change,
+          staged.admin,
+          staged.change,
           mode,
           version,
           String(this.knownVersion),
@@ -529,7 +561,7 @@ export class RedisAccessStore implements AccessStore {
       }
       return reply;
     } finally {
-      await this.client.del(staged.vendor, staged.key, staged.user, staged.keyhash).catch(() => undefined);
+      await this.client.del(...Object.values(staged)).catch(() => undefined);
     }
   }
 

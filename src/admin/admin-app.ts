@@ -21,12 +21,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
-import type { AccessService, Outcome, Page, PageRequest } from '../access/access-service';
+import type { AccessService, Page, PageRequest } from '../access/access-service';
+import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from '../access/admin-directory';
+import { ChangeQueue, isOperationName, type OperationName } from '../access/change-queue';
+import { roleAllows, type Capability } from './roles';
 import { ROUTES } from '../catalogue/api-catalogue';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { createErrorHandler } from '../request/error-handler';
-import { authenticatedAdmin, context } from '../request/context';
+import { authenticatedAdmin, context, signedInAdmin } from '../request/context';
 import { requestContext, type RequestObserver } from '../policies/request-context/request-context';
 import { adminSchema } from './admin.schema';
 import { AuthThrottle } from './auth-throttle';
@@ -37,6 +40,10 @@ import { registerSandbox } from './sandbox-routes';
 
 export interface AdminAppDeps {
   readonly service: AccessService;
+  /** Named admins; without it only the bootstrap token signs in. */
+  readonly admins?: AdminDirectory;
+  /** Four eyes; without it every write applies at once. */
+  readonly changes?: ChangeQueue;
   readonly audit: AuditLog;
   /** The bootstrap admin bearer token; never logged, never stored in the audit log. */
   readonly adminToken: string;
@@ -61,16 +68,17 @@ const MAX_AUDIT_LIMIT = 1000;
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
-/** Who did it, for the audit log: a short fingerprint of the token, so token rotations show. */
-function adminActor(adminToken: string): string {
-  return `admin:${digest(adminToken).toString('hex').slice(0, 8)}`;
-}
+/** The admin a token belongs to: the bootstrap owner, a named admin, or nobody. */
+type AdminLookup = (token: string) => Promise<AdminIdentity | null>;
 
-function bearerAuth(adminToken: string, throttle: AuthThrottle, onFailure: () => void): RequestHandler {
+function bearerAuth(adminToken: string, admins: AdminDirectory | undefined, throttle: AuthThrottle, onFailure: () => void): RequestHandler {
   // Both sides hashed first: equal lengths for timingSafeEqual, and no length leak.
   const expected = digest(adminToken);
-  const actor = adminActor(adminToken);
-  return function adminAuth(req, res, next) {
+  const lookup: AdminLookup = async (token) => {
+    if (timingSafeEqual(digest(token), expected)) return BOOTSTRAP_ADMIN;
+    return admins ? admins.authenticate(token) : null;
+  };
+  return async function adminAuth(req, res, next) {
     const address = req.socket.remoteAddress ?? 'unknown';
     const waitMs = throttle.waitMs(address);
     if (waitMs > 0) {
@@ -79,7 +87,8 @@ function bearerAuth(adminToken: string, throttle: AuthThrottle, onFailure: () =>
       return;
     }
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
-    if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
+    const admin = match?.[1] ? await lookup(match[1]) : null;
+    if (!admin) {
       throttle.failed(address);
       onFailure();
       next(
@@ -90,7 +99,20 @@ function bearerAuth(adminToken: string, throttle: AuthThrottle, onFailure: () =>
       return;
     }
     throttle.succeeded(address);
-    context(res).adminActor = actor;
+    context(res).adminActor = `admin:${admin.id}`;
+    context(res).admin = admin;
+    next();
+  };
+}
+
+/** 403 `permission_denied` unless the signed-in admin's role allows `capability`. */
+function can(capability: Capability): RequestHandler {
+  return function roleCheck(_req, res, next) {
+    const { role } = signedInAdmin(res).identity;
+    if (!roleAllows(role, capability)) {
+      next(new GatewayError('permission_denied', `The ${role} role may not do this (it needs ${capability}).`));
+      return;
+    }
     next();
   };
 }
@@ -246,12 +268,17 @@ const accessDocumentBody = (limit: number): RequestHandler[] => [
 
 const param = (req: Request, name: string): string => req.params[name] as string;
 
-/** Route registration context: the service, and `write` which runs a change as the signed-in admin, then answers. */
+/**
+ * Route registration context: the service, and `submit` which runs a write as the signed-in admin
+ * (an operator or owner) and answers, or, with approvals required, files it and answers 202.
+ */
 interface Routes {
   readonly service: AccessService;
   readonly audit: AuditLog;
+  readonly changes: ChangeQueue;
+  readonly admins: AdminDirectory | undefined;
   readonly maxDocumentBytes: number;
-  write(respond: Responder, run: (req: Request, actor: string) => Promise<Outcome<unknown>>): RequestHandler;
+  submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
 }
 
 function registerCatalogue(router: Router): void {
@@ -264,93 +291,105 @@ function registerCatalogue(router: Router): void {
     .all(methodNotAllowed('GET'));
 }
 
-function registerVendors(router: Router, { service, write }: Routes): void {
+function registerVendors(router: Router, { service, submit }: Routes): void {
   router
     .route('/vendors')
-    .get(async function listVendors(req, res) {
+    .get(async function listVendors(req: Request, res: Response) {
       sendPage(req, res, await service.listVendors(pageRequest(req)));
     })
-    .post(jsonBody, write(created((_req, id) => `vendors/${id}`), (req, actor) => service.createVendor(req.body, actor)))
+    .post(jsonBody, submit(created((_req, id) => `vendors/${id}`), 'createVendor', (req) => [req.body]))
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId')
-    .get(async function getVendor(req, res) {
+    .get(async function getVendor(req: Request, res: Response) {
       res.json(await service.getVendor(param(req, 'vendorId')));
     })
-    .patch(jsonBody, write(ok, (req, actor) => service.patchVendor(param(req, 'vendorId'), req.body, actor)))
-    .delete(write(noContent, (req, actor) => service.deleteVendor(param(req, 'vendorId'), actor)))
+    .patch(jsonBody, submit(ok, 'patchVendor', (req) => [param(req, 'vendorId'), req.body]))
+    .delete(submit(noContent, 'deleteVendor', (req) => [param(req, 'vendorId')]))
     .all(methodNotAllowed('GET, PATCH, DELETE'));
   router
     .route('/vendors/:vendorId/rate-limit')
-    .put(jsonBody, write(ok, (req, actor) => service.setRateLimit(param(req, 'vendorId'), req.body, actor)))
+    .put(jsonBody, submit(ok, 'setRateLimit', (req) => [param(req, 'vendorId'), req.body]))
     .all(methodNotAllowed('PUT'));
 }
 
-function registerKeys(router: Router, { service, write }: Routes): void {
+function registerKeys(router: Router, { service, submit }: Routes): void {
   router
     .route('/vendors/:vendorId/keys')
-    .get(async function listKeys(req, res) {
+    .get(async function listKeys(req: Request, res: Response) {
       sendPage(req, res, await service.listKeys(param(req, 'vendorId'), pageRequest(req)));
     })
-    .post(jsonBody, write(created((_req, id) => `keys/${id}`), (req, actor) => service.issueKey(param(req, 'vendorId'), req.body, actor)))
+    .post(jsonBody, submit(created((_req, id) => `keys/${id}`), 'issueKey', (req) => [param(req, 'vendorId'), req.body]))
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/keys/:keyId')
-    .patch(jsonBody, write(ok, (req, actor) => service.patchKey(param(req, 'keyId'), req.body, actor)))
-    .delete(write(noContent, (req, actor) => service.revokeKey(param(req, 'keyId'), actor)))
+    .patch(jsonBody, submit(ok, 'patchKey', (req) => [param(req, 'keyId'), req.body]))
+    .delete(submit(noContent, 'revokeKey', (req) => [param(req, 'keyId')]))
     .all(methodNotAllowed('PATCH, DELETE'));
 }
 
-function registerLicences(router: Router, { service, write }: Routes): void {
+function registerLicences(router: Router, { service, submit }: Routes): void {
   router
     .route('/vendors/:vendorId/licences')
-    .get(async function listLicences(req, res) {
+    .get(async function listLicences(req: Request, res: Response) {
       res.json(await service.listLicences(param(req, 'vendorId')));
     })
     .post(
       jsonBody,
-      write(
+      submit(
         created((req, id) => `vendors/${param(req, 'vendorId')}/licences/${id}`),
-        (req, actor) => service.grantLicence(param(req, 'vendorId'), req.body, actor),
+        'grantLicence',
+        (req) => [param(req, 'vendorId'), req.body],
       ),
     )
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId/licences/:licenceId')
-    .delete(write(noContent, (req, actor) => service.revokeLicence(param(req, 'vendorId'), param(req, 'licenceId'), actor)))
+    .delete(submit(noContent, 'revokeLicence', (req) => [param(req, 'vendorId'), param(req, 'licenceId')]))
     .all(methodNotAllowed('DELETE'));
 }
 
-function registerPermissions(router: Router, { service, write }: Routes): void {
+function registerPermissions(router: Router, { service, submit }: Routes): void {
   router
     .route('/users')
-    .get(async function listUsers(req, res) {
+    .get(async function listUsers(req: Request, res: Response) {
       sendPage(req, res, await service.listUsers(pageRequest(req)));
     })
     .all(methodNotAllowed('GET'));
   router
     .route('/users/:userId/permissions')
-    .get(async function listPermissions(req, res) {
+    .get(async function listPermissions(req: Request, res: Response) {
       sendPage(req, res, await service.listPermissions(param(req, 'userId'), pageRequest(req)));
     })
     .post(
       jsonBody,
-      write(
+      submit(
         created((req, id) => `users/${param(req, 'userId')}/permissions/${id}`),
-        (req, actor) => service.grantPermission(param(req, 'userId'), req.body, actor),
+        'grantPermission',
+        (req) => [param(req, 'userId'), req.body],
       ),
     )
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/users/:userId/permissions/:permissionId')
-    .delete(write(noContent, (req, actor) => service.revokePermission(param(req, 'userId'), param(req, 'permissionId'), actor)))
+    .delete(submit(noContent, 'revokePermission', (req) => [param(req, 'userId'), param(req, 'permissionId')]))
     .all(methodNotAllowed('DELETE'));
 }
 
-function registerAccessDocument(router: Router, { service, write, audit, maxDocumentBytes }: Routes): void {
+function registerAccessDocument(router: Router, { service, submit, audit, maxDocumentBytes }: Routes): void {
+  const answerWithVersion: Responder = (req, res, result) => {
+    res.setHeader('ETag', `"${(result as { version: number }).version}"`);
+    ok(req, res, result);
+  };
+  const [, applyDocument] = submit(answerWithVersion, 'replaceDocument', (req) => {
+    const document = accessBody(req);
+    // The parsed body can be 100 MB: let it go as soon as the service has validated its copy.
+    req.body = undefined;
+    return [document, { expectedVersion: ifMatchVersion(req) }];
+  });
   router
     .route('/access')
-    .get(async function exportAccess(_req, res) {
+    .get(async function exportAccess(_req: Request, res: Response) {
       const { version, chunks } = await service.exportDocument();
       // The whole document holds every key's hash: who read it, and when, is on record.
       try {
@@ -365,29 +404,22 @@ function registerAccessDocument(router: Router, { service, write, audit, maxDocu
       res.type('application/json');
       await streamText(res, chunks);
     })
-    .put(
-      accessDocumentBody(maxDocumentBytes),
-      write(
-        (req, res, result) => {
-          res.setHeader('ETag', `"${(result as { version: number }).version}"`);
-          ok(req, res, result);
-        },
-        (req, actor) => {
-          const options = { dryRun: queryFlag(req, 'dryRun'), expectedVersion: ifMatchVersion(req) };
-          const document = accessBody(req);
-          // The parsed body can be 100 MB: let it go as soon as the service has validated its copy.
-          req.body = undefined;
-          return service.replaceDocument(document, actor, options);
-        },
-      ),
-    )
+    .put(...accessDocumentBody(maxDocumentBytes), can('write'), async function putAccess(req: Request, res: Response, next: NextFunction) {
+      // A dry run only reads: it answers at once, approvals or not.
+      if (!queryFlag(req, 'dryRun')) {
+        await (applyDocument as RequestHandler)(req, res, next);
+        return;
+      }
+      const { result } = await service.replaceDocument(accessBody(req), authenticatedAdmin(res), { dryRun: true, expectedVersion: ifMatchVersion(req) });
+      answerWithVersion(req, res, result);
+    })
     .all(methodNotAllowed('GET, PUT'));
 }
 
 function registerAudit(router: Router, { audit }: Routes): void {
   router
     .route('/audit')
-    .get(async function listAudit(req, res) {
+    .get(async function listAudit(req: Request, res: Response) {
       const limit = queryInteger(req, 'limit', DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
       const before = typeof req.query.before === 'string' ? req.query.before : undefined;
       res.json(await audit.list({ limit, before }));
@@ -396,7 +428,7 @@ function registerAudit(router: Router, { audit }: Routes): void {
   // The archive export, oldest first, in pages: `since` a date or date-time, `after` the last id seen.
   router
     .route('/audit/export')
-    .get(async function exportAudit(req, res) {
+    .get(async function exportAudit(req: Request, res: Response) {
       const since = typeof req.query.since === 'string' ? Date.parse(req.query.since) : NaN;
       if (Number.isNaN(since)) {
         throw new GatewayError('invalid_request', 'The query parameter since is not valid.', { errors: [{ field: 'since', message: 'a date or date-time (ISO 8601)' }] });
@@ -408,35 +440,128 @@ function registerAudit(router: Router, { audit }: Routes): void {
     .all(methodNotAllowed('GET'));
 }
 
+function registerAdmins(router: Router, { admins }: Routes): void {
+  router
+    .route('/me')
+    .get(function whoAmI(_req, res) {
+      const { identity } = signedInAdmin(res);
+      res.json({ ...identity, approvals: res.app.locals.approvals as string });
+    })
+    .all(methodNotAllowed('GET'));
+  if (!admins) return;
+  router
+    .route('/admins')
+    .get(can('manage-admins'), async function listAdmins(_req: Request, res: Response) {
+      res.json(await admins.list());
+    })
+    .post(can('manage-admins'), jsonBody, async function createAdmin(req: Request, res: Response) {
+      const { result } = await admins.create(req.body, authenticatedAdmin(res));
+      res.status(201).location(`/v1/admins/${result.id}`).json(result);
+    })
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/admins/:adminId')
+    .delete(can('manage-admins'), async function deleteAdmin(req: Request, res: Response) {
+      await admins.remove(param(req, 'adminId'), authenticatedAdmin(res));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed('DELETE'));
+  router
+    .route('/admins/:adminId/token')
+    .post(can('manage-admins'), async function rotateAdminToken(req: Request, res: Response) {
+      const { result } = await admins.rotate(param(req, 'adminId'), authenticatedAdmin(res));
+      res.json(result);
+    })
+    .all(methodNotAllowed('POST'));
+}
+
+/** `POST /v1/changes` files a write by name: `{"operation": "grantLicence", "args": ["acme", {"api": "GET*"}]}`. */
+function registerChanges(router: Router, { changes }: Routes): void {
+  const actorOf = (res: Response): { actor: string; adminId: string } => {
+    const { actor, identity } = signedInAdmin(res);
+    return { actor, adminId: identity.id };
+  };
+  router
+    .route('/changes')
+    .get(async function listChanges(_req: Request, res: Response) {
+      res.json(await changes.list());
+    })
+    .post(can('write'), jsonBody, async function proposeChange(req: Request, res: Response) {
+      const { operation, args } = (req.body ?? {}) as { operation?: unknown; args?: unknown };
+      const errors = [
+        ...(isOperationName(operation) ? [] : [{ field: 'operation', message: 'the name of an admin write, e.g. grantLicence' }]),
+        ...(Array.isArray(args) && args.length <= 4 ? [] : [{ field: 'args', message: 'the write\'s arguments, as a list' }]),
+      ];
+      if (errors.length > 0 || !isOperationName(operation) || !Array.isArray(args)) throw new GatewayError('invalid_request', 'The change is not valid; see errors.', { errors });
+      const submitted = await changes.submit(operation, args, actorOf(res));
+      if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
+      else res.status(200).json(submitted.applied.result);
+    })
+    .all(methodNotAllowed('GET, POST'));
+  router
+    .route('/changes/:changeId')
+    .get(async function getChange(req: Request, res: Response) {
+      res.json(await changes.get(param(req, 'changeId')));
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/changes/:changeId/approve')
+    .post(can('approve'), async function approveChange(req: Request, res: Response) {
+      const { result } = await changes.approve(param(req, 'changeId'), actorOf(res));
+      res.status(200).json(result);
+    })
+    .all(methodNotAllowed('POST'));
+  router
+    .route('/changes/:changeId/reject')
+    .post(can('approve'), async function rejectChange(req: Request, res: Response) {
+      await changes.reject(param(req, 'changeId'), actorOf(res));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed('POST'));
+}
+
 export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
   const { service, audit, logger } = deps;
 
+  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) });
   const routes: Routes = {
     service,
     audit,
+    changes,
+    admins: deps.admins,
     maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
-    write(respond, run) {
+    submit(respond, operation, args) {
       // The store writes the change and its audit entry in one step; this only logs it.
-      return async function auditedWrite(req, res) {
-        const actor = authenticatedAdmin(res);
-        const outcome = await run(req, actor);
-        if (outcome.change) {
-          logger.info({ requestId: context(res).requestId, actor, action: outcome.change.action, target: outcome.change.target }, 'admin change');
-        }
-        respond(req, res, outcome.result);
-      };
+      return [
+        can('write'),
+        async function submitWrite(req: Request, res: Response) {
+          const { actor, identity } = signedInAdmin(res);
+          const submitted = await changes.submit(operation, args(req), { actor, adminId: identity.id });
+          const { requestId } = context(res);
+          if ('pending' in submitted) {
+            const { id, action, target } = submitted.pending;
+            logger.info({ requestId, actor, action, target, changeId: id }, 'admin change filed for approval');
+            res.status(202).location(`/v1/changes/${id}`).json(submitted.pending);
+            return;
+          }
+          const { change, result } = submitted.applied;
+          if (change) logger.info({ requestId, actor, action: change.action, target: change.target }, 'admin change');
+          respond(req, res, result);
+        },
+      ];
     },
   };
 
   const app = express();
+  app.locals.approvals = changes.approvalsRequired ? 'required' : 'off';
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(requestContextSchema.parse({}), { onFinish: adminAccessLog(logger) }));
   app.use(noStore);
   // Before routing, so nothing (not even whether a route exists) is told without the token.
-  app.use(bearerAuth(deps.adminToken, deps.throttle ?? defaultThrottle(), deps.onAuthFailure ?? (() => undefined)));
+  app.use(bearerAuth(deps.adminToken, deps.admins, deps.throttle ?? defaultThrottle(), deps.onAuthFailure ?? (() => undefined)));
 
   const v1 = express.Router();
   registerCatalogue(v1);
@@ -446,6 +571,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerPermissions(v1, routes);
   registerAccessDocument(v1, routes);
   registerAudit(v1, routes);
+  registerAdmins(v1, routes);
+  registerChanges(v1, routes);
   if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);
 

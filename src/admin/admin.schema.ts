@@ -17,6 +17,11 @@ export const adminSchema = z
       .default(5)
       .describe('Wrong admin tokens in a row one address may send before it must wait (1 s, then doubling)'),
     maxBackoffSeconds: z.number().int().min(1).default(900).describe('Longest wait an address is given after wrong admin tokens'),
+    approvals: z
+      .enum(['off', 'required'])
+      .default('off')
+      .describe('Four eyes: required files every write that grants access as a pending change another approver applies (banks set required)'),
+    changeTtlHours: z.number().int().min(1).max(720).default(72).describe('How long a pending change waits for approval before it expires'),
     maxDocumentBytes: z
       .number()
       .int()

@@ -35,6 +35,11 @@ export interface AuditEntry {
   readonly target: string;
   readonly before: unknown;
   readonly after: unknown;
+  /**
+   * Four eyes: who made the change and when, who approved it and when; or, for a change that
+   * only reduces access, that it applied without approval.
+   */
+  readonly approval?: unknown;
 }
 
 export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at'>;
@@ -97,6 +102,7 @@ function newEntry(input: AuditEntryInput): StoredEntry {
     target: input.target,
     before: scrub(input.before) ?? null,
     after: scrub(input.after) ?? null,
+    ...(input.approval === undefined ? {} : { approval: scrub(input.approval) }),
   };
 }
 

@@ -56,7 +56,7 @@ describe('admin API: GET /v1/sandbox/sms', () => {
       await get(admin.url);
       const entries = await admin.audit.list({ limit: 10 });
       expect(entries).toHaveLength(2);
-      expect(entries[0]).toMatchObject({ actor: expect.stringMatching(/^admin:[0-9a-f]{8}$/), action: 'sandbox.sms.read', target: 'sandbox/sms', before: null, after: { messages: 2 } });
+      expect(entries[0]).toMatchObject({ actor: expect.stringMatching(/^admin:bootstrap$/), action: 'sandbox.sms.read', target: 'sandbox/sms', before: null, after: { messages: 2 } });
       const recorded = JSON.stringify(entries);
       for (const secret of ['111111', '222222', '7400123456', '7400654321', TOKEN]) expect(recorded).not.toContain(secret);
     } finally {

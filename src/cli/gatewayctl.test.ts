@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { accessServiceFor, storedForm } from '../../test/support/access-service';
+import { AdminDirectory } from '../access/admin-directory';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
 import { createAdminApp } from '../admin/admin-app';
 import { MemoryAuditLog } from '../admin/audit';
@@ -41,7 +42,8 @@ describe('gatewayctl', () => {
   beforeEach(async () => {
     const audit = new MemoryAuditLog();
     store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
-    const app = createAdminApp({ service: accessServiceFor(store), audit, adminToken: TOKEN, logger: createLogger('silent') });
+    const service = accessServiceFor(store);
+    const app = createAdminApp({ service, admins: new AdminDirectory(service.writer), audit, adminToken: TOKEN, logger: createLogger('silent') });
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN: TOKEN };
@@ -97,6 +99,24 @@ describe('gatewayctl', () => {
 
     const json = await ctl('export', '--json');
     expect(JSON.parse(json.stdout)).toEqual(parseYaml(exported.stdout));
+  });
+
+  it('creates an admin and prints its token once, lists it, rotates the token and deletes the admin', async () => {
+    const created = await ctl('admins', 'create', 'Otto Operator', '--role', 'operator', '--id', 'otto');
+    expect(created.code).toBe(0);
+    const tokens = created.stdout.match(/cba_[A-Za-z0-9_-]{32}/g) ?? [];
+    expect(tokens).toHaveLength(1);
+    expect(created.stdout).toContain('Created admin otto (Otto Operator, operator).');
+
+    const listed = await ctl('admins', 'list');
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE/);
+    expect(listed.stdout).toMatch(/otto\s+Otto Operator\s+operator/);
+    expect(listed.stdout).not.toContain(tokens[0]);
+
+    const rotated = await ctl('admins', 'rotate', 'otto');
+    expect(rotated.stdout).toMatch(/New token for admin otto, shown this once:\ncba_/);
+    expect(await ctl('admins', 'delete', 'otto')).toMatchObject({ code: 0, stdout: 'Deleted admin otto.\n' });
+    expect((await ctl('admins', 'list', '--json')).stdout.trim()).toBe('[]');
   });
 
   it('issues a key and prints its secret once, lists it by prefix, and revokes it', async () => {
@@ -169,7 +189,7 @@ describe('gatewayctl', () => {
     const run = await ctl('audit', '--limit', '1');
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+ID$/);
-    expect(run.stdout).toMatch(/admin:[0-9a-f]{8}\s+vendor.update\s+vendors\/acme/);
+    expect(run.stdout).toMatch(/admin:bootstrap\s+vendor.update\s+vendors\/acme/);
     expect(run.stdout).not.toContain('vendor.create');
     expect(run.stdout).not.toContain(TOKEN);
   });

@@ -10,6 +10,7 @@
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
 import type { MatchResult } from '../catalogue/matcher';
+import type { AdminIdentity } from '../access/admin-directory';
 import type { Principal } from '../access/access-index';
 import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';
@@ -102,8 +103,10 @@ export interface RequestContext {
   secondFactor: RedeemedCode | null;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
   trace: RequestTrace | null;
-  /** Admin API only: who made the call, for the audit log (set by the admin token check). */
+  /** Admin API only: who made the call, for the audit log (`admin:<id>`, set by the admin token check). */
   adminActor: string | null;
+  /** Admin API only: the admin the token belongs to, with its role (set by the admin token check). */
+  admin: AdminIdentity | null;
 }
 
 export function newContext(requestId: string): RequestContext {
@@ -124,6 +127,7 @@ export function newContext(requestId: string): RequestContext {
     secondFactor: null,
     trace: null,
     adminActor: null,
+    admin: null,
   };
 }
 
@@ -142,7 +146,12 @@ export function context(res: Response): RequestContext {
 
 /** The admin who made this admin API call; admin routes run only after the token check set it. */
 export function authenticatedAdmin(res: Response): string {
-  const actor = context(res).adminActor;
-  if (actor === null) throw new Error('admin routes run after the admin token check');
-  return actor;
+  return signedInAdmin(res).actor;
+}
+
+/** The admin of this call with its audit label; admin routes run only after the token check. */
+export function signedInAdmin(res: Response): { readonly actor: string; readonly identity: AdminIdentity } {
+  const { adminActor, admin } = context(res);
+  if (adminActor === null || admin === null) throw new Error('admin routes run after the admin token check');
+  return { actor: adminActor, identity: admin };
 }

@@ -224,3 +224,49 @@ describe('Redis stopped mid-run', () => {
     await redis.start();
   });
 });
+
+describe('four eyes across two instances on one Redis', () => {
+  let a: TestGateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    const shared = {
+      redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix: uniquePrefix(), seedAccessFile: 'always' as const },
+      rateLimit: { keyPrefix: `rl-${uniquePrefix()}` },
+      access: { file: writeAccessFile(matrixDocument()) },
+      admin: { approvals: 'required' as const },
+    };
+    a = await startTestGateway(shared);
+    b = await startTestGateway(shared);
+  });
+  afterAll(async () => {
+    await a.stop();
+    await b.stop();
+  });
+
+  async function as(gateway: TestGateway, token: string, method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`http://127.0.0.1:${gateway.adminPort}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  }
+
+  it('files a grant made on instance A, lets an approver signed in on instance B apply it, and A enforces it', async () => {
+    const operator = ((await (await admin(a, 'POST', '/admins', { id: 'otto', name: 'Otto', role: 'operator' })).json()) as { token: string }).token;
+    const approver = ((await (await admin(a, 'POST', '/admins', { id: 'anna', name: 'Anna', role: 'approver' })).json()) as { token: string }).token;
+    expect((await vendorCall(a, '/accounts/50001', keys.nobody)).status).toBe(403);
+
+    const filed = await as(a, operator, 'POST', '/users/nobody/permissions', { id: 'p-read', api: 'GET*' });
+    expect(filed.status).toBe(202);
+    const { id } = (await filed.json()) as { id: string };
+    expect((await vendorCall(b, '/accounts/50001', keys.nobody)).status).toBe(403);
+
+    // The approver's token and the pending change were written through A; B knows both.
+    expect((await as(b, operator, 'POST', `/changes/${id}/approve`)).status).toBe(403);
+    expect((await as(b, approver, 'POST', `/changes/${id}/approve`)).status).toBe(200);
+    await within(1000, async () => (await vendorCall(a, '/accounts/50001', keys.nobody)).status === 200);
+    const [entry] = (await (await admin(a, 'GET', '/audit?limit=1')).json()) as Array<{ actor: string; approval: unknown }>;
+    expect(entry).toMatchObject({ actor: 'admin:anna', approval: { maker: 'admin:otto', checker: 'admin:anna' } });
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * How every admin write reaches the access store: plan on the current records, validate, commit
+ * the operations with their audit entry in one step if every guard still holds, else plan again
+ * on the new state (never applied blindly). Writes of this instance are queued, so they never
+ * race each other.
+ *
+ * Reads the live AccessIndex (brought up to the store's version first, so a write and a read see
+ * what any instance last wrote); sets records through the AccessStore and drops removed keys'
+ * last-use times. A write may also be previewed (planned, nothing committed) or made as the
+ * approval of a pending change, which it then consumes in the same step.
+ */
+import { GatewayError } from '../errors/error-catalogue';
+import type { AuditEntryInput } from '../admin/audit';
+import { RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
+import { RECORD_SCHEMAS, removedKeyIds, type AccessOp } from './access-state';
+import type { AccessIndex } from './access-index';
+import type { AccessCache } from './cache';
+import type { KeyUsageTracker } from './key-usage';
+import type { PendingChange } from './model';
+import { fieldErrors } from './admin-inputs';
+
+/** What a write did, for the audit log. */
+export interface Change {
+  readonly action: string;
+  /** The admin API path of what changed: `vendors/acme`, `keys/key-1`, `access`. */
+  readonly target: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/** A write's result; `change` is null when the write found nothing to change. */
+export interface Outcome<T> {
+  readonly result: T;
+  readonly change: Change | null;
+}
+
+/** A plan for one write: its result, the audit change, and the operations that make it. */
+export interface Plan<T> {
+  readonly result: T;
+  readonly change: Change | null;
+  readonly ops: AccessOp[];
+}
+
+/** Four eyes: who made a change and when, who approved it and when (kept in its audit entry). */
+export interface Approval {
+  readonly maker: string;
+  readonly madeAt: string;
+  readonly checker: string;
+  readonly checkedAt: string;
+}
+
+/**
+ * Who writes: an admin (`admin:<id>`), or the same with a mode: `preview` plans and commits
+ * nothing; `approving` applies a pending change and removes it in the same step; `approval` is
+ * recorded as it is (a change that needed none, and why).
+ */
+export type WriteBy =
+  | string
+  | {
+      readonly actor: string;
+      readonly preview?: boolean;
+      readonly approving?: { readonly change: PendingChange; readonly approval: Approval };
+      readonly approval?: unknown;
+    };
+
+export interface AccessWriterOptions {
+  /** Attempts per write when other instances keep changing the same records meanwhile. */
+  readonly maxAttempts?: number;
+  /** Where removed keys' last-use times are dropped (see key-usage.ts). */
+  readonly keyUsage?: Pick<KeyUsageTracker, 'lastUsed' | 'forgetRemoved'>;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 10;
+
+export const unchanged = <T>(result: T): Plan<T> => ({ result, change: null, ops: [] });
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Each record a write would store, checked by its schema: a 400 naming every bad field. */
+function validateOps(ops: readonly AccessOp[]): void {
+  for (const op of ops) {
+    if (!op.value) continue;
+    const result = RECORD_SCHEMAS[op.kind].safeParse(op.value);
+    if (!result.success) {
+      throw new GatewayError('invalid_request', 'The change would make the access config invalid; see errors.', { errors: fieldErrors(result.error) });
+    }
+  }
+}
+
+export interface Writer {
+  readonly actor: string;
+  readonly preview: boolean;
+  readonly approving: Extract<WriteBy, object>['approving'];
+  /** What the audit entry records under `approval`. */
+  readonly approval: unknown;
+}
+
+export function writerOf(by: WriteBy): Writer {
+  if (typeof by === 'string') return { actor: by, preview: false, approving: undefined, approval: undefined };
+  return { actor: by.actor, preview: by.preview ?? false, approving: by.approving, approval: by.approving?.approval ?? by.approval };
+}
+
+/** The audit entry of a change, with its approval when it had one. */
+export function auditEntry(writer: Writer, change: Change): AuditEntryInput {
+  return { actor: writer.actor, ...change, ...(writer.approval === undefined ? {} : { approval: writer.approval }) };
+}
+
+export class AccessWriter {
+  private readonly maxAttempts: number;
+  readonly keyUsage: AccessWriterOptions['keyUsage'];
+  /** The last queued write of this instance; each write starts after the one before. */
+  private writeQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly cache: AccessCache,
+    readonly store: AccessStore,
+    options: AccessWriterOptions = {},
+  ) {
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.keyUsage = options.keyUsage;
+  }
+
+  /** The index at the store's current version: what any instance last wrote. */
+  async index(): Promise<AccessIndex> {
+    await this.cache.sync();
+    const index = this.cache.index;
+    if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } });
+    return index;
+  }
+
+  queued<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.writeQueue.then(run, run);
+    this.writeQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Plan on the current records, validate, commit if every guard still holds; else again. */
+  write<T>(by: WriteBy, plan: (index: AccessIndex) => Plan<T>): Promise<Outcome<T>> {
+    const writer = writerOf(by);
+    const { preview, approving } = writer;
+    if (preview) return this.index().then((index) => plan(index));
+    return this.queued(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const index = await this.index();
+        const { result, change, ops } = plan(index);
+        if (change === null || ops.length === 0) {
+          if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
+          return { result, change: null };
+        }
+        validateOps(ops);
+        // Approving consumes the pending change in the same step: two approvers cannot both apply it.
+        const all: AccessOp[] = approving ? [...ops, { kind: 'change', id: approving.change.id, value: null, expect: approving.change }] : ops;
+        try {
+          await this.store.commit({ ops: all, audit: auditEntry(writer, change) });
+          await this.afterCommit(all);
+          return { result, change };
+        } catch (err) {
+          if (approving && err instanceof RecordConflictError && err.kind === 'change') {
+            throw new GatewayError('conflict', `Change "${approving.change.id}" was approved or rejected meanwhile.`, { cause: err });
+          }
+          await this.afterConflict(err, attempt);
+        }
+      }
+    });
+  }
+
+  /** Rethrows anything but a lost race, and a lost race once the attempts are spent. */
+  async afterConflict(err: unknown, attempt: number): Promise<void> {
+    if (err instanceof RecordConflictError && err.reason === 'duplicate_key_hash') {
+      throw new GatewayError('conflict', `Key "${err.id}" has the same hash as another key; every key needs its own secret.`, { cause: err });
+    }
+    if (!(err instanceof VersionConflictError || err instanceof RecordConflictError)) throw err;
+    if (attempt >= this.maxAttempts) {
+      throw new GatewayError('conflict', 'The access config kept changing during this write; try again.', { cause: err });
+    }
+    // Jitter, so two instances that collided do not collide again in lockstep.
+    await pause(Math.random() * 10 * attempt);
+  }
+
+  /** Read-your-writes on this instance, and the removed keys' last-use times dropped. */
+  async afterCommit(ops: readonly AccessOp[]): Promise<void> {
+    await this.cache.sync();
+    await this.keyUsage?.forgetRemoved(removedKeyIds(ops));
+  }
+}

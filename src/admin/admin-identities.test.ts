@@ -1,0 +1,230 @@
+/**
+ * Named admins, roles and four-eyes approval through the admin API, on a real HTTP server over a
+ * memory store (the Redis store runs the same records and scripts; see redis-access-store.test).
+ */
+import path from 'node:path';
+import request from 'supertest';
+import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
+import { AdminDirectory } from '../access/admin-directory';
+import { ChangeQueue } from '../access/change-queue';
+import { createLogger } from '../logging/logger';
+import { accessServiceFor } from '../../test/support/access-service';
+import { listenOnLoopback } from '../../test/support/listen';
+import { createAdminApp } from './admin-app';
+import { MemoryAuditLog } from './audit';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
+const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+
+interface Harness {
+  readonly api: ReturnType<typeof request>;
+  readonly store: MemoryAccessStore;
+  readonly audit: MemoryAuditLog;
+  close(): Promise<void>;
+}
+
+const open: Harness[] = [];
+
+async function startAdmin(approvals: 'off' | 'required'): Promise<Harness> {
+  const audit = new MemoryAuditLog();
+  const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
+  const service = accessServiceFor(store);
+  const app = createAdminApp({
+    service,
+    admins: new AdminDirectory(service.writer),
+    changes: new ChangeQueue(service, { approvals, changeTtlHours: 72 }),
+    audit,
+    adminToken: TOKEN,
+    logger: createLogger('silent'),
+  });
+  const server = await listenOnLoopback(app);
+  const harness = { api: request(server.url), store, audit, close: () => server.close() };
+  open.push(harness);
+  return harness;
+}
+
+afterEach(async () => {
+  for (const harness of open.splice(0)) await harness.close();
+});
+
+/** Creates a named admin as the bootstrap owner; answers its token. */
+async function adminWith(h: Harness, id: string, role: string): Promise<string> {
+  const res = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id, name: `${id} (${role})`, role });
+  expect(res.status).toBe(201);
+  return res.body.token as string;
+}
+
+describe('named admins and roles', () => {
+  it('creates an admin whose token is shown once, works at once, and is never listed', async () => {
+    const h = await startAdmin('off');
+    const created = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id: 'alice', name: 'Alice', role: 'operator' });
+
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe('/v1/admins/alice');
+    expect(created.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', token: expect.stringMatching(/^cba_/) });
+    const me = await h.api.get('/v1/me').set(bearer(created.body.token));
+    expect(me.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', approvals: 'off' });
+    const listed = await h.api.get('/v1/admins').set(bearer(TOKEN));
+    expect(listed.body).toEqual([expect.objectContaining({ id: 'alice', role: 'operator' })]);
+    expect(listed.text).not.toContain(created.body.token);
+    expect(listed.text).not.toContain('sha256:');
+    expect(JSON.stringify(await h.audit.list({ limit: 10 }))).not.toContain(created.body.token);
+  });
+
+  it('answers the bootstrap token as the owner named bootstrap', async () => {
+    const h = await startAdmin('off');
+    expect((await h.api.get('/v1/me').set(bearer(TOKEN))).body).toMatchObject({ id: 'bootstrap', name: 'bootstrap', role: 'owner' });
+  });
+
+  it('refuses with 403 permission_denied what a role may not do, and lets it read', async () => {
+    const h = await startAdmin('off');
+    const viewer = await adminWith(h, 'vera', 'viewer');
+    const operator = await adminWith(h, 'otto', 'operator');
+    const approver = await adminWith(h, 'anna', 'approver');
+
+    for (const token of [viewer, operator, approver]) {
+      expect((await h.api.get('/v1/vendors').set(bearer(token))).status).toBe(200);
+      expect((await h.api.get('/v1/audit').set(bearer(token))).status).toBe(200);
+    }
+    for (const token of [viewer, approver]) {
+      const refused = await h.api.post('/v1/vendors').set(bearer(token)).send({ id: 'x', name: 'X' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('permission_denied');
+    }
+    expect((await h.api.post('/v1/admins').set(bearer(operator)).send({ name: 'Eve', role: 'owner' })).body.code).toBe('permission_denied');
+    expect((await h.api.get('/v1/admins').set(bearer(operator))).status).toBe(403);
+    expect((await h.api.post('/v1/vendors').set(bearer(operator)).send({ id: 'x', name: 'X' })).status).toBe(201);
+  });
+
+  it('names the admin in the audit log, and stops a rotated or deleted admin’s old token at once', async () => {
+    const h = await startAdmin('off');
+    const first = await adminWith(h, 'otto', 'operator');
+    await h.api.post('/v1/vendors').set(bearer(first)).send({ id: 'acme', name: 'Acme' });
+    expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ actor: 'admin:otto', action: 'vendor.create' });
+
+    const rotated = await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
+    expect(rotated.status).toBe(200);
+    expect((await h.api.get('/v1/me').set(bearer(first))).status).toBe(401);
+    expect((await h.api.get('/v1/me').set(bearer(rotated.body.token))).status).toBe(200);
+
+    expect((await h.api.delete('/v1/admins/otto').set(bearer(TOKEN))).status).toBe(204);
+    expect((await h.api.get('/v1/me').set(bearer(rotated.body.token))).status).toBe(401);
+    const actions = (await h.audit.list({ limit: 10 })).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['admin.create', 'admin.rotate', 'admin.delete']));
+    // Only the short prefix that tells tokens apart, never a whole token or its hash.
+    expect(JSON.stringify(await h.audit.list({ limit: 10 }))).not.toMatch(/cba_[A-Za-z0-9_-]{20,}|tokenHash|sha256:/);
+  });
+
+  it('refuses an admin named bootstrap and a role that does not exist', async () => {
+    const h = await startAdmin('off');
+    const res = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id: 'bootstrap', name: 'B', role: 'emperor' });
+    expect(res.status).toBe(400);
+    expect((res.body.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual(['id', 'role']);
+  });
+});
+
+describe('four-eyes approval', () => {
+  async function twoAdmins(): Promise<{ h: Harness; operator: string; approver: string }> {
+    const h = await startAdmin('required');
+    return { h, operator: await adminWith(h, 'otto', 'operator'), approver: await adminWith(h, 'anna', 'approver') };
+  }
+
+  it('files an operator’s licence grant as a pending change that does nothing until another admin approves it', async () => {
+    const { h, operator, approver } = await twoAdmins();
+
+    const filed = await h.api.post('/v1/vendors/demo-vendor/licences').set(bearer(operator)).send({ id: 'lic-new', api: 'DELETE*' });
+    expect(filed.status).toBe(202);
+    expect(filed.headers.location).toBe(`/v1/changes/${filed.body.id}`);
+    expect(filed.body).toMatchObject({ status: 'pending', makerId: 'otto', action: 'licence.grant', preview: { after: { id: 'lic-new', api: 'DELETE*' } } });
+    const licences = async (): Promise<string[]> => (await h.api.get('/v1/vendors/demo-vendor/licences').set(bearer(operator))).body.map((l: { id: string }) => l.id);
+    expect(await licences()).not.toContain('lic-new');
+
+    const own = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(operator));
+    expect(own.status).toBe(403);
+    expect(await licences()).not.toContain('lic-new');
+
+    const approved = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver));
+    expect(approved.status).toBe(200);
+    expect(await licences()).toContain('lic-new');
+    expect((await h.api.get('/v1/changes').set(bearer(approver))).body).toEqual([]);
+    const [entry] = await h.audit.list({ limit: 1 });
+    expect(entry).toMatchObject({
+      actor: 'admin:anna',
+      action: 'licence.grant',
+      approval: { maker: 'admin:otto', checker: 'admin:anna', madeAt: filed.body.createdAt, checkedAt: expect.any(String) },
+    });
+  });
+
+  it('applies a revocation at once, and records that it needed no approval', async () => {
+    const { h, operator } = await twoAdmins();
+    const res = await h.api.delete('/v1/keys/key-demo-sandbox').set(bearer(operator));
+    expect(res.status).toBe(204);
+    const { document } = await readDocument(h.store);
+    expect(document.vendors.flatMap((v) => v.keys).find((k) => k.id === 'key-demo-sandbox')?.status).toBe('revoked');
+    expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ action: 'key.revoke', approval: { required: false, reason: 'only reduces access' } });
+  });
+
+  it('refuses with 409 an approval that would now conflict, and leaves the change to be rejected', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const first = await h.api.post('/v1/vendors').set(bearer(operator)).send({ id: 'newco', name: 'NewCo' });
+    const second = await h.api.post('/v1/vendors').set(bearer(operator)).send({ id: 'newco', name: 'NewCo again' });
+    expect([first.status, second.status]).toEqual([202, 202]);
+
+    expect((await h.api.post(`/v1/changes/${first.body.id}/approve`).set(bearer(approver))).status).toBe(200);
+    const conflict = await h.api.post(`/v1/changes/${second.body.id}/approve`).set(bearer(approver));
+    expect(conflict.status).toBe(409);
+    expect((await h.api.get('/v1/vendors/newco').set(bearer(approver))).body.name).toBe('NewCo');
+
+    expect((await h.api.post(`/v1/changes/${second.body.id}/reject`).set(bearer(approver))).status).toBe(204);
+    expect((await h.api.get('/v1/changes').set(bearer(approver))).body).toEqual([]);
+    expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ action: 'change.reject', approval: { maker: 'admin:otto', checker: 'admin:anna' } });
+  });
+
+  it('gives the secret of a key issued through approval once, to the approver, and the key works', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const filed = await h.api.post('/v1/vendors/demo-vendor/keys').set(bearer(operator)).send({ id: 'k-new', userId: 'demo.teller' });
+    expect(filed.status).toBe(202);
+    // No secret exists yet: it is made when the change is approved.
+    expect(filed.text).not.toMatch(/cbk_[0-9A-Za-z]{32}/);
+
+    const approved = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver));
+    expect(approved.body).toMatchObject({ id: 'k-new', secret: expect.stringMatching(/^cbk_/) });
+    expect(JSON.stringify(await h.audit.list({ limit: 5 }))).not.toContain(approved.body.secret);
+    const keys = (await h.api.get('/v1/vendors/demo-vendor/keys').set(bearer(approver))).body.map((k: { id: string }) => k.id);
+    expect(keys).toContain('k-new');
+  });
+
+  it('files a whole-document upload too, and refuses an expired change', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const current = (await h.api.get('/v1/access').set(bearer(operator))).body;
+    current.vendors.push({ id: 'doc-vendor', name: 'From a document', keys: [] });
+    const filed = await h.api.put('/v1/access').set(bearer(operator)).send(current);
+    expect(filed.status).toBe(202);
+    expect(filed.body.preview.after.diff.vendors.added).toEqual(['doc-vendor']);
+
+    const dryRun = await h.api.put('/v1/access?dryRun=true').set(bearer(operator)).send(current);
+    expect(dryRun.status).toBe(200);
+
+    // The same change, but past its expiry.
+    const stale = { ...filed.body, id: 'chg-stale', expiresAt: '2000-01-01T00:00:00.000Z' };
+    delete stale.status;
+    await h.store.commit({ ops: [{ kind: 'change', id: 'chg-stale', value: stale, expect: null }], audit: null });
+    const expired = await h.api.post('/v1/changes/chg-stale/approve').set(bearer(approver));
+    expect(expired.status).toBe(409);
+    expect(expired.body.detail).toMatch(/expired/);
+
+    expect((await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver))).status).toBe(200);
+    expect((await h.api.get('/v1/vendors/doc-vendor').set(bearer(approver))).status).toBe(200);
+  });
+
+  it('files a change posted by operation name, and refuses an unknown operation', async () => {
+    const { h, operator } = await twoAdmins();
+    const filed = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'grantPermission', args: ['demo.teller', { id: 'p-x', api: 'GET*' }] });
+    expect(filed.status).toBe(202);
+    expect(filed.body).toMatchObject({ operation: 'grantPermission', target: 'users/demo.teller/permissions/p-x' });
+    const bad = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'dropDatabase', args: [] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'operation' })]);
+  });
+});
