@@ -16,6 +16,7 @@ import type { Express } from 'express';
 import { AccessService } from './access/access-service';
 import { AdminDirectory } from './access/admin-directory';
 import { ChangeQueue } from './access/change-queue';
+import { VendorTraffic } from './metrics/vendor-traffic';
 import { AccessCache } from './access/cache';
 import { createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
@@ -253,7 +254,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     enums: loadReceiptEnums(path.resolve(config.body.receiptEnumsFile)),
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,
   });
+  const vendorTraffic = new VendorTraffic();
   const vendorApp = buildVendorApp({
+    vendorTraffic,
     config,
     logger,
     access,
@@ -280,6 +283,16 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     service: accessService,
     admins: new AdminDirectory(accessService.writer),
     changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }),
+    sessionIdleMinutes: config.admin.sessionIdleMinutes,
+    secureCookie: config.admin.tls.certFile !== null,
+    overview: () => ({
+      mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
+      approvals: config.admin.approvals,
+      accessConfig: access.status(),
+      redis: health ? { up: health.up, downSeconds: health.downSeconds() } : null,
+      breakers: breakers.states(),
+      vendorTraffic: vendorTraffic.lastQuarterHour(),
+    }),
     maxDocumentBytes: config.admin.maxDocumentBytes,
     audit: backend.audit,
     adminToken: adminToken.token,

@@ -11,6 +11,7 @@
  * swapped in as one version.
  */
 import { randomBytes } from 'node:crypto';
+import { stringify as toYaml } from 'yaml';
 import { GatewayError } from '../errors/error-catalogue';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 import { parseAccessDocumentInPlace, rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
@@ -277,13 +278,16 @@ export class AccessService {
     });
   }
 
-  /** Binds the key to other certificates, or unbinds it (an empty list); the secret stays. */
+  /** Binds the key to other certificates (an empty list unbinds it), or sets its expiry; the secret stays. */
   async patchKey(keyId: string, input: unknown, by: WriteBy): Promise<Outcome<KeyView>> {
     const body = parseInput(patchKeyInput, input, 'key change');
     return this.writer.write(by, (index) => {
       const key = findKey(index, keyId);
-      const { certificateThumbprints: _old, ...rest } = key;
-      const updated: KeyEntity = body.certificateThumbprints.length === 0 ? rest : { ...rest, certificateThumbprints: body.certificateThumbprints };
+      let updated: KeyEntity = { ...key, ...(body.expiresAt === undefined ? {} : { expiresAt: body.expiresAt }) };
+      if (body.certificateThumbprints !== undefined) {
+        const { certificateThumbprints: _old, ...rest } = updated;
+        updated = body.certificateThumbprints.length === 0 ? rest : { ...rest, certificateThumbprints: body.certificateThumbprints };
+      }
       const before = keyView(key);
       const after = keyView(updated);
       if (sameValue(before, after)) return unchanged(after);
@@ -401,7 +405,7 @@ export class AccessService {
    * The whole document as JSON text in pieces, all from the records in force when it was called
    * (later changes do not show in it), so a large config is sent without one huge string.
    */
-  async exportDocument(): Promise<DocumentExport> {
+  async exportDocument(format: 'json' | 'yaml' = 'json'): Promise<DocumentExport> {
     const index = await this.writer.index();
     const { version } = index;
     const { vendors, keys, users } = index.records();
@@ -412,22 +416,25 @@ export class AccessService {
       if (list) list.push(key);
       else keysByVendor.set(key.vendorId, [key]);
     }
-    function* chunks(): Iterable<string> {
+    const sortedVendors = [...vendors].sort(byId);
+    const sortedUsers = [...users].sort(byId);
+    const vendorKeys = (vendor: VendorRecord): KeyEntity[] => (keysByVendor.get(vendor.id) ?? []).sort(byId);
+    function* json(): Iterable<string> {
       yield '{"vendors":[';
-      const sortedVendors = [...vendors].sort(byId);
       for (let i = 0; i < sortedVendors.length; i++) {
         const vendor = sortedVendors[i] as VendorRecord;
         // The vendor's own fields, then its keys in pieces: one vendor may hold most of the keys.
         yield `${i > 0 ? ',' : ''}${JSON.stringify({ ...vendor, keys: [] }).slice(0, -2)}`;
-        const vendorKeys = (keysByVendor.get(vendor.id) ?? []).sort(byId);
-        for (let k = 0; k < vendorKeys.length; k += EXPORT_CHUNK) {
-          const piece = vendorKeys.slice(k, k + EXPORT_CHUNK).map((key) => JSON.stringify(keyRecord(key)));
-          yield `${k > 0 ? ',' : ''}${piece.join(',')}`;
+        const all = vendorKeys(vendor);
+        for (let k = 0; k < all.length; k += EXPORT_CHUNK) {
+          yield `${k > 0 ? ',' : ''}${all
+            .slice(k, k + EXPORT_CHUNK)
+            .map((key) => JSON.stringify(keyRecord(key)))
+            .join(',')}`;
         }
         yield ']}';
       }
       yield '],"users":[';
-      const sortedUsers = [...users].sort(byId);
       for (let u = 0; u < sortedUsers.length; u += EXPORT_CHUNK) {
         yield `${u > 0 ? ',' : ''}${sortedUsers
           .slice(u, u + EXPORT_CHUNK)
@@ -436,8 +443,16 @@ export class AccessService {
       }
       yield ']}';
     }
-    return { version, chunks: chunks() };
+    // YAML a vendor (or 500 users) at a time: a list item each, under its section's key.
+    function* yaml(): Iterable<string> {
+      yield sortedVendors.length === 0 ? 'vendors: []\n' : 'vendors:\n';
+      for (const vendor of sortedVendors) yield toYaml([{ ...vendor, keys: vendorKeys(vendor).map(keyRecord) }]);
+      yield sortedUsers.length === 0 ? 'users: []\n' : 'users:\n';
+      for (let u = 0; u < sortedUsers.length; u += EXPORT_CHUNK) yield toYaml(sortedUsers.slice(u, u + EXPORT_CHUNK));
+    }
+    return { version, chunks: format === 'yaml' ? yaml() : json() };
   }
+
 
   /**
    * Replaces the whole document at once, or (dry run) says what that would change. Writes only

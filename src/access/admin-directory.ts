@@ -62,6 +62,13 @@ export class AdminDirectory {
     return found ? { id: found.id, name: found.name, role: found.role } : null;
   }
 
+  /** The admin a browser session names, while it still holds the token the session began with. */
+  async sessionIdentity(adminId: string, tokenFingerprint: string): Promise<AdminIdentity | null> {
+    const admin = (await this.writer.index()).admin(adminId);
+    // The fingerprint is the first 16 hex digits of the token's SHA-256, as the hash stores it.
+    return admin && admin.tokenHash.slice('sha256:'.length, 'sha256:'.length + 16) === tokenFingerprint ? { id: admin.id, name: admin.name, role: admin.role } : null;
+  }
+
   async list(): Promise<AdminView[]> {
     return (await this.writer.index()).adminList().map(view);
   }

@@ -41,12 +41,17 @@ export const issueKeyInput = z
   })
   .strict();
 
-/** `PATCH keys/{keyId}`: rebinding a key to other certificates (an empty list unbinds it), without re-issuing. */
+/**
+ * `PATCH keys/{keyId}`: rebinding a key to other certificates (an empty list unbinds it), or
+ * setting when it expires (a rotation's overlap), without re-issuing.
+ */
 export const patchKeyInput = z
   .object({
-    certificateThumbprints: z.array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters')).max(2),
+    certificateThumbprints: z.array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters')).max(2).optional(),
+    expiresAt: futureTimestamp.optional(),
   })
-  .strict();
+  .strict()
+  .refine((patch) => patch.certificateThumbprints !== undefined || patch.expiresAt !== undefined, 'give certificateThumbprints, expiresAt or both');
 
 export const grantLicenceInput = z
   .object({

@@ -56,6 +56,9 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
+/** Writes that make up an id when the input names none. */
+const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey']);
+
 export function isOperationName(name: unknown): name is OperationName {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
 }
@@ -79,6 +82,12 @@ export interface ChangeQueueOptions {
 
 const HOUR_MS = 3_600_000;
 
+function withoutSecretTraits(key: unknown): unknown {
+  if (typeof key !== 'object' || key === null) return key;
+  const { prefix: _prefix, createdAt: _createdAt, ...rest } = key as Record<string, unknown>;
+  return rest;
+}
+
 export class ChangeQueue {
   constructor(
     private readonly service: AccessService,
@@ -98,9 +107,15 @@ export class ChangeQueue {
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
     // kept as sent (never a secret: a key's secret is made when the change is approved).
-    const kept = structuredClone(args);
+    const kept: unknown[] = [...structuredClone(args)];
     const preview = await run(this.service, args, { actor: maker.actor, preview: true });
     if (preview.change === null) return { applied: preview };
+    // What the preview named (a licence, permission or key id made up for it) is what approval makes.
+    const madeId = (preview.change.after as { id?: unknown } | null)?.id;
+    const input = kept[kept.length - 1];
+    if (GENERATES_ID.has(operation) && typeof madeId === 'string' && typeof input === 'object' && input !== null && !('id' in input)) {
+      kept[kept.length - 1] = { ...input, id: madeId };
+    }
     const now = Date.now();
     const change: PendingChange = {
       id: `chg-${randomBytes(6).toString('hex')}`,
@@ -111,7 +126,8 @@ export class ChangeQueue {
       args: [...kept],
       action: preview.change.action,
       target: preview.change.target,
-      preview: { before: preview.change.before, after: preview.change.after },
+      // A key's prefix and time come from the secret made at approval, not this preview's.
+      preview: { before: preview.change.before, after: operation === 'issueKey' ? withoutSecretTraits(preview.change.after) : preview.change.after },
     };
     await this.service.writer.write(maker.actor, () => ({
       result: null,

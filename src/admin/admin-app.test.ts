@@ -74,7 +74,7 @@ describe('admin API', () => {
 
     it('answers an unknown route with a 404 problem and a wrong method with 405 and Allow', async () => {
       expectProblem(await api.get('/v1/nothing-here').set(auth), 404, 'not_found');
-      expectProblem(await api.get('/').set(auth), 404, 'not_found');
+      expectProblem(await api.get('/no-such-page').set(auth), 404, 'not_found');
       const wrongMethod = await api.put('/v1/vendors').set(auth).send({});
       expectProblem(wrongMethod, 405, 'method_not_allowed');
       expect(wrongMethod.headers.allow).toBe('GET, POST');

@@ -25,6 +25,8 @@ import type { AccessService, Page, PageRequest } from '../access/access-service'
 import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from '../access/admin-directory';
 import { ChangeQueue, isOperationName, type OperationName } from '../access/change-queue';
 import { roleAllows, type Capability } from './roles';
+import { AdminSessions, cookieValue, SESSION_COOKIE, tokenFingerprint } from './admin-session';
+import { registerUi, securityHeaders, sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './ui-routes';
 import { ROUTES } from '../catalogue/api-catalogue';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
@@ -56,6 +58,12 @@ export interface AdminAppDeps {
   readonly onAuthFailure?: () => void;
   /** The largest whole access document `PUT /v1/access` takes (admin.maxDocumentBytes). */
   readonly maxDocumentBytes?: number;
+  /** The web UI signs a browser out after this long without a request (admin.sessionIdleMinutes). */
+  readonly sessionIdleMinutes?: number;
+  /** The session cookie is Secure (HTTPS on the admin port). */
+  readonly secureCookie?: boolean;
+  /** What the overview shows: modes, config version, Redis, breakers, vendor traffic. */
+  readonly overview?: () => unknown;
 }
 
 const BODY_LIMIT = '1mb';
@@ -71,14 +79,64 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
 /** The admin a token belongs to: the bootstrap owner, a named admin, or nobody. */
 type AdminLookup = (token: string) => Promise<AdminIdentity | null>;
 
-function bearerAuth(adminToken: string, admins: AdminDirectory | undefined, throttle: AuthThrottle, onFailure: () => void): RequestHandler {
+/** The admin a token belongs to: the bootstrap owner, a named admin, or nobody. */
+function tokenLookup(adminToken: string, admins: AdminDirectory | undefined): AdminLookup {
   // Both sides hashed first: equal lengths for timingSafeEqual, and no length leak.
   const expected = digest(adminToken);
-  const lookup: AdminLookup = async (token) => {
+  return async (token) => {
     if (timingSafeEqual(digest(token), expected)) return BOOTSTRAP_ADMIN;
     return admins ? admins.authenticate(token) : null;
   };
-  return async function adminAuth(req, res, next) {
+}
+
+interface AdminAuthOptions {
+  readonly lookup: AdminLookup;
+  readonly adminToken: string;
+  readonly admins: AdminDirectory | undefined;
+  readonly sessions: AdminSessions;
+  readonly throttle: AuthThrottle;
+  readonly onFailure: () => void;
+  readonly secureCookie: boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Who calls: `Authorization: Bearer <token>` (scripts, gatewayctl), or the web UI's session
+ * cookie, whose writes must also carry the UI's request header (a cross-site page cannot set it).
+ * A cookie session is slid forward on each request.
+ */
+/** The admin of a browser's session cookie (slid forward), or null. */
+function sessionReader(options: AdminAuthOptions): (req: Request, res: Response) => Promise<AdminIdentity | null> {
+  const { sessions } = options;
+  const bootstrapFingerprint = tokenFingerprint(options.adminToken);
+  return async (req, res) => {
+    const value = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    const claims = value === null ? null : sessions.read(value);
+    if (!claims) return null;
+    const admin =
+      claims.adminId === BOOTSTRAP_ADMIN.id
+        ? claims.tokenFingerprint === bootstrapFingerprint
+          ? BOOTSTRAP_ADMIN
+          : null
+        : ((await options.admins?.sessionIdentity(claims.adminId, claims.tokenFingerprint)) ?? null);
+    if (admin) {
+      const renewed = sessions.issue(admin.id, claims.tokenFingerprint);
+      res.setHeader('Set-Cookie', sessionCookie(renewed.value, renewed.maxAgeSeconds, options.secureCookie));
+    }
+    return admin;
+  };
+}
+
+function adminAuth(options: AdminAuthOptions, readSession: (req: Request, res: Response) => Promise<AdminIdentity | null>): RequestHandler {
+  const { lookup, throttle, onFailure } = options;
+  const fromSession = async (req: Request, res: Response): Promise<AdminIdentity | null> => {
+    if (!SAFE_METHODS.has(req.method) && cookieValue(req.headers.cookie, SESSION_COOKIE) !== null && req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
+      throw new GatewayError('permission_denied', `A write from the web UI must carry ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
+    }
+    return readSession(req, res);
+  };
+  return async function authenticateAdmin(req, res, next) {
     const address = req.socket.remoteAddress ?? 'unknown';
     const waitMs = throttle.waitMs(address);
     if (waitMs > 0) {
@@ -87,12 +145,12 @@ function bearerAuth(adminToken: string, admins: AdminDirectory | undefined, thro
       return;
     }
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
-    const admin = match?.[1] ? await lookup(match[1]) : null;
+    const admin = match?.[1] ? await lookup(match[1]) : req.headers.authorization === undefined ? await fromSession(req, res) : null;
     if (!admin) {
       throttle.failed(address);
       onFailure();
       next(
-        new GatewayError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".', {
+        new GatewayError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>", or sign in to the web UI.', {
           headers: { 'WWW-Authenticate': 'Bearer realm="gateway-admin"' },
         }),
       );
@@ -389,8 +447,10 @@ function registerAccessDocument(router: Router, { service, submit, audit, maxDoc
   });
   router
     .route('/access')
-    .get(async function exportAccess(_req: Request, res: Response) {
-      const { version, chunks } = await service.exportDocument();
+    .get(async function exportAccess(req: Request, res: Response) {
+      // JSON unless YAML is asked for by name (the web UI edits the document as YAML).
+      const format = req.accepts(['application/json', 'application/yaml']) === 'application/yaml' ? 'yaml' : 'json';
+      const { version, chunks } = await service.exportDocument(format);
       // The whole document holds every key's hash: who read it, and when, is on record.
       try {
         await audit.append({ actor: authenticatedAdmin(res), action: 'access.read', target: 'access', before: null, after: { version } });
@@ -401,7 +461,8 @@ function registerAccessDocument(router: Router, { service, submit, audit, maxDoc
         });
       }
       res.setHeader('ETag', `"${version}"`);
-      res.type('application/json');
+      res.setHeader('Vary', 'Accept');
+      res.type(format === 'yaml' ? 'application/yaml' : 'application/json');
       await streamText(res, chunks);
     })
     .put(...accessDocumentBody(maxDocumentBytes), can('write'), async function putAccess(req: Request, res: Response, next: NextFunction) {
@@ -436,6 +497,15 @@ function registerAudit(router: Router, { audit }: Routes): void {
       const limit = queryInteger(req, 'limit', MAX_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
       const after = typeof req.query.after === 'string' ? req.query.after : undefined;
       res.json(await audit.range({ sinceMs: since, after, limit }));
+    })
+    .all(methodNotAllowed('GET'));
+}
+
+function registerOverview(router: Router, overview: (() => unknown) | undefined): void {
+  router
+    .route('/overview')
+    .get(function showOverview(_req, res) {
+      res.json(overview?.() ?? {});
     })
     .all(methodNotAllowed('GET'));
 }
@@ -559,9 +629,19 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(requestContextSchema.parse({}), { onFinish: adminAccessLog(logger) }));
+  app.use(securityHeaders);
   app.use(noStore);
   // Before routing, so nothing (not even whether a route exists) is told without the token.
-  app.use(bearerAuth(deps.adminToken, deps.admins, deps.throttle ?? defaultThrottle(), deps.onAuthFailure ?? (() => undefined)));
+  const throttle = deps.throttle ?? defaultThrottle();
+  const onFailure = deps.onAuthFailure ?? (() => undefined);
+  const lookup = tokenLookup(deps.adminToken, deps.admins);
+  const sessions = new AdminSessions(deps.adminToken, (deps.sessionIdleMinutes ?? adminSchema.shape.sessionIdleMinutes.parse(undefined)) * 60_000);
+  const secureCookie = deps.secureCookie ?? false;
+  const authOptions: AdminAuthOptions = { lookup, adminToken: deps.adminToken, admins: deps.admins, sessions, throttle, onFailure, secureCookie };
+  const readSession = sessionReader(authOptions);
+  // The page, its files and signing in need no token; everything after this does.
+  registerUi(app, { sessions, identify: lookup, current: readSession, throttle, onAuthFailure: onFailure, secureCookie });
+  app.use(adminAuth(authOptions, readSession));
 
   const v1 = express.Router();
   registerCatalogue(v1);
@@ -572,6 +652,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerAccessDocument(v1, routes);
   registerAudit(v1, routes);
   registerAdmins(v1, routes);
+  registerOverview(v1, deps.overview);
   registerChanges(v1, routes);
   if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);

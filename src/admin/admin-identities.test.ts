@@ -218,6 +218,13 @@ describe('four-eyes approval', () => {
     expect((await h.api.get('/v1/vendors/doc-vendor').set(bearer(approver))).status).toBe(200);
   });
 
+  it('applies on approval the very id its preview showed, for a licence the maker left unnamed', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const filed = await h.api.post('/v1/vendors/demo-vendor/licences').set(bearer(operator)).send({ api: 'DELETE*' });
+    const shown = filed.body.preview.after.id as string;
+    expect((await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver))).body).toMatchObject({ id: shown, api: 'DELETE*' });
+  });
+
   it('files a change posted by operation name, and refuses an unknown operation', async () => {
     const { h, operator } = await twoAdmins();
     const filed = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'grantPermission', args: ['demo.teller', { id: 'p-x', api: 'GET*' }] });
@@ -226,5 +233,51 @@ describe('four-eyes approval', () => {
     const bad = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'dropDatabase', args: [] });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'operation' })]);
+  });
+});
+
+describe('web UI sessions', () => {
+  async function signIn(h: Harness, token: string): Promise<string> {
+    const res = await h.api.post('/ui/session').send({ token });
+    expect(res.status).toBe(200);
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/^cbg_admin_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=1800/);
+    expect(setCookie).not.toContain(token);
+    return setCookie.split(';')[0] as string;
+  }
+
+  it('signs a browser in with a token and answers the API for the session cookie', async () => {
+    const h = await startAdmin('off');
+    const cookie = await signIn(h, TOKEN);
+    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toEqual({ admin: { id: 'bootstrap', name: 'bootstrap', role: 'owner' } });
+    expect((await h.api.get('/ui/session')).body).toEqual({ admin: null });
+    expect((await h.api.get('/v1/vendors').set('Cookie', cookie)).status).toBe(200);
+  });
+
+  it('refuses a cookie-authenticated write without the UI’s request header (a cross-site form cannot set it)', async () => {
+    const h = await startAdmin('off');
+    const cookie = await signIn(h, TOKEN);
+    const forged = await h.api.post('/v1/vendors').set('Cookie', cookie).send({ id: 'x', name: 'X' });
+    expect(forged.status).toBe(403);
+    const fromUi = await h.api.post('/v1/vendors').set('Cookie', cookie).set('x-requested-by', 'cbg-admin-ui').send({ id: 'x', name: 'X' });
+    expect(fromUi.status).toBe(201);
+  });
+
+  it('ends a named admin’s sessions when its token is rotated, and refuses a wrong token', async () => {
+    const h = await startAdmin('off');
+    const cookie = await signIn(h, await adminWith(h, 'otto', 'operator'));
+    expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(200);
+    await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
+    expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(401);
+    const wrong = await h.api.post('/ui/session').send({ token: 'cba_not-a-token' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('signs out by clearing the cookie', async () => {
+    const h = await startAdmin('off');
+    const res = await h.api.delete('/ui/session');
+    expect(res.status).toBe(204);
+    expect(String(res.headers['set-cookie'])).toMatch(/^cbg_admin_session=; .*Max-Age=0/);
   });
 });

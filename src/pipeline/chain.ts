@@ -4,6 +4,7 @@
  * Reads nothing itself; each step gets its config and dependencies here. A new step takes its
  * place in the list below with a line on why it sits there.
  */
+import type { VendorTraffic } from '../metrics/vendor-traffic';
 import { createHmac, randomBytes } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AccessCache } from '../access/cache';
@@ -56,6 +57,8 @@ export interface VendorPipelineDeps {
   readonly sms: SmsProvider;
   /** The version OpenAPI states. */
   readonly version: string;
+  /** Per-vendor answers of the last 15 minutes, for the admin UI's overview. */
+  readonly vendorTraffic?: VendorTraffic;
 }
 
 /**
@@ -100,7 +103,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   );
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
-    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger), cacheControl: 'no-store' }),
+    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
     // Before any step reads the request: framing the gateway will not vouch for is refused outright.

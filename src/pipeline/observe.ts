@@ -7,6 +7,7 @@
  * so the hot path does not rebuild label keys on every request. The line never holds a header
  * or a body: secrets cannot reach it.
  */
+import type { VendorTraffic } from '../metrics/vendor-traffic';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
@@ -26,7 +27,7 @@ function declaredLength(value: string | number | readonly string[] | undefined):
   return Number.isFinite(bytes) ? bytes : undefined;
 }
 
-export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): RequestObserver {
+export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, traffic?: VendorTraffic): RequestObserver {
   const durationChildren = new Map<string, Histogram.Internal<'api'>>();
   const countChildren = new Map<string, Counter.Internal>();
   return function observeRequest(req, res, ctx) {
@@ -42,6 +43,7 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger): 
     let count = countChildren.get(countKey);
     if (!count) countChildren.set(countKey, (count = metrics.requestsTotal.labels(api, String(status), vendor)));
     count.inc();
+    traffic?.record(vendor, status);
 
     const upstreamSeconds = ctx.upstreamSeconds;
     logger.info(
