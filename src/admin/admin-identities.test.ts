@@ -238,7 +238,7 @@ describe('four-eyes approval', () => {
 
 describe('web UI sessions', () => {
   async function signIn(h: Harness, token: string): Promise<string> {
-    const res = await h.api.post('/ui/session').send({ token });
+    const res = await h.api.post('/ui/session').set('x-requested-by', 'cbg-admin-ui').send({ token });
     expect(res.status).toBe(200);
     const setCookie = String(res.headers['set-cookie']);
     expect(setCookie).toMatch(/^cbg_admin_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=1800/);
@@ -269,9 +269,16 @@ describe('web UI sessions', () => {
     expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(200);
     await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
     expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(401);
-    const wrong = await h.api.post('/ui/session').send({ token: 'cba_not-a-token' });
+    const wrong = await h.api.post('/ui/session').set('x-requested-by', 'cbg-admin-ui').send({ token: 'cba_not-a-token' });
     expect(wrong.status).toBe(401);
     expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses a sign-in without the UI’s request header (another site cannot sign a browser in)', async () => {
+    const h = await startAdmin('off');
+    const res = await h.api.post('/ui/session').send({ token: TOKEN });
+    expect(res.status).toBe(403);
+    expect(res.headers['set-cookie']).toBeUndefined();
   });
 
   it('signs out by clearing the cookie', async () => {

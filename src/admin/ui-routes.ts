@@ -90,6 +90,10 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
       res.json({ admin: await deps.current(req, res) });
     })
     .post(express.json({ limit: '4kb' }), async function signIn(req, res) {
+      // Like every write of the page: another site cannot sign this browser in as someone else.
+      if (req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
+        throw new GatewayError('permission_denied', `Signing in from the web UI carries ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
+      }
       const address = req.socket.remoteAddress ?? 'unknown';
       const waitMs = deps.throttle.waitMs(address);
       if (waitMs > 0) {
