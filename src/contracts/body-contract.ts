@@ -35,6 +35,8 @@ export interface BodyContract {
   decode(document: ParsedDocument): DecodedBody;
   /** The core's answer in the vendor's format; without it the core's text passes through unchanged. */
   renderResponse?(coreText: string, format: WireFormat): string;
+  /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */
+  readonly answeredFields?: readonly string[];
   /** Adds the body's schemas to `components` and returns a schema (usually a $ref) per format. */
   describe?(components: Record<string, OpenApiSchema>): Partial<Record<WireFormat, OpenApiSchema>>;
 }

@@ -13,7 +13,7 @@
 import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type ReadContext } from './reading';
 import { Invalid, intKey, scalarFromXml, xmlIntValue } from './scalars';
 import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type IntMapField, type NamedField } from './dto-schema';
-import { CDATA, TEXT, type XmlNode } from '../xml/safe-xml';
+import { ATTRIBUTES, CDATA, TEXT, type XmlNode } from '../xml/safe-xml';
 
 /** Every '&': a reference, or (group unmatched) a stray ampersand. */
 const ENTITY_REFERENCE = /&(?:(#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z][A-Za-z0-9._-]*);)?/g;
@@ -59,6 +59,15 @@ export function decodeXmlText(raw: string): string | null {
 
 const NOT_A_VALUE = new Invalid('must be a value, not elements');
 const BAD_REFERENCE = new Invalid('uses an entity or character reference XML does not allow');
+
+/**
+ * `<AccountNumber i:nil="true"/>`: DataContractSerializer's null (XmlSerializer's `xsi:nil`).
+ * Prefixes are removed by the parser, so `nil="true"` under any prefix counts.
+ */
+function isNil(node: XmlNode): boolean {
+  const attributes = node[ATTRIBUTES] as Record<string, unknown> | undefined;
+  return attributes !== undefined && attributes.nil === 'true';
+}
 
 /** The single key of a preserveOrder node: its element name, '#text' or '#cdata'. */
 function nodeName(node: XmlNode): string | undefined {
@@ -118,6 +127,8 @@ export function readXmlStruct(struct: AnyStruct, children: XmlNode[], path: Fiel
       continue;
     }
     seen[field.index] = 1;
+    // A null is an absent value, exactly as JSON's null: never an empty string.
+    if (isNil(node)) continue;
     const value = readXmlField(field, node[name] as XmlNode[], path, ctx);
     if (value !== undefined) out[field.json] = value;
   }

@@ -8,7 +8,9 @@
  * ArrearsDays as `KeyValueOfintint` entries; numbers keep the exact text the core wrote.
  * Fields the schema does not know follow, under their own names (an array as a wrapper of
  * `<Item>` elements); a key that is not a valid XML name cannot be written and is left out.
- * Null is written by leaving the element out, as XmlSerializer does for null references.
+ * A known field the answer holds as null is written `<Name i:nil="true"/>`, with the XML
+ * Schema instance namespace declared on the root, so a DataContractSerializer or XmlSerializer
+ * client reads null (not ""); a field the answer leaves out stays out.
  * Built by hand from the schema, not by a generic builder, because it needs the schema's
  * names and order anyway and it keeps translation cheaper than a generic parse + build.
  */
@@ -20,6 +22,12 @@ import { escapeXmlText, isXmlName } from '../xml/xml-text';
 type JsonObject = Record<string, unknown>;
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
+
+/** What writing one document found on the way: whether a nil needs the `i` prefix declared. */
+interface Written {
+  nil: boolean;
+}
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
@@ -42,10 +50,13 @@ export class XmlWriter {
 
   /** A whole document: declaration and root element named after the DTO. */
   document(struct: AnyStruct, value: JsonObject): string {
-    return XML_DECLARATION + element(struct.name, this.structContent(struct, value));
+    const written: Written = { nil: false };
+    const content = this.structContent(struct, value, written);
+    const root = written.nil ? `${struct.name} xmlns:i="${XSI_NAMESPACE}"` : struct.name;
+    return XML_DECLARATION + (content === '' ? `<${root}/>` : `<${root}>${content}</${struct.name}>`);
   }
 
-  private structContent(struct: AnyStruct, value: JsonObject): string {
+  private structContent(struct: AnyStruct, value: JsonObject, written: Written): string {
     // Values by field index, so known fields come out in schema order whatever the core's order.
     const known: unknown[] = new Array(struct.ordered.length);
     let unknown = '';
@@ -57,21 +68,27 @@ export class XmlWriter {
     let out = '';
     for (let i = 0; i < known.length; i++) {
       const fieldValue = known[i];
-      if (fieldValue !== undefined && fieldValue !== null) out += this.field((struct.ordered[i] as NamedField).spec, fieldValue);
+      const spec = (struct.ordered[i] as NamedField).spec;
+      if (fieldValue === null) {
+        out += `<${spec.xml} i:nil="true"/>`;
+        written.nil = true;
+      } else if (fieldValue !== undefined) {
+        out += this.field(spec, fieldValue, written);
+      }
     }
     return out + unknown;
   }
 
-  private field(spec: FieldSpec, value: unknown): string {
+  private field(spec: FieldSpec, value: unknown, written: Written): string {
     if (value === null || value === undefined) return '';
     switch (spec.kind) {
       case 'object':
-        return isObject(value) ? element(spec.xml, this.structContent(spec.struct, value)) : this.generic(spec.xml, value);
+        return isObject(value) ? element(spec.xml, this.structContent(spec.struct, value, written)) : this.generic(spec.xml, value);
       case 'list':
         if (!Array.isArray(value)) return this.generic(spec.xml, value);
         return element(
           spec.xml,
-          value.map((item: unknown) => (isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item)) : this.generic(spec.struct.name, item))).join(''),
+          value.map((item: unknown) => (isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item, written)) : this.generic(spec.struct.name, item))).join(''),
         );
       case 'intMap':
         return isObject(value) ? element(spec.xml, this.intMapContent(spec, value)) : this.generic(spec.xml, value);

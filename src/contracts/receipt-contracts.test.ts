@@ -11,7 +11,7 @@ import { SafeXmlParser } from '../xml/safe-xml';
 import type { BodyContract, DecodedBody } from './body-contract';
 import { loadReceiptEnums } from './enums';
 import { parseJsonBody } from './json-codec';
-import { createBodyContracts, renderResponseBody } from './registry';
+import { createBodyContracts, renderAnswerForVendor, renderResponseBody } from './registry';
 
 const FIXTURES = path.resolve(__dirname, '../../test/fixtures/receipts');
 const fixture = (name: string): string => readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -70,12 +70,23 @@ describe.each(OPERATIONS)('golden %s fixtures (%s)', (name, id) => {
   });
 });
 
+describe('nulls from a DataContractSerializer client', () => {
+  it('reads an element marked i:nil (or xsi:nil) as absent, not as an empty string', () => {
+    const xml =
+      '<ReceiptPaymentDto xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns:x="http://www.w3.org/2001/XMLSchema-instance">' +
+      '<AccountNumber i:nil="true"/><Amount>1.00</Amount><CUAccountID>50001</CUAccountID><ExternalRefNo x:nil="true"/><Notes i:nil="false">kept</Notes></ReceiptPaymentDto>';
+    const { coreJson } = decodeXml(contract('ReceiptPaymentDto'), xml);
+    expect(JSON.parse(coreJson)).toEqual({ cuAccountID: 50001, amount: 1, notes: 'kept' });
+    expect(coreJson).not.toMatch(/accountNumber|externalRefNo/);
+  });
+});
+
 describe('translating the core answer', () => {
   it.each([
     ['deposit.response', 'ReceiptPaymentDto'],
     ['payment.override.response', 'ReceiptSavingsDepositWebDto'],
     ['reversal.response', 'ReceiptReversalWebDto'],
-  ] as const)('writes %s as the golden XML: .NET names, enum names, ArrearsDays entries, nulls left out', (name, id) => {
+  ] as const)('writes %s as the golden XML: .NET names, enum names, ArrearsDays entries, nulls as i:nil', (name, id) => {
     expect(renderResponseBody(contract(id), fixture(`${name}.json`), 'xml')).toBe(compactXml(fixture(`${name}.xml`)));
   });
 
@@ -96,6 +107,14 @@ describe('translating the core answer', () => {
   it('writes an enum number the tables do not know as the number, and leaves out keys that are no XML name', () => {
     const xml = renderResponseBody(contract('ReceiptSavingsDepositWebDto'), '{"receiptType":99,"bad key":1,"__proto__":{"x":1},"Ünïcode":2}', 'xml');
     expect(xml).toBe('<?xml version="1.0" encoding="utf-8"?><ReceiptSavingsDepositWebDto><ReceiptType>99</ReceiptType><__proto__><x>1</x></__proto__></ReceiptSavingsDepositWebDto>');
+  });
+
+  it('answers FingerPrintURL as null where the core left it out, on the DTOs that carry it', () => {
+    const answer = '{"receiptNo":7,"hasOverride":false}';
+    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), answer, 'json'))).toEqual({ receiptNo: 7, hasOverride: false, fingerPrintURL: null });
+    expect(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), answer, 'xml')).toContain('<FingerPrintURL i:nil="true"/>');
+    expect(renderAnswerForVendor(contract('ReceiptPaymentDto'), answer, 'json')).not.toContain('fingerPrintURL');
+    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), '{"FingerPrintURL":"https://fp"}', 'json'))).toEqual({ fingerPrintURL: 'https://fp' });
   });
 
   it('escapes text, keeps CR with a reference and replaces characters XML cannot carry', () => {

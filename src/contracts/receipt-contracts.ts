@@ -17,7 +17,7 @@ import type { ReceiptEnums } from './enums';
 import { parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
 import type { ReadContext } from './reading';
 import { receiptRules, type ReceiptStruct } from './receipts';
-import { wirePath } from './dto-schema';
+import { fieldNamed, wirePath } from './dto-schema';
 
 export interface ReceiptContractOptions {
   readonly enums: ReceiptEnums;
@@ -41,6 +41,9 @@ function withoutUnsetAccountId(value: Record<string, unknown>): Record<string, u
   return rest;
 }
 
+/** Fields the spec says every answer carries, null when unset. */
+const ANSWERED_EVEN_WHEN_NULL = ['fingerPrintURL'];
+
 export function receiptContract(struct: ReceiptStruct, options: ReceiptContractOptions): BodyContract {
   const xmlWriter = new XmlWriter(options.enums);
   const wireNames: Record<WireFormat, (jsonName: string) => string> = {
@@ -62,6 +65,7 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
   return {
     id: struct.name as BodyContract['id'],
     formats: ['json', 'xml'],
+    answeredFields: ANSWERED_EVEN_WHEN_NULL.filter((name) => fieldNamed(struct, name) !== undefined),
 
     decode(document: ParsedDocument): DecodedBody {
       const ctx: ReadContext = { enums: options.enums, issues: [] };

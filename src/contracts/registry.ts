@@ -51,10 +51,20 @@ function withoutSecrets(value: unknown): unknown {
   return out;
 }
 
+/** The contract's always-answered fields the answer leaves out, added as null (FingerPrintURL). */
+function withAnsweredFields(contract: BodyContract, value: unknown): unknown {
+  const fields = contract.answeredFields ?? [];
+  if (fields.length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const present = new Set(Object.keys(value).map((name) => name.toLowerCase()));
+  const missing = fields.filter((name) => !present.has(name.toLowerCase()));
+  return missing.length === 0 ? value : { ...value, ...Object.fromEntries(missing.map((name) => [name, null])) };
+}
+
 /**
  * The core's answer for a vendor: override passwords, TempTokens and the passwords of
  * transaction overrides removed (a core that echoes its input must not send them back, nor
- * into the stored replay copy), then rendered in the vendor's format. Decimals stay exact.
+ * into the stored replay copy), the fields every answer carries added as null when unset, then
+ * rendered in the vendor's format. Decimals stay exact.
  */
 export function renderAnswerForVendor(contract: BodyContract, coreText: string, format: WireFormat): string {
   let parsed: unknown;
@@ -63,5 +73,5 @@ export function renderAnswerForVendor(contract: BodyContract, coreText: string, 
   } catch {
     return renderResponseBody(contract, coreText, format);
   }
-  return renderResponseBody(contract, stringifyLossless(withoutSecrets(parsed)) as string, format);
+  return renderResponseBody(contract, stringifyLossless(withAnsweredFields(contract, withoutSecrets(parsed))) as string, format);
 }

@@ -55,9 +55,9 @@ describe('SafeXmlParser', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('keeps references undecoded for the reader, and ignores attributes and namespace prefixes', () => {
+  it('keeps references undecoded for the reader, drops namespace prefixes, and keeps an element\'s attributes beside it', () => {
     const root = parser.parse('<d:r xmlns:d="urn:x" xmlns:i="urn:i"><d:a i:nil="true">&amp;&#65;</d:a></d:r>');
-    expect(root).toEqual({ name: 'r', children: [{ a: [{ '#text': '&amp;&#65;' }] }] });
+    expect(root).toEqual({ name: 'r', children: [{ a: [{ '#text': '&amp;&#65;' }], ':@': { nil: 'true' } }] });
   });
 });
 

@@ -22,6 +22,8 @@ import { GatewayError } from '../errors/error-catalogue';
 /** fast-xml-parser's names for text and CDATA nodes (set in SafeXmlParser's options). */
 export const TEXT = '#text';
 export const CDATA = '#cdata';
+/** Where the parser keeps an element's attributes beside its children (namespace prefixes removed). */
+export const ATTRIBUTES = ':@';
 
 export type XmlNode = Record<string, XmlNode[] | string>;
 
@@ -44,7 +46,11 @@ export class SafeXmlParser {
       processEntities: false,
       htmlEntities: false,
       parseTagValue: false,
-      ignoreAttributes: true,
+      // Attributes are read for one purpose: `i:nil="true"` (DataContractSerializer's null).
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      parseAttributeValue: false,
+      allowBooleanAttributes: false,
       removeNSPrefix: true,
       trimValues: false,
       cdataPropName: CDATA,
@@ -78,7 +84,7 @@ export class SafeXmlParser {
     let root: XmlElement | undefined;
     for (const node of nodes) {
       for (const name in node) {
-        if (!Object.hasOwn(node, name)) continue;
+        if (!Object.hasOwn(node, name) || name === ATTRIBUTES) continue;
         if (name === TEXT && /^\s*$/.test(node[name] as string)) continue;
         if (name === TEXT || name === CDATA || root !== undefined) throw invalid('The XML body must hold exactly one root element and nothing beside it.');
         root = { name, children: node[name] as XmlNode[] };

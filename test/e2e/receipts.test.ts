@@ -69,7 +69,7 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     const res = await post(gateway, DEPOSIT, depositXml(id, '0.10', 'XML-1'), 'application/xml');
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
-    expect(res.text).toMatch(/^<\?xml[^>]*\?>\s*<ReceiptPaymentDto>/);
+    expect(res.text).toMatch(/^<\?xml[^>]*\?>\s*<ReceiptPaymentDto[ >]/);
     expect(res.text).toContain('<Amount>0.10</Amount>');
     expect(res.text).toMatch(/<ReceiptNo>\d+<\/ReceiptNo>/);
     expect(res.text).toContain('<HasOverride>false</HasOverride>');
@@ -83,6 +83,31 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto><AccountNumber>${accountNumber}</AccountNumber><Amount>0.20</Amount><CUAccountID>0</CUAccountID><ExternalRefNo>NET-0</ExternalRefNo></ReceiptPaymentDto>`, 'application/xml');
     expect(res.status).toBe(201);
     expect(await balanceText(gateway, id)).toBe(addCents(before, 20));
+  });
+
+  it('reads DataContractSerializer nulls (i:nil) as absent, never as empty strings', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const nil = (ref: string): string =>
+      `<ReceiptPaymentDto xmlns="http://schemas.datacontract.org/2004/07/CoreBanking" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">` +
+      `<AccountNumber i:nil="true"/><Amount>0.30</Amount><CUAccountID>${id}</CUAccountID><ExternalRefNo i:nil="true"/><Notes i:nil="true"/>${ref}</ReceiptPaymentDto>`;
+    // Without i:nil read as null, the empty account number would be refused and the second
+    // posting answered 409 "already posted" for the empty ExternalRefNo.
+    const first = await post(gateway, DEPOSIT, nil(''), 'application/xml');
+    const second = await post(gateway, DEPOSIT, nil(''), 'application/xml');
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(await balanceText(gateway, id)).toBe(addCents(before, 60));
+  });
+
+  it('answers FingerPrintURL as null when the core leaves it unset: i:nil in XML, null in JSON', async () => {
+    const payment = (ref: string): string =>
+      `<ReceiptSavingsDepositWebDto><CUAccountID>${account()}</CUAccountID><Amount>0.10</Amount><ExternalRefNo>${ref}</ExternalRefNo></ReceiptSavingsDepositWebDto>`;
+    const xml = await post(gateway, '/api/transaction/savings/payment', payment('NIL-OUT'), 'application/xml');
+    expect(xml.status).toBe(201);
+    expect(xml.text).toMatch(/<ReceiptSavingsDepositWebDto xmlns:i="http:\/\/www.w3.org\/2001\/XMLSchema-instance">/);
+    expect(xml.text).toContain('<FingerPrintURL i:nil="true"/>');
+    const json = await post(gateway, '/api/transaction/savings/payment', payment('NIL-OUT-2'), 'application/xml', { Accept: 'application/json' });
+    expect(JSON.parse(json.text)).toMatchObject({ fingerPrintURL: null });
   });
 
   it('answers in JSON when the XML request accepts JSON, and in XML for text/xml', async () => {
