@@ -50,7 +50,8 @@ export type QueryValueType = 'field-name' | 'boolean' | 'positive-integer' | 'da
 export const QUERY_VALUE_PATTERNS: Readonly<Record<Exclude<QueryValueType, 'boolean'>, RegExp>> = {
   'field-name': /^[A-Za-z_][A-Za-z0-9_.]{0,63}$/,
   'positive-integer': /^0*[1-9]\d{0,8}$/,
-  'date-time': /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,7})?)?)?$/,
+  // Any ISO 8601 date or datetime shape; core-datetime.ts checks and normalises the value.
+  'date-time': /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?(Z|[+-]\d{2}:?\d{2})?)?$/,
 };
 
 /** What a path parameter may be once decoded: unreserved characters only, so it needs no encoding. */
@@ -157,8 +158,8 @@ export const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
  * sandbox reads `from` and `to` (a date, or a datetime without zone), and so may a real core.
  */
 export const PERIOD_QUERY: readonly QueryParameter[] = Object.freeze([
-  { name: 'from', type: 'date-time', description: 'Start of the period: a date (2024-03-01) or a datetime (2024-03-01T09:30:00)' },
-  { name: 'to', type: 'date-time', description: 'End of the period, inclusive: a date or a datetime' },
+  { name: 'from', type: 'date-time', description: 'Start of the period: a date (2024-03-01, from its start) or a datetime (2024-03-01T09:30:00; fractions, Z or an offset accepted, an offset converted to UTC)' },
+  { name: 'to', type: 'date-time', description: 'End of the period, inclusive: a date (to its end) or a datetime, as for from' },
 ]);
 
 const PERIOD_PATHS = new Set(['transactions/{memberId}/batchstatement', 'transactions/{memberId}/between']);

@@ -139,13 +139,16 @@ describe('BankAccountAdd and BankAccountUpdate', () => {
     expect(result.ok || result.errors).toHaveLength(3);
   });
 
-  it('takes DateClosed as a core datetime or null, and leaves it out when absent', () => {
+  it('takes DateClosed as an ISO 8601 date or datetime (sent in the core form, an offset in UTC) or null, and leaves it out when absent', () => {
     const { TwoFactorCode: _code, ...update } = add;
     expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T09:30:00' } });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T00:00:00' } });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00.5Z' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T09:30:00' } });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00+02:00' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T07:30:00' } });
     expect(validateBankAccountUpdate({ ...update, DateClosed: null })).toMatchObject({ ok: true, value: { DateClosed: null } });
     const absent = validateBankAccountUpdate(update);
     expect(absent.ok && 'DateClosed' in absent.value).toBe(false);
-    for (const bad of ['2025-02-30T00:00:00', '2025-07-01', '2025-07-01T09:30:00Z', '2025-07-01T24:00:00', 20250701]) {
+    for (const bad of ['2025-02-30T00:00:00', '01/07/2025', '2025-07-01T09:30:00+15:00', '2025-07-01T24:00:00', 20250701]) {
       expect(validateBankAccountUpdate({ ...update, DateClosed: bad })).toEqual({ ok: false, errors: [{ field: 'DateClosed', message: expect.stringContaining('datetime') }] });
     }
     expect(validateBankAccountUpdate({ ...update, TwoFactorCode: '123456' })).toMatchObject({ ok: true, value: { TwoFactorCode: '123456' } });

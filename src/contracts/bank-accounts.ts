@@ -32,6 +32,7 @@
  * secret), keeping it in the value for the two-factor step. No message echoes the value it
  * refuses, so a mobile number never lands in an error body.
  */
+import { CORE_DATETIME_FORMS, toCoreDateTime } from './core-datetime';
 import { parsePhoneNumberFromString, type NumberType } from 'libphonenumber-js/max';
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
@@ -130,21 +131,16 @@ const accountName = requiredString('the account name')
   .max(NAME_MAX, `must be at most ${NAME_MAX} characters`)
   .describe('Name of the bank account');
 
-/** yyyy-MM-ddTHH:mm:ss naming a real moment (no 31 April, no 25:00). */
-function isCoreDateTime(text: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(text);
-  if (!match) return false;
-  const [y, mo, d, h, mi, s] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
-}
-
 const dateClosed = z
-  .string({ error: 'must be a datetime like 2025-07-01T00:00:00 (no zone offset), or null' })
-  .refine(isCoreDateTime, 'must be a datetime like 2025-07-01T00:00:00 (no zone offset), or null')
+  .string({ error: `must be ${CORE_DATETIME_FORMS}, or null` })
+  .transform((text, ctx) => {
+    const core = toCoreDateTime(text);
+    if (core === null) ctx.addIssue({ code: 'custom', message: `must be ${CORE_DATETIME_FORMS}, or null` });
+    return core ?? text;
+  })
   .nullable()
   .optional()
-  .describe('yyyy-MM-ddTHH:mm:ss closes the account (inactive); null reopens it; absent keeps it as it is');
+  .describe('A date or datetime closes the account (inactive; sent to the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC); null reopens it; absent keeps it as it is');
 
 export const bankAccountVerificationSchema = z
   .object({

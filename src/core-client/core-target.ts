@@ -9,6 +9,7 @@
  * returns the core's target or every problem found (the request-target step answers them as
  * one 400).
  */
+import { isDateOnly, toCoreDateTime } from '../contracts/core-datetime';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryParameter, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { FieldError } from '../errors/error-catalogue';
 
@@ -18,7 +19,7 @@ const VALUE_RULES: Readonly<Record<QueryValueType, string>> = {
   'field-name': 'a field name (letters, digits, _ and .)',
   boolean: 'true or false',
   'positive-integer': 'a whole number from 1 to 999999999',
-  'date-time': 'a date (2024-03-01) or a datetime without zone (2024-03-01T09:30:00)',
+  'date-time': 'a date (2024-03-01) or a datetime (2024-03-01T09:30:00; fractions, Z or an offset such as +01:00 accepted)',
 };
 /** Longest name or value echoed back in a problem, so a problem never carries a whole attack. */
 const ECHO_LIMIT = 40;
@@ -57,7 +58,10 @@ function canonicalValue(type: QueryValueType, value: string): string | null {
     return lower === 'true' || lower === 'false' ? lower : null;
   }
   if (!QUERY_VALUE_PATTERNS[type].test(value)) return null;
-  return type === 'positive-integer' ? String(Number(value)) : value;
+  if (type === 'positive-integer') return String(Number(value));
+  // A date alone stays a date (a whole day for the period parameters); a datetime takes the core's form.
+  if (type === 'date-time') return isDateOnly(value) ? (toCoreDateTime(value) === null ? null : value) : toCoreDateTime(value);
+  return value;
 }
 
 function corePath(route: Route, params: Readonly<Record<string, string>>, errors: FieldError[]): string {

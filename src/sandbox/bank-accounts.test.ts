@@ -97,7 +97,7 @@ describe('sandbox bank accounts: PUT /bankaccounts/{bankaccountid}', () => {
     await request(app).put('/bankaccounts/999999').send(body).expect(404);
     const other = await request(app).put(`/bankaccounts/${id}`).send({ ...body, CustomerId: 10004, PersonId: 10004 }).expect(400);
     expect(other.body.errors).toEqual([{ field: 'CustomerId', message: `bank account ${id} is not held by customer 10004` }]);
-    const badDate = await request(app).put(`/bankaccounts/${id}`).send({ ...body, DateClosed: '2025-07-01' }).expect(400);
+    const badDate = await request(app).put(`/bankaccounts/${id}`).send({ ...body, DateClosed: '2025-02-30' }).expect(400);
     expect(badDate.body.errors).toEqual([{ field: 'DateClosed', message: expect.stringContaining('datetime') }]);
     const { Name: _name, ...noName } = body;
     expect((await request(app).put(`/bankaccounts/${id}`).send(noName).expect(400)).body.errors).toEqual([{ field: 'Name', message: 'required' }]);

@@ -124,12 +124,17 @@ describe('sandbox write validation', () => {
     ['status', '1.5'],
     ['status', '3000000000'],
     ['lockedAgainstNetShares', '"true"'],
-    ['issueDate', '"2024-03-01T09:30:00Z"'],
+    ['issueDate', '"2024-03-01T09:30:00+25:00"'],
     ['issueDate', '"2024-02-30T09:30:00"'],
     ['customerId', '424242'],
   ])('rejects %s = %s on update', async (field, value) => {
     const response = await json(app, 'put', '/accounts/50001', `{"${field}":${value}}`).expect(400);
     expect((response.body as { errors: Array<{ field: string }> }).errors[0]?.field).toBe(field);
+  });
+
+  it('takes a datetime as .NET writes it (fractions, Z, an offset) and keeps it in the core form', async () => {
+    const response = await json(app, 'put', '/accounts/50001', '{"issueDate":"2024-03-01T09:30:00.1234567+01:00"}').expect(200);
+    expect((response.body as { issueDate: string }).issueDate).toBe('2024-03-01T08:30:00');
   });
 
   it('rejects a body that does not match the id in the path', async () => {

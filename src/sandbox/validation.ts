@@ -7,6 +7,7 @@
  * object, or bad fields (every bad field listed, not just the first). Field names are
  * case-sensitive, as the spec says; a near miss in case is pointed out.
  */
+import { toCoreDateTime } from '../contracts/core-datetime';
 import type { Request } from 'express';
 import { ScaledDecimal } from './decimal';
 import { JsonNumber, JsonSyntaxError, parseJson, type JsonObject, type JsonValue } from './json';
@@ -111,8 +112,11 @@ export function readValue(field: FieldDefinition, raw: JsonValue): ReadResult {
       return typeof raw === 'string' ? { value: raw } : { error: `must be ${describe(field)}` };
     case 'bool':
       return typeof raw === 'boolean' ? { value: raw } : { error: `must be ${describe(field)}` };
-    case 'datetime':
-      return typeof raw === 'string' && isDateTime(raw) ? { value: raw } : { error: `must be ${describe(field)}` };
+    case 'datetime': {
+      // As a .NET core binds them: any ISO 8601 form, kept in the core's own.
+      const core = typeof raw === 'string' ? toCoreDateTime(raw) : null;
+      return core === null ? { error: `must be ${describe(field)}` } : { value: core };
+    }
   }
 }
 
@@ -124,7 +128,7 @@ function describe(field: FieldDefinition): string {
     decimal: 'a decimal number (a JSON number, not a string)',
     string: 'a string',
     bool: 'true or false',
-    datetime: 'a datetime like 2024-03-01T09:30:00 (no zone offset)',
+    datetime: 'a date or datetime like 2024-03-01T09:30:00 (fractions, Z or an offset accepted)',
   };
   return field.nullable ? `${kinds[field.type]} or null` : kinds[field.type];
 }

@@ -200,6 +200,13 @@ describe('requests to the core', () => {
     expect(core.parsed[0]?.url).toBe('/accounts?page=2&sort=balance&paged=true&pageSize=5');
   });
 
+  it('sends the period parameters in the core datetime form: an offset converted to UTC, fractions dropped, a date kept', async () => {
+    const target = '/transactions/7001/between?from=2024-03-01T09:30:00.1234567%2B01:00&to=2024-03-31';
+    await rawExchange(gateway.vendorPort, readonlyGet([], target));
+    // Whether member 7001 exists is the core's business; what it was asked is ours.
+    expect(core.parsed.at(-1)?.url).toBe('/transactions/7001/between?from=2024-03-01T08%3A30%3A00&to=2024-03-31');
+  });
+
   it('sends a GET with Content-Length: 0 without any framing header', async () => {
     const exchange = await rawExchange(gateway.vendorPort, readonlyGet(['Content-Length: 0']));
     expect(exchange.responses.map((r) => r.status)).toEqual([200]);
