@@ -34,12 +34,14 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const adminHost = gateway.adminAddress.includes(':') ? `[${gateway.adminAddress}]` : gateway.adminAddress;
+  const adminUi = `${config.admin.tls.certFile ? 'https' : 'http'}://${adminHost}:${gateway.adminPort}/`;
   if (gateway.generatedAdminToken) {
     // Printed to the console once, never to the log: sandbox mode only, for the person trying it.
-    process.stdout.write(`Sandbox admin token (ADMIN_TOKEN was unset): ${gateway.generatedAdminToken}\n`);
+    process.stdout.write(`Sandbox admin token (ADMIN_TOKEN was unset): ${gateway.generatedAdminToken}\nAdmin web UI: ${adminUi} (sign in with that token)\n`);
   }
   logger.info(
-    { vendorPort: gateway.vendorPort, adminPort: gateway.adminPort, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
+    { vendorPort: gateway.vendorPort, adminPort: gateway.adminPort, adminUi, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
     'gateway listening',
   );
 
