@@ -32,7 +32,7 @@
  * secret), keeping it in the value for the two-factor step. No message echoes the value it
  * refuses, so a mobile number never lands in an error body.
  */
-import { CORE_DATETIME_FORMS, toCoreDateTime } from './core-datetime';
+import { CORE_DATETIME_FORMS, toCoreDateTime } from '../catalogue/core-datetime';
 import { parsePhoneNumberFromString, type NumberType } from 'libphonenumber-js/max';
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';

@@ -9,7 +9,7 @@
  * returns the core's target or every problem found (the request-target step answers them as
  * one 400).
  */
-import { isDateOnly, toCoreDateTime } from '../contracts/core-datetime';
+import { isDateOnly, toCoreDateTime } from '../catalogue/core-datetime';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryParameter, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { FieldError } from '../errors/error-catalogue';
 

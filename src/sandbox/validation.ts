@@ -7,7 +7,7 @@
  * object, or bad fields (every bad field listed, not just the first). Field names are
  * case-sensitive, as the spec says; a near miss in case is pointed out.
  */
-import { toCoreDateTime } from '../contracts/core-datetime';
+import { toCoreDateTime } from '../catalogue/core-datetime';
 import type { Request } from 'express';
 import { ScaledDecimal } from './decimal';
 import { JsonNumber, JsonSyntaxError, parseJson, type JsonObject, type JsonValue } from './json';
