@@ -29,7 +29,11 @@ FROM node:24.21.0-bookworm-slim AS runtime
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
+# A young generation of 2 x 16 MiB instead of Node 24's 2 x 32: a pod taking a 100,000-key access
+# upload peaks near 360 MB instead of 420+, and loading one pauses 25 ms instead of 35-60 (README
+# "Access config at scale"); no throughput cost measurable by `npm run bench`. The benches read it here.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=16 \
     PORT=8080 \
     ADMIN_PORT=8081 \
     STATUS_PORT=8082

@@ -23,6 +23,7 @@ import { startRedisServer, type RedisServerHandle } from '../test/support/redis-
 import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import { createTestCa } from '../test/support/tls-certs';
 import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
+import { imageNodeOptions } from './servers/image-node-options';
 
 const BENCH = __dirname;
 const CONNECTIONS = 50;
@@ -146,6 +147,7 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
     users: [{ id: 'bench.user', permissions: everything.map((p) => ({ ...p, id: p.id.replace('lic', 'perm') })) }],
   } as Parameters<typeof writeAccessFile>[0]);
   const upstream = await startServer('upstream', 'upstream.ts', LOAD_CORE, []);
+  gatewayNodeArgs = [...imageNodeOptions(), ...gatewayNodeArgs];
   const gateway = await startServer('gateway', 'gateway.ts', SERVER_CORE, [upstream.url, redis.url, accessFile], gatewayNodeArgs);
   const others = withReferences
     ? [await startServer('bare node proxy', 'bare-proxy.ts', SERVER_CORE, [upstream.url]), await startServer('express + hpm', 'express-hpm.ts', SERVER_CORE, [upstream.url])]

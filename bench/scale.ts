@@ -18,6 +18,7 @@ import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
 import { generateApiKey, hashApiKey, apiKeyPrefix } from '../src/access/api-key';
 import { openLoop } from './load/open-loop';
+import { imageNodeOptions } from './servers/image-node-options';
 
 const BENCH = __dirname;
 const ADMIN_TOKEN = 'bench-admin-token-not-secret-0001';
@@ -52,8 +53,8 @@ interface Row {
   readonly peakRssMbB: number;
 }
 
-/** Extra node flags for the gateway processes, to look inside one run: `SCALE_NODE_ARGS=--trace-gc`. */
-const NODE_ARGS = (process.env.SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** The image's node flags, then extra ones to look inside one run: `SCALE_NODE_ARGS=--trace-gc`. */
+const NODE_ARGS = [...imageNodeOptions(), ...(process.env.SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 function startProcess(file: string, args: string[]): ChildProcess {
   return spawn(process.execPath, [...(file === 'scale-gateway.ts' ? NODE_ARGS : []), '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

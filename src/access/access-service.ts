@@ -496,8 +496,7 @@ export class AccessService {
         try {
           let newVersion: number;
           if (ops.length > this.bulkThreshold) {
-            const written = await this.store.replaceAll(nextRecords, { expectedVersion: version, audit });
-            this.cache.adopt(nextRecords, written);
+            const written = await this.cache.writeWhole(nextRecords, () => this.store.replaceAll(nextRecords, { expectedVersion: version, audit }));
             newVersion = written.version;
           } else {
             newVersion = await this.store.commit({ ops, expectedVersion: version, audit });

@@ -28,6 +28,8 @@ export class AccessCache {
   private unsubscribe: (() => void) | null = null;
   private syncing: Promise<void> | null = null;
   private again: Promise<void> | null = null;
+  /** Set while this instance writes the whole config (see writeWhole). */
+  private holding: Promise<void> | null = null;
   private readonly versionListeners = new Set<(version: number) => void>();
 
   constructor(
@@ -62,13 +64,14 @@ export class AccessCache {
   }
 
   /**
-   * Brings the index up to the store's version. A call made while a sync is running may carry
-   * news that sync started too early to see, so it schedules one more after it (never more than
-   * one waiting).
+   * Brings the index up to the store's version. A call made while a sync (or a whole write) is
+   * running may carry news that it started too early to see, so it schedules one more after it
+   * (never more than one waiting).
    */
   sync(): Promise<void> {
-    if (this.syncing) {
-      this.again ??= this.syncing.catch(() => undefined).then(() => {
+    const busy = this.syncing ?? this.holding;
+    if (busy) {
+      this.again ??= busy.catch(() => undefined).then(() => {
         this.again = null;
         return this.sync();
       });
@@ -85,11 +88,27 @@ export class AccessCache {
   }
 
   /**
-   * Serves records this instance itself just wrote whole (a whole-document write): they are the
-   * config at `version`, so there is nothing to load back from the store. Changes after `cursor`
-   * are replayed by the next sync as usual.
+   * Runs `write`, a whole-document write by this instance, and serves the records it wrote: they
+   * are the config at the version it answers, so there is nothing to load back from the store.
+   * Syncs asked for meanwhile (this write's own change message among them) wait until the records
+   * are served, then replay only what came after: without that wait the message could make this
+   * instance load the whole config again beside the copy it holds, twice the memory at the worst
+   * moment.
    */
-  adopt(records: AccessRecords, loaded: LoadedAccess): void {
+  async writeWhole(records: AccessRecords, write: () => Promise<LoadedAccess>): Promise<LoadedAccess> {
+    let release = (): void => undefined;
+    this.holding = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const loaded = await write();
+      this.adopt(records, loaded);
+      return loaded;
+    } finally {
+      this.holding = null;
+      release();
+    }
+  }
+
+  private adopt(records: AccessRecords, loaded: LoadedAccess): void {
     if (this.current && this.current.version >= loaded.version) return;
     this.current = AccessIndex.fromRecords(records, loaded.version);
     this.cursor = loaded.cursor;

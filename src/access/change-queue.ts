@@ -49,7 +49,7 @@ export const OPERATIONS = {
   grantPermission: { run: (s, [userId, input], by) => s.grantPermission(str(userId), input, by), reducesAccess: never },
   revokePermission: { run: (s, [userId, permissionId], by) => s.revokePermission(str(userId), str(permissionId), by), reducesAccess: always },
   replaceDocument: {
-    run: (s, [document, options], by) => s.replaceDocument(structuredClone(document), by, (options ?? {}) as { expectedVersion?: number }),
+    run: (s, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number }),
     reducesAccess: never,
   },
 } satisfies Record<string, Operation>;
@@ -152,7 +152,8 @@ export class ChangeQueue {
     if (this.view(change, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${change.expiresAt}; make it again.`);
     const approval: Approval = { maker: `admin:${change.makerId}`, madeAt: change.createdAt, checker: checker.actor, checkedAt: new Date().toISOString() };
     const { run } = OPERATIONS[change.operation as OperationName] as Operation;
-    return run(this.service, change.args, { actor: checker.actor, approving: { change, approval } });
+    // A copy: the service may validate its input in place, and the pending change must stay as filed.
+    return run(this.service, structuredClone(change.args), { actor: checker.actor, approving: { change, approval } });
   }
 
   async reject(changeId: string, checker: Actor): Promise<void> {

@@ -14,7 +14,7 @@ import { accessDocumentSchema, type AccessDocument } from './model';
 import { createRedisClient, RedisHealth } from '../redis/redis-client';
 import { InvalidAccessDocumentError, RedisAccessStore } from './redis-access-store';
 import { redisSchema } from '../redis/redis.schema';
-import { readDocument, RecordConflictError, VersionConflictError, writeDocument } from './access-store';
+import { readDocument, RecordConflictError, VersionConflictError, writeDocument, type AccessStore } from './access-store';
 import { RedisAuditLog } from '../admin/audit';
 import { documentToRecords, recordJson } from './access-state';
 
@@ -126,6 +126,17 @@ async function writeSilently(raw: Redis, prefix: string, name: string): Promise<
     .set(`${prefix}{access}:version`, version)
     .xadd(`${prefix}{access}:changes`, '*', 'v', String(version), 'ops', JSON.stringify([{ k: 'vendor', id: 'acme', v: json }]))
     .exec();
+}
+
+/** Counts the store's whole loads from now on. */
+function countLoads(store: AccessStore): () => number {
+  let loads = 0;
+  const load = store.load.bind(store);
+  store.load = (onBatch) => {
+    loads++;
+    return load(onBatch);
+  };
+  return () => loads;
 }
 
 const acmeVendor = (name: string) => documentToRecords(documentNamed(name)).vendors[0] as ReturnType<typeof documentToRecords>['vendors'][number];
@@ -281,11 +292,15 @@ describe('RedisAccessStore across instances', () => {
     const raw = await rawClient(SHARED_URL);
 
     const records = documentToRecords(documentNamed('Swapped in'));
-    const { version: swapped, cursor } = await a.store.replaceAll(records, { audit: null });
-    // The writer serves what it wrote, without reading it back.
-    a.cache.adopt(records, { version: swapped, cursor });
-    expect(a.cache.index?.version).toBe(swapped);
+    const loadsByA = countLoads(a.store);
+    const { version: swapped } = await a.cache.writeWhole(records, () => a.store.replaceAll(records, { audit: null }));
+    const written = a.cache.index;
+    expect(written?.version).toBe(swapped);
     await msUntil(() => b.cache.index?.version === swapped);
+    // The writer serves what it wrote, without reading it back, its own change message included.
+    await a.cache.sync();
+    expect(a.cache.index).toBe(written);
+    expect(loadsByA()).toBe(0);
     expect(vendorName(b)).toBe('Swapped in');
     expect(await raw.keys(`${prefix}{access}:stage:*`)).toEqual([]);
 

@@ -1,11 +1,12 @@
 /**
  * Static checks of the Dockerfile and .dockerignore (no Docker engine here to build the image):
  * multi-stage, pinned Node 24 LTS slim base, production dependencies only at run time,
- * non-root numeric USER, NODE_ENV=production, tini as PID 1, the three ports, a HEALTHCHECK on
+ * non-root numeric USER, NODE_ENV=production, the node flags, tini as PID 1, the three ports, a HEALTHCHECK on
  * /health/live, and compiled JavaScript as the command.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { imageNodeOptions } from '../../bench/servers/image-node-options';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -50,6 +51,12 @@ describe('the Dockerfile', () => {
   it('builds in stages and runs from its own last stage', () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
     expect(all.every((stage) => stage.name !== null)).toBe(true);
+  });
+
+  it('runs node with a 16 MiB semi-space, the flag both benchmarks read from here', () => {
+    const env = find('ENV').map((i) => i.args).join(' ');
+    expect(env).toMatch(/NODE_OPTIONS=--max-semi-space-size=16\b/);
+    expect(imageNodeOptions()).toEqual(['--max-semi-space-size=16']);
   });
 
   it('pins every base image to a Node 24 slim release tag, never latest', () => {
