@@ -1,6 +1,6 @@
 /**
- * The sandbox core's receipt ledger: posts savings deposits and payments, and reverses loan
- * issues, on the sandbox data with exact decimal arithmetic.
+ * The sandbox core's receipt ledger: posts savings deposits and payments, reverses loan
+ * issues and adjusts earlier receipts, on the sandbox data with exact decimal arithmetic.
  *
  * Reads and changes the data's accounts, transactions and receipts tables (receipts: what was
  * posted here, by account), and reads its supervisors, who may authorise overrides.
@@ -30,6 +30,14 @@ export interface ReversalInstruction extends CreditInstruction {
   /** The loan issue to reverse. */
   readonly receiptNo: number | null;
   readonly loanReversalOption: number | null;
+}
+
+/** A correction of an earlier receipt on the named account (AWReceiptType SavingsAdjustment, LoanAdjustment). */
+export interface AdjustmentInstruction extends CreditInstruction {
+  /** The receipt to correct. */
+  readonly receiptNo: number | null;
+  /** The side of the books it corrects: a savings or a loan receipt. */
+  readonly books: 'savings' | 'loan';
 }
 
 export interface OverrideNeeded {
@@ -106,7 +114,7 @@ export class ReceiptLedger {
     account.balanceDate = valueDate;
     // A member paying in is activity: a dormant account wakes up.
     if (account.status === ACCOUNT_STATUS.Dormant.value) account.status = ACCOUNT_STATUS.Open.value;
-    this.data.receipts.insert({ receiptNo, accountId: account.id, kind, amount, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, authorisedBy });
+    this.data.receipts.insert({ receiptNo, accountId: account.id, kind, amount, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, adjusts: null, authorisedBy });
     return { kind: 'posted', posting: { receiptNo, account, valueDate, amount, openBalance, closingBalance } };
   }
 
@@ -172,12 +180,68 @@ export class ReceiptLedger {
       valueDate,
       externalRefNo: instruction.externalRefNo,
       reverses: receiptNo,
+      adjusts: null,
       authorisedBy: null,
     });
     return {
       kind: 'posted',
       posting: { receiptNo: reversalNo, account: loan, valueDate, amount, openBalance, closingBalance, reversal: { issue, principal: issue.Amount, interest } },
     };
+  }
+
+  /**
+   * Corrects an earlier receipt on the account by a signed amount in the receipt's own direction
+   * (+10.00 on a deposit: 10.00 more was paid in), or, with no amount, takes the receipt back
+   * whole. The receipt, with the corrections before this one, never stands below zero; a savings
+   * balance never goes below zero or above the product's maximum, and a loan never owes less
+   * than nothing. Posted as a line of the receipt's own transaction type.
+   */
+  adjust(instruction: AdjustmentInstruction): LedgerResult {
+    const { receiptNo, books } = instruction;
+    if (receiptNo === null) return rejected('receiptNo (the receipt to correct) is required for an adjustment');
+    const found = this.namedAccount(instruction);
+    if (typeof found === 'string') return rejected(found);
+    const account = found;
+    const isLoan = account.productTypeId === PRODUCT_TYPE.Loan.value;
+    if (isLoan !== (books === 'loan')) {
+      return rejected(`a ${books === 'loan' ? 'LoanAdjustment' : 'SavingsAdjustment'} corrects a ${books} receipt, and account ${account.accountNumber} is ${isLoan ? 'a loan' : 'not a loan'}`);
+    }
+    if (account.status === ACCOUNT_STATUS.Closed.value) return rejected(`account ${account.accountNumber} is closed`);
+    const receipt = this.data.transactions.get(receiptNo);
+    if (!receipt) return rejected(`no receipt ${receiptNo}`);
+    if (receipt.AccountId !== account.id) return rejected(`receipt ${receiptNo} was not posted on account ${account.accountNumber}`);
+    const standing = this.data.receipts
+      .where('account', account.id)
+      .filter((r) => r.kind === 'adjustment' && r.adjusts === receiptNo)
+      .reduce((sum, r) => sum.plus(r.amount), ScaledDecimal.of(receipt.Amount.value, MONEY_SCALE));
+    const correction = instruction.amount === null ? ScaledDecimal.zero(MONEY_SCALE).minus(standing) : signedMoney(instruction.amount);
+    if (typeof correction === 'string') return rejected(correction);
+    if (correction.isZero()) return rejected(`receipt ${receiptNo} stands at ${standing.toString()}; an adjustment must change it`);
+    if (standing.plus(correction).value.isNegative()) {
+      return rejected(`an adjustment of ${correction.toString()} would take receipt ${receiptNo} below zero (it stands at ${standing.toString()})`);
+    }
+    const duplicate = this.duplicateOf(account, instruction.externalRefNo);
+    if (duplicate) return duplicate;
+
+    // A savings balance is what the member holds, a loan's what they owe: a credit raises the one and lowers the other.
+    const raisesBalance = receipt.Credit !== isLoan;
+    const openBalance = account.balance;
+    const closingBalance = raisesBalance ? openBalance.plus(correction) : openBalance.minus(correction);
+    if (closingBalance.value.isNegative()) {
+      return rejected(isLoan ? `an adjustment of ${correction.toString()} would leave loan ${account.accountNumber} owing less than nothing` : `an adjustment of ${correction.toString()} would take account ${account.accountNumber} below zero`);
+    }
+    const product = isLoan ? undefined : this.data.productShares.get(account.productId);
+    if (product && closingBalance.compare(product.MaximumBalance) > 0) {
+      return rejected(`an adjustment of ${correction.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`);
+    }
+    const valueDate = iso(this.now());
+    const movement = closingBalance.minus(openBalance);
+    const credit = isLoan ? movement.value.isNegative() : !movement.value.isNegative();
+    const line = this.appendLine(account, valueDate, `Adjustment of receipt ${receiptNo}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`, magnitude(correction), closingBalance, receipt.TransactionsTypeID, credit);
+    account.balance = closingBalance;
+    account.balanceDate = valueDate;
+    this.data.receipts.insert({ receiptNo: line, accountId: account.id, kind: 'adjustment', amount: correction, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, adjusts: receiptNo, authorisedBy: null });
+    return { kind: 'posted', posting: { receiptNo: line, account, valueDate, amount: correction, openBalance, closingBalance } };
   }
 
   /** The account the receipt names by cuAccountID, accountNumber or both; a message when it names none. */
@@ -206,7 +270,7 @@ export class ReceiptLedger {
     const day = valueDate.slice(0, 10);
     const today = this.data.receipts
       .where('account', account.id)
-      .filter((r) => r.kind !== 'reversal' && r.valueDate.startsWith(day))
+      .filter((r) => (r.kind === 'deposit' || r.kind === 'payment') && r.valueDate.startsWith(day))
       .reduce((sum, r) => sum.plus(r.amount), amount);
     if (today.compare(dailyLimit) > 0) {
       return { type: 'DailyLimit', account, amount, limit: dailyLimit, message: `Today's receipts on account ${account.accountNumber} would total ${today.toString()}, above the daily limit of ${dailyLimit.toString()}; a supervisor must authorise it.` };
@@ -220,15 +284,15 @@ export class ReceiptLedger {
     return authorisingSupervisor(this.data.supervisors, overrideUserName, overridePassword);
   }
 
-  /** Appends one credit line with the core's next receipt number, which it returns. */
-  private appendLine(account: Account, valueDate: string, description: string, amount: ScaledDecimal, balance: ScaledDecimal, typeId: number = TRANSACTION_TYPE.CashDeposit.value): number {
+  /** Appends one line (a credit unless told) with the core's next receipt number, which it returns. */
+  private appendLine(account: Account, valueDate: string, description: string, amount: ScaledDecimal, balance: ScaledDecimal, typeId: number = TRANSACTION_TYPE.CashDeposit.value, credit = true): number {
     const receiptNo = this.data.transactions.nextKey();
     this.data.transactions.insert({
       AccountId: account.id,
       ReceiptNumber: receiptNo,
       ValueDate: valueDate,
       Description: description,
-      Credit: true,
+      Credit: credit,
       Amount: amount,
       Balance: balance,
       IsFee: false,
@@ -237,6 +301,14 @@ export class ReceiptLedger {
     return receiptNo;
   }
 }
+
+/** An amount of either sign in pounds and pence, at scale 2; a message otherwise. */
+function signedMoney(amount: ScaledDecimal): ScaledDecimal | string {
+  if (amount.value.decimalPlaces() > MONEY_SCALE) return `amount ${amount.toString()} has more than ${MONEY_SCALE} decimal places`;
+  return ScaledDecimal.of(amount.value, MONEY_SCALE);
+}
+
+const magnitude = (amount: ScaledDecimal): ScaledDecimal => ScaledDecimal.of(amount.value.abs(), amount.scale);
 
 /** A positive amount in pounds and pence, at scale 2; a message otherwise. */
 function moneyAmount(amount: ScaledDecimal | null): ScaledDecimal | string {

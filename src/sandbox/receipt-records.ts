@@ -25,6 +25,15 @@ export const OVERRIDE_TYPE = {
 
 export type OverrideTypeName = keyof typeof OVERRIDE_TYPE;
 
+/**
+ * AWReceiptType values the sandbox acts on (config/receipt-enums.yaml marks them `adjustment`):
+ * a correction of an earlier savings or loan receipt, named by its ReceiptNo.
+ */
+export const ADJUSTMENT_RECEIPT_TYPE = {
+  SavingsAdjustment: { value: 4, meaning: 'correction of an earlier savings receipt' },
+  LoanAdjustment: { value: 5, meaning: 'correction of an earlier loan receipt' },
+} as const satisfies CodeTable;
+
 /** Savings credits arrive as one of two operations; they differ only in the receipt they answer with. */
 export type CreditKind = 'deposit' | 'payment';
 
@@ -49,12 +58,15 @@ export interface PostedReceipt {
   /** Also the ReceiptNumber of its transaction line. */
   readonly receiptNo: number;
   readonly accountId: number;
-  readonly kind: CreditKind | 'reversal';
+  readonly kind: CreditKind | 'reversal' | 'adjustment';
+  /** An adjustment's correction of its receipt, signed; every other kind's amount is positive. */
   readonly amount: ScaledDecimal;
   readonly valueDate: string;
   readonly externalRefNo: string | null;
   /** A reversal's loan issue receipt; null otherwise. */
   readonly reverses: number | null;
+  /** An adjustment's receipt (the one it corrects); null otherwise. */
+  readonly adjusts: number | null;
   /** The supervisor who authorised an override, if one was needed. */
   readonly authorisedBy: string | null;
 }

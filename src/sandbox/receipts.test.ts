@@ -3,12 +3,14 @@
  * the account reads, overrides need a seeded supervisor, reversals undo a loan issue, and bad
  * input, unknown accounts and repeated external references are refused with the receipt.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { createSandboxApp } from './app';
 import { createSandboxData, type SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
 import { ACCOUNT_STATUS, PRODUCT_TYPE, TRANSACTION_TYPE, type Account } from './model';
-import { LOAN_REVERSAL_OPTION, OVERRIDE_TYPE } from './receipt-records';
+import { ADJUSTMENT_RECEIPT_TYPE, LOAN_REVERSAL_OPTION, OVERRIDE_TYPE } from './receipt-records';
 
 /** The sandbox supervisor credentials the README publishes. */
 const SUPERVISOR = { overrideUserName: 'supervisor', overridePassword: 'Sandbox-Override-2025' };
@@ -284,5 +286,98 @@ describe('sandbox loan issue reversal', () => {
     }
     expect(data.receipts.size).toBe(0);
     expect(data.accounts.get(loan.id)?.balance.isZero()).toBe(false);
+  });
+});
+
+describe('sandbox receipt adjustments (ReceiptType SavingsAdjustment, LoanAdjustment)', () => {
+  const SAVINGS_ADJUSTMENT = ADJUSTMENT_RECEIPT_TYPE.SavingsAdjustment.value;
+  const LOAN_ADJUSTMENT = ADJUSTMENT_RECEIPT_TYPE.LoanAdjustment.value;
+  const adjustment = (fields: Record<string, unknown>): string => JSON.stringify({ receiptType: SAVINGS_ADJUSTMENT, ...fields });
+
+  async function deposit(app: App, account: Account, amount: string, ref: string): Promise<number> {
+    const response = await post(app, 'savings/deposit', `{"cuAccountID":${account.id},"amount":${amount},"externalRefNo":"${ref}"}`).expect(201);
+    return (response.body as { receiptNo: number }).receiptNo;
+  }
+
+  it('corrects the named receipt by a signed amount: the balance moves by it, a line of the receipt’s type is listed', async () => {
+    const { app, data } = freshApp();
+    const account = shareAccount(data);
+    const receiptNo = await deposit(app, account, '50.00', 'ADJ-BASE');
+    const afterDeposit = account.balance;
+
+    const down = await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: -20.0, externalRefNo: 'ADJ-1', notes: 'keyed 50, was 30' })).expect(201);
+    const downBody = down.body as { receiptNo: number; principal: { debitAmount: number; creditAmount: number; closingBalance: number } };
+    expect(downBody.receiptNo).not.toBe(receiptNo);
+    expect(downBody.principal).toMatchObject({ debitAmount: 20, creditAmount: 0 });
+    expect(await balanceText(app, account.id)).toBe(afterDeposit.minus(ScaledDecimal.parse('20.00')).toString());
+
+    await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: 5.5, externalRefNo: 'ADJ-2', notes: 'and 5.50 more' })).expect(201);
+    expect(await balanceText(app, account.id)).toBe(afterDeposit.minus(ScaledDecimal.parse('14.50')).toString());
+
+    const lines = data.transactions.where('account', account.id).filter((t) => t.Description.startsWith(`Adjustment of receipt ${receiptNo}`));
+    expect(lines.map((t) => [t.Credit, t.Amount.toString(), t.TransactionsTypeID])).toEqual([
+      [false, '20.00', TRANSACTION_TYPE.CashDeposit.value],
+      [true, '5.50', TRANSACTION_TYPE.CashDeposit.value],
+    ]);
+  });
+
+  it('takes the whole receipt back when no amount is given, and then refuses to take it below zero', async () => {
+    const { app, data } = freshApp();
+    const account = shareAccount(data);
+    const before = account.balance;
+    const receiptNo = await deposit(app, account, '12.34', 'ADJ-WHOLE');
+
+    await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, externalRefNo: 'ADJ-W1', notes: 'never paid' })).expect(201);
+    expect(await balanceText(app, account.id)).toBe(before.toString());
+
+    const again = await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: -0.01, externalRefNo: 'ADJ-W2', notes: 'more' })).expect(400);
+    expect((again.body as { errorMessage: string }).errorMessage).toContain(`would take receipt ${receiptNo} below zero (it stands at 0.00)`);
+    expect(await balanceText(app, account.id)).toBe(before.toString());
+  });
+
+  it('adjusts a loan receipt on a loan: a larger repayment lowers what the member owes', async () => {
+    const { app, data } = freshApp();
+    const loan = data.accounts
+      .list()
+      .find((a) => a.productTypeId === PRODUCT_TYPE.Loan.value && a.status !== ACCOUNT_STATUS.Closed.value && data.transactions.where('account', a.id).some((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value && t.Credit))!;
+    const repayment = data.transactions.where('account', loan.id).find((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value && t.Credit)!;
+    const owed = loan.balance;
+
+    const response = await post(app, 'savings/payment', JSON.stringify({ receiptType: LOAN_ADJUSTMENT, cuAccountID: loan.id, receiptNo: repayment.ReceiptNumber, amount: 1.0, externalRefNo: 'LADJ-1', notes: 'repaid 1.00 more' })).expect(201);
+    expect((response.body as { isLoanAccount: boolean; principal: { creditAmount: number } }).isLoanAccount).toBe(true);
+    expect((response.body as { principal: { creditAmount: number } }).principal.creditAmount).toBe(1);
+    expect(await balanceText(app, loan.id)).toBe(owed.minus(ScaledDecimal.parse('1.00')).toString());
+  });
+
+  it('refuses what cannot be adjusted, with the reason in errorMessage, and posts nothing', async () => {
+    const { app, data } = freshApp();
+    const account = shareAccount(data);
+    const other = shareAccount(data, 1);
+    const receiptNo = await deposit(app, account, '10.00', 'ADJ-R');
+    const loan = data.accounts.list().find((a) => a.productTypeId === PRODUCT_TYPE.Loan.value && a.status !== ACCOUNT_STATUS.Closed.value)!;
+    const before = { account: account.balance.toString(), receipts: data.receipts.size };
+    for (const [fields, expected] of [
+      [{ cuAccountID: account.id, receiptNo: 999999999, amount: 1 }, 'no receipt 999999999'],
+      [{ cuAccountID: other.id, receiptNo, amount: 1 }, 'was not posted on account'],
+      [{ cuAccountID: account.id, receiptNo, amount: 0 }, 'an adjustment must change it'],
+      [{ cuAccountID: account.id, receiptNo, amount: -10.01 }, 'below zero (it stands at 10.00)'],
+      [{ cuAccountID: account.id, receiptNo, amount: 0.001 }, 'more than 2 decimal places'],
+      [{ cuAccountID: loan.id, receiptNo, amount: 1 }, 'a SavingsAdjustment corrects a savings receipt'],
+      [{ receiptType: LOAN_ADJUSTMENT, cuAccountID: account.id, receiptNo, amount: 1 }, 'a LoanAdjustment corrects a loan receipt'],
+      [{ cuAccountID: account.id, amount: 1 }, 'receiptNo (the receipt to correct) is required'],
+      [{ cuAccountID: account.id, receiptNo, amount: 1, externalRefNo: 'ADJ-R' }, 'already posted'],
+    ] as const) {
+      const response = await post(app, 'savings/payment', adjustment({ notes: 'test', ...fields }));
+      expect([400, 409]).toContain(response.status);
+      expect((response.body as { errorMessage: string }).errorMessage).toContain(expected);
+    }
+    expect({ account: account.balance.toString(), receipts: data.receipts.size }).toEqual(before);
+  });
+
+  it('uses the AWReceiptType numbers of config/receipt-enums.yaml', () => {
+    const file = readFileSync(path.join(__dirname, '../../config/receipt-enums.yaml'), 'utf8');
+    for (const [name, { value }] of Object.entries(ADJUSTMENT_RECEIPT_TYPE)) {
+      expect(file).toMatch(new RegExp(`\\{ value: ${value}, name: ${name}, .*adjustment: true \\}`));
+    }
   });
 });

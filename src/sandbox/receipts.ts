@@ -1,7 +1,8 @@
 /**
  * The sandbox core's three receipt operations: POST api/transaction/savings/deposit
- * (ReceiptPaymentDto), api/transaction/savings/payment (ReceiptSavingsDepositWebDto) and
- * api/transaction/loan/reversal (ReceiptReversalWebDto).
+ * (ReceiptPaymentDto), api/transaction/savings/payment (ReceiptSavingsDepositWebDto; with a
+ * ReceiptType of SavingsAdjustment or LoanAdjustment, a correction of the receipt ReceiptNo
+ * names) and api/transaction/loan/reversal (ReceiptReversalWebDto).
  *
  * Reads the canonical JSON the gateway sends (camelCase names, matched case-insensitively as
  * the .NET core does; decimals kept exact) and posts through the ledger. Answers with the
@@ -17,14 +18,15 @@ import { sendJson, type Handler } from './handler';
 import { JsonNumber, type JsonObject, type JsonValue } from './json';
 import {
   ReceiptLedger,
+  type AdjustmentInstruction,
   type CreditInstruction,
   type LedgerResult,
   type OverrideNeeded,
   type Posting,
   type ReversalInstruction,
 } from './ledger';
-import { ACCOUNT_STATUS } from './model';
-import { OVERRIDE_TYPE, type CreditKind } from './receipt-records';
+import { ACCOUNT_STATUS, PRODUCT_TYPE } from './model';
+import { ADJUSTMENT_RECEIPT_TYPE, OVERRIDE_TYPE, type CreditKind } from './receipt-records';
 import { invalid } from './problems';
 import { readJsonObject } from './validation';
 
@@ -49,6 +51,15 @@ export function receiptHandlers(data: SandboxData, now?: () => Date): Map<string
     ({ req, res }) => {
       const body = new ReceiptBody(readJsonObject(req));
       const instruction = creditInstruction(body);
+      // ReceiptPaymentDto has no receiptType: only a payment can be an adjustment.
+      const books = kind === 'payment' ? adjustedBooks(body.int('receiptType')) : null;
+      if (books) {
+        const adjustment: AdjustmentInstruction = { ...instruction, receiptNo: body.int('receiptNo'), books };
+        const result = body.problems.length > 0 ? rejected(body.problems) : ledger.adjust(adjustment);
+        const [status, fields] = answer(result, adjustmentFields);
+        sendJson(res, status, body.echo(fields));
+        return;
+      }
       const result = body.problems.length > 0 ? rejected(body.problems) : ledger.credit(kind, instruction);
       const [status, fields] = answer(result, kind === 'deposit' ? paymentDtoFields : savingsDepositFields);
       sendJson(res, status, body.echo(fields));
@@ -78,6 +89,13 @@ function creditInstruction(body: ReceiptBody): CreditInstruction {
     overrideUserName: body.string('overrideUserName'),
     overridePassword: body.string('overridePassword'),
   };
+}
+
+/** Which books a receipt of this AWReceiptType corrects, or null when it is not an adjustment. */
+function adjustedBooks(receiptType: number | null): AdjustmentInstruction['books'] | null {
+  if (receiptType === ADJUSTMENT_RECEIPT_TYPE.SavingsAdjustment.value) return 'savings';
+  if (receiptType === ADJUSTMENT_RECEIPT_TYPE.LoanAdjustment.value) return 'loan';
+  return null;
 }
 
 const rejected = (problems: readonly string[]): LedgerResult => ({ kind: 'rejected', message: problems.join('; ') });
@@ -120,14 +138,14 @@ function transactionOverride(needed: OverrideNeeded, id: number): Fields {
   };
 }
 
-/** ReceiptLineDto: one account's movement on the receipt. */
-function receiptLine(name: string, id: string, openBalance: ScaledDecimal, credit: ScaledDecimal, closingBalance: ScaledDecimal): Fields {
+/** ReceiptLineDto: one account's movement on the receipt (a credit, or a debit given apart). */
+function receiptLine(name: string, id: string, openBalance: ScaledDecimal, credit: ScaledDecimal, closingBalance: ScaledDecimal, debit = ScaledDecimal.zero(credit.scale)): Fields {
   return {
     name,
     openBalance,
-    debitAmount: ScaledDecimal.zero(credit.scale),
+    debitAmount: debit,
     creditAmount: credit,
-    amountPaid: credit,
+    amountPaid: credit.minus(debit),
     closingBalance,
     canEditAmount: false,
     id,
@@ -150,6 +168,19 @@ function savingsDepositFields({ account, amount, openBalance, closingBalance, va
     isLoanAccount: false,
     fingerPrintURL: null,
   };
+}
+
+/** An adjustment's receipt: its one line a credit or a debit, as it moved the account's balance. */
+function adjustmentFields(posting: Posting): Fields {
+  const { account, openBalance, closingBalance } = posting;
+  const movement = closingBalance.minus(openBalance);
+  const size = ScaledDecimal.of(movement.value.abs(), movement.scale);
+  const zero = ScaledDecimal.zero(size.scale);
+  const isLoan = account.productTypeId === PRODUCT_TYPE.Loan.value;
+  // A credit raises what a saver holds and lowers what a borrower owes.
+  const credited = isLoan === movement.value.isNegative();
+  const line = receiptLine(account.description, String(account.id), openBalance, credited ? size : zero, closingBalance, credited ? zero : size);
+  return { ...savingsDepositFields(posting), principal: line, accounts: [line], totals: line, isLoanAccount: isLoan };
 }
 
 function reversalFields({ account, amount, openBalance, closingBalance, valueDate, reversal }: Posting): Fields {

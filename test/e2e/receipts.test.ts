@@ -120,6 +120,19 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     expect(asTextXml.text).toContain('<Amount>1.00</Amount>');
   });
 
+  it('adjusts an earlier receipt sent as a .NET client writes it (SavingsAdjustment, no Amount): the receipt is taken back, nothing new is credited', async () => {
+    const id = account();
+    const before = await balanceText(gateway, id);
+    const posted = await post(gateway, DEPOSIT, depositXml(id, '7.25', 'ADJ-E2E'), 'application/xml');
+    const receiptNo = /<ReceiptNo>(\d+)<\/ReceiptNo>/.exec(posted.text)?.[1];
+    expect(receiptNo).toBeDefined();
+    const adjustment = `<ReceiptSavingsDepositWebDto xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Amount i:nil="true"/><CUAccountID>${id}</CUAccountID><ExternalRefNo>ADJ-E2E-1</ExternalRefNo><Notes>keyed twice</Notes><ReceiptNo>${receiptNo}</ReceiptNo><ReceiptType>SavingsAdjustment</ReceiptType></ReceiptSavingsDepositWebDto>`;
+    const res = await post(gateway, '/api/transaction/savings/payment', adjustment, 'application/xml');
+    expect(res.status).toBe(201);
+    expect(res.text).toContain('<DebitAmount>7.25</DebitAmount>');
+    expect(await balanceText(gateway, id)).toBe(before);
+  });
+
   it('posts a JSON payment and keeps the decimal text as written', async () => {
     const id = account();
     const before = await balanceText(gateway, id);
