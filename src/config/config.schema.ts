@@ -19,6 +19,7 @@ import { requestContextSchema } from '../policies/request-context/request-contex
 import { serverSchema } from '../server/server.schema';
 import { shutdownSchema } from '../server/shutdown.schema';
 import { tracingSchema } from '../tracing/tracing.schema';
+import { xmlConfigSchema } from '../xml/xml.schema';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -59,6 +60,7 @@ export const configSchema = z
     authentication: authenticateSchema.prefault({}),
     rateLimit: rateLimitConfigSchema.prefault({}),
     body: bodyConfigSchema.prefault({}),
+    xml: xmlConfigSchema.prefault({}),
     idempotency: idempotencySchema.prefault({}),
     twoFactor: twoFactorSchema.prefault({}),
     sms: smsSchema.prefault({}),

@@ -33,8 +33,8 @@ export interface BodyContract {
   readonly formats: readonly WireFormat[];
   /** Throws GatewayError `invalid_request` with `errors[]` naming every bad field. */
   decode(document: ParsedDocument): DecodedBody;
-  /** The core's answer in the vendor's format; without it the core's text passes through unchanged. */
-  renderResponse?(coreText: string, format: WireFormat): string;
+  /** The core's answer in the vendor's format (XML in `xmlNamespace`, none when ''); without it the core's text passes through unchanged. */
+  renderResponse?(coreText: string, format: WireFormat, xmlNamespace: string): string;
   /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */
   readonly answeredFields?: readonly string[];
   /** Adds the body's schemas to `components` and returns a schema (usually a $ref) per format. */

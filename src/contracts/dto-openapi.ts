@@ -10,21 +10,27 @@ import type { OpenApiSchema } from './body-contract';
 import type { ReceiptEnums } from './enums';
 import type { AnyStruct, EnumField, FieldSpec } from './dto-schema';
 import type { WireFormat } from './body-contract';
+import { ARRAYS_NAMESPACE } from './dto-xml-writer';
 
 function componentName(struct: AnyStruct, format: WireFormat): string {
   return format === 'json' ? struct.name : `${struct.name}Xml`;
 }
 
+const XML_RULES =
+  "Members are written in DataContract order (ordinal by name) and read in any order; an answer is in the request root's namespace, else the gateway's xml.responseNamespace (none by default)";
+
 /** A `$ref` to the structure's component, adding it (and what it refers to) on first use. */
 export function structSchemaRef(struct: AnyStruct, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
   const name = componentName(struct, format);
   if (!Object.hasOwn(components, name)) {
-    const component: OpenApiSchema = { type: 'object', description: struct.description };
+    const description = format === 'xml' ? `${struct.description}. ${XML_RULES}` : struct.description;
+    const component: OpenApiSchema = { type: 'object', description };
     // Set before recursing, so a structure that refers to itself cannot loop.
     components[name] = component;
     const properties: Record<string, OpenApiSchema> = {};
     const required: string[] = [];
-    for (const field of struct.ordered) {
+    // XML members in the order the gateway writes them (DataContract order), JSON ones as the spec lists them.
+    for (const field of format === 'xml' ? struct.xmlOrdered : struct.ordered) {
       const propertyName = format === 'json' ? field.json : field.spec.xml;
       properties[propertyName] = fieldSchema(field.spec, format, enums, components);
       if (field.spec.required) required.push(propertyName);
@@ -92,7 +98,7 @@ function baseSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, co
             xml: { name: spec.xml, wrapped: true },
             items: {
               type: 'object',
-              xml: { name: spec.entry },
+              xml: { name: spec.entry, namespace: ARRAYS_NAMESPACE, prefix: 'a' },
               properties: { Key: { type: 'integer', format: 'int32' }, Value: { type: 'integer', format: 'int32' } },
               required: ['Key', 'Value'],
             },

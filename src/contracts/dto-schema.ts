@@ -74,8 +74,13 @@ export interface Struct<F extends Fields = Fields> {
   readonly name: string;
   readonly description: string;
   readonly fields: F;
-  /** Fields in declaration order (the order JSON and XML are written in). */
+  /** Fields in declaration order (the spec's tables; the order JSON is written in). */
   readonly ordered: readonly NamedField[];
+  /**
+   * Fields in DataContract order, the order XML is written in (DataContractSerializer reads
+   * members only in it): by ordinal XML name, unless the struct names its own order.
+   */
+  readonly xmlOrdered: readonly NamedField[];
   /** Lower-cased JSON and XML names → field: input names match case-insensitively. */
   readonly byLowerName: ReadonlyMap<string, NamedField>;
   /** JSON and XML names as the schema spells them: the common case, looked up without lower-casing. */
@@ -137,8 +142,22 @@ export function intMap(xml: string, entry: string, description: string, options:
   return { kind: 'intMap', xml, entry, description, ...options };
 }
 
-export function struct<F extends Fields>(name: string, description: string, fields: F): Struct<F> {
+/** A .NET DataContract's member order when its members set `Order`: JSON names, every field once. */
+export interface StructOptions<F extends Fields> {
+  readonly dataContractOrder?: ReadonlyArray<keyof F & string>;
+}
+
+const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export function struct<F extends Fields>(name: string, description: string, fields: F, options: StructOptions<F> = {}): Struct<F> {
   const ordered = Object.entries(fields).map(([json, spec], index) => Object.freeze({ json, spec, index, jsonKey: `${JSON.stringify(json)}:` }));
+  const order = options.dataContractOrder;
+  if (order && (order.length !== ordered.length || new Set(order).size !== order.length || order.some((json) => !(json in fields)))) {
+    throw new Error(`${name}: dataContractOrder must name every field once`);
+  }
+  const xmlOrdered = order
+    ? order.map((json) => ordered.find((field) => field.json === json) as NamedField)
+    : [...ordered].sort((a, b) => ordinal(a.spec.xml, b.spec.xml));
   const byLowerName = new Map<string, NamedField>();
   const byName = new Map<string, NamedField>();
   for (const field of ordered) {
@@ -151,7 +170,7 @@ export function struct<F extends Fields>(name: string, description: string, fiel
     byName.set(field.spec.xml, field);
   }
   const required = Object.freeze(ordered.filter((field) => field.spec.required === true));
-  return Object.freeze({ name, description, fields, ordered: Object.freeze(ordered), byLowerName, byName, required });
+  return Object.freeze({ name, description, fields, ordered: Object.freeze(ordered), xmlOrdered: Object.freeze(xmlOrdered), byLowerName, byName, required });
 }
 
 /** The field a wire name denotes, matched case-insensitively (exact spelling first: it is the common case). */

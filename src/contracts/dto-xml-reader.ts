@@ -14,48 +14,7 @@ import { GIVEN_TWICE, accept, acceptField, checkRequired, enumMessage, type Read
 import { Invalid, intKey, scalarFromXml, xmlIntValue } from './scalars';
 import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type IntMapField, type NamedField } from './dto-schema';
 import { ATTRIBUTES, CDATA, TEXT, type XmlNode } from '../xml/safe-xml';
-
-/** Every '&': a reference, or (group unmatched) a stray ampersand. */
-const ENTITY_REFERENCE = /&(?:(#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z][A-Za-z0-9._-]*);)?/g;
-const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-function isXmlChar(code: number): boolean {
-  return (
-    code === 0x9 ||
-    code === 0xa ||
-    code === 0xd ||
-    (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code <= 0x10ffff)
-  );
-}
-
-/** Decodes the predefined entities and character references of parsed text; null when one is not allowed. */
-export function decodeXmlText(raw: string): string | null {
-  if (!raw.includes('&')) return raw;
-  let failed = false;
-  const decoded = raw.replace(ENTITY_REFERENCE, (_match, reference: string | undefined) => {
-    if (reference === undefined) {
-      failed = true;
-      return '';
-    }
-    if (reference.startsWith('#')) {
-      const code = reference[1] === 'x' ? parseInt(reference.slice(2), 16) : parseInt(reference.slice(1), 10);
-      if (!isXmlChar(code)) {
-        failed = true;
-        return '';
-      }
-      return String.fromCodePoint(code);
-    }
-    const replacement = PREDEFINED[reference];
-    if (replacement === undefined || !Object.hasOwn(PREDEFINED, reference)) {
-      failed = true;
-      return '';
-    }
-    return replacement;
-  });
-  return failed ? null : decoded;
-}
+import { decodeXmlText } from '../xml/xml-text';
 
 const NOT_A_VALUE = new Invalid('must be a value, not elements');
 const BAD_REFERENCE = new Invalid('uses an entity or character reference XML does not allow');

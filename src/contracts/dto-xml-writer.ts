@@ -2,10 +2,13 @@
  * Schema-driven JSON → XML for receipts: writes a canonical value, or the core's answer as
  * lossless-json parsed it, as the vendor's XML document.
  *
- * Reads the value and the enum tables; returns XML text. The root element is the DTO name;
- * known fields are written in schema order under their PascalCase .NET names, lists as a
- * wrapper with one item element per entry named after the item's type, enums as names,
- * ArrearsDays as `KeyValueOfintint` entries; numbers keep the exact text the core wrote.
+ * Reads the value and the enum tables; returns XML text. The root element is the DTO name, in
+ * the namespace it is given (the request's, so a DataContractSerializer client reads back the
+ * contract it sent; none when empty); known fields are written in DataContract order (ordinal by
+ * name unless the struct sets one; DataContractSerializer skips members out of order) under
+ * their PascalCase .NET names, lists as a wrapper with one item element per entry named after
+ * the item's type, enums as names, ArrearsDays as `KeyValueOfintint` entries in .NET's
+ * Serialization/Arrays namespace; numbers keep the exact text the core wrote.
  * Fields the schema does not know follow, under their own names (an array as a wrapper of
  * `<Item>` elements); a key that is not a valid XML name cannot be written and is left out.
  * A known field the answer holds as null is written `<Name i:nil="true"/>`, with the XML
@@ -17,12 +20,14 @@
 import { isLosslessNumber } from 'lossless-json';
 import type { ReceiptEnums } from './enums';
 import { fieldNamed, type AnyStruct, type FieldSpec, type IntMapField, type NamedField } from './dto-schema';
-import { escapeXmlText, isXmlName } from '../xml/xml-text';
+import { escapeXmlAttribute, escapeXmlText, isXmlName } from '../xml/xml-text';
 
 type JsonObject = Record<string, unknown>;
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
+/** Where DataContractSerializer puts the entries of a dictionary (and the items of a primitive list). */
+export const ARRAYS_NAMESPACE = 'http://schemas.microsoft.com/2003/10/Serialization/Arrays';
 
 /** What writing one document found on the way: whether a nil needs the `i` prefix declared. */
 interface Written {
@@ -48,11 +53,12 @@ function element(name: string, content: string): string {
 export class XmlWriter {
   constructor(private readonly enums: ReceiptEnums) {}
 
-  /** A whole document: declaration and root element named after the DTO. */
-  document(struct: AnyStruct, value: JsonObject): string {
+  /** A whole document: declaration and root element named after the DTO, in `namespace` when not empty. */
+  document(struct: AnyStruct, value: JsonObject, namespace = ''): string {
     const written: Written = { nil: false };
     const content = this.structContent(struct, value, written);
-    const root = written.nil ? `${struct.name} xmlns:i="${XSI_NAMESPACE}"` : struct.name;
+    const declarations = (namespace === '' ? '' : ` xmlns="${escapeXmlAttribute(namespace)}"`) + (written.nil ? ` xmlns:i="${XSI_NAMESPACE}"` : '');
+    const root = struct.name + declarations;
     return XML_DECLARATION + (content === '' ? `<${root}/>` : `<${root}>${content}</${struct.name}>`);
   }
 
@@ -66,9 +72,8 @@ export class XmlWriter {
       else if (isXmlName(key)) unknown += this.generic(key, value[key]);
     }
     let out = '';
-    for (let i = 0; i < known.length; i++) {
-      const fieldValue = known[i];
-      const spec = (struct.ordered[i] as NamedField).spec;
+    for (const { index, spec } of struct.xmlOrdered as readonly NamedField[]) {
+      const fieldValue = known[index];
       if (fieldValue === null) {
         out += `<${spec.xml} i:nil="true"/>`;
         written.nil = true;
@@ -90,8 +95,11 @@ export class XmlWriter {
           spec.xml,
           value.map((item: unknown) => (isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item, written)) : this.generic(spec.struct.name, item))).join(''),
         );
-      case 'intMap':
-        return isObject(value) ? element(spec.xml, this.intMapContent(spec, value)) : this.generic(spec.xml, value);
+      case 'intMap': {
+        if (!isObject(value)) return this.generic(spec.xml, value);
+        const entries = this.intMapContent(spec, value);
+        return entries === '' ? `<${spec.xml}/>` : `<${spec.xml} xmlns:a="${ARRAYS_NAMESPACE}">${entries}</${spec.xml}>`;
+      }
       case 'enum': {
         const number = typeof value === 'number' ? value : isLosslessNumber(value) ? Number(value.value) : undefined;
         const name = number === undefined ? undefined : this.enums.table(spec.enumName).nameOf(number);
@@ -106,7 +114,7 @@ export class XmlWriter {
     let out = '';
     for (const key of Object.keys(value)) {
       const days = scalarText(value[key]);
-      out += element(spec.entry, `<Key>${escapeXmlText(key)}</Key>${days === undefined ? '' : `<Value>${escapeXmlText(days)}</Value>`}`);
+      out += element(`a:${spec.entry}`, `<a:Key>${escapeXmlText(key)}</a:Key>${days === undefined ? '' : `<a:Value>${escapeXmlText(days)}</a:Value>`}`);
     }
     return out;
   }

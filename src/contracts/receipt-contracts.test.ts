@@ -3,6 +3,7 @@
  * spec's validation rules, exact decimals in both directions and both formats, and the
  * translation of the core's answers.
  */
+import { struct, text } from './dto-schema';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
@@ -99,9 +100,28 @@ describe('translating the core answer', () => {
     const answer = '{"CUAccountID":1,"AMOUNT":100.000,"HasOverride":false,"extra":{"nested":[1.10,"x"]}}';
     expect(renderResponseBody(contract('ReceiptPaymentDto'), answer, 'json')).toBe('{"cuAccountID":1,"amount":100.000,"hasOverride":false,"extra":{"nested":[1.10,"x"]}}');
     expect(renderResponseBody(contract('ReceiptPaymentDto'), answer, 'xml')).toBe(
-      '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>100.000</Amount><HasOverride>false</HasOverride>' +
+      '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><Amount>100.000</Amount><CUAccountID>1</CUAccountID><HasOverride>false</HasOverride>' +
         '<extra><nested><Item>1.10</Item><Item>x</Item></nested></extra></ReceiptPaymentDto>',
     );
+  });
+
+  it('writes the answer in the namespace it is given, members in DataContract (ordinal) order, nested ones too', () => {
+    const answer = '{"receiptNo":7,"cuAccountID":1,"amount":1.00,"transactionOverrides":[{"userName":null,"amount":1.00,"cuTransactionOverrideID":3}]}';
+    const xml = renderResponseBody(contract('ReceiptPaymentDto'), answer, 'xml', 'http://schemas.datacontract.org/2004/07/Core.Dto');
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto xmlns="http://schemas.datacontract.org/2004/07/Core.Dto" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+        '<Amount>1.00</Amount><CUAccountID>1</CUAccountID><ReceiptNo>7</ReceiptNo>' +
+        '<TransactionOverrides><TransactionOverrideDto><Amount>1.00</Amount><CUTransactionOverrideID>3</CUTransactionOverrideID><UserName i:nil="true"/></TransactionOverrideDto></TransactionOverrides>' +
+        '</ReceiptPaymentDto>',
+    );
+    expect(renderResponseBody(contract('ReceiptPaymentDto'), '{}', 'xml', 'urn:a"b<c')).toBe('<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto xmlns="urn:a&quot;b&lt;c"/>');
+  });
+
+  it("orders a struct's XML members as it names them when it sets a DataContract order, and refuses an order that misses one", () => {
+    const fields = { zeta: text('Zeta', 'z'), alpha: text('Alpha', 'a') };
+    expect(struct('Ordered', 'test', fields, { dataContractOrder: ['zeta', 'alpha'] }).xmlOrdered.map((f) => f.json)).toEqual(['zeta', 'alpha']);
+    expect(struct('Sorted', 'test', fields).xmlOrdered.map((f) => f.json)).toEqual(['alpha', 'zeta']);
+    expect(() => struct('Bad', 'test', fields, { dataContractOrder: ['zeta'] })).toThrow(/every field once/);
   });
 
   it('writes an enum number the tables do not know as the number, and leaves out keys that are no XML name', () => {

@@ -85,9 +85,9 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
       return { value, coreJson: writeCanonicalJson(struct, value) };
     },
 
-    renderResponse(coreText: string, format: WireFormat): string {
+    renderResponse(coreText: string, format: WireFormat, xmlNamespace: string): string {
       const answer = parseCoreJson(coreText);
-      return format === 'xml' ? xmlWriter.document(struct, answer) : renderJson(struct, answer);
+      return format === 'xml' ? xmlWriter.document(struct, answer, xmlNamespace) : renderJson(struct, answer);
     },
 
     describe(components: Record<string, OpenApiSchema>): Record<WireFormat, OpenApiSchema> {

@@ -33,8 +33,8 @@ export function createBodyContracts(options: BodyContractOptions): BodyContracts
  * The core's answer to a body-carrying operation, in the format the vendor negotiated.
  * Throws GatewayError `bad_gateway` when a translating contract gets an answer that is not a JSON object.
  */
-export function renderResponseBody(contract: BodyContract, coreText: string, format: WireFormat): string {
-  return contract.renderResponse ? contract.renderResponse(coreText, format) : coreText;
+export function renderResponseBody(contract: BodyContract, coreText: string, format: WireFormat, xmlNamespace = ''): string {
+  return contract.renderResponse ? contract.renderResponse(coreText, format, xmlNamespace) : coreText;
 }
 
 /** Names (any case) whose values never go back to a vendor, even when the core echoes them. */
@@ -64,14 +64,14 @@ function withAnsweredFields(contract: BodyContract, value: unknown): unknown {
  * The core's answer for a vendor: override passwords, TempTokens and the passwords of
  * transaction overrides removed (a core that echoes its input must not send them back, nor
  * into the stored replay copy), the fields every answer carries added as null when unset, then
- * rendered in the vendor's format. Decimals stay exact.
+ * rendered in the vendor's format (XML in `xmlNamespace`). Decimals stay exact.
  */
-export function renderAnswerForVendor(contract: BodyContract, coreText: string, format: WireFormat): string {
+export function renderAnswerForVendor(contract: BodyContract, coreText: string, format: WireFormat, xmlNamespace = ''): string {
   let parsed: unknown;
   try {
     parsed = parseLossless(coreText);
   } catch {
-    return renderResponseBody(contract, coreText, format);
+    return renderResponseBody(contract, coreText, format, xmlNamespace);
   }
-  return renderResponseBody(contract, stringifyLossless(withAnsweredFields(contract, withoutSecrets(parsed))) as string, format);
+  return renderResponseBody(contract, stringifyLossless(withAnsweredFields(contract, withoutSecrets(parsed))) as string, format, xmlNamespace);
 }

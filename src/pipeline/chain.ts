@@ -124,7 +124,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // Before the body: a bad path or query costs no upload, and the target is fixed before idempotency fingerprints the call.
     requestTarget(),
     // Before idempotency, which fingerprints ctx.body.coreJson; the core client sends ctx.rawBody.
-    body(config.body, { contracts: deps.bodyContracts, opaqueMaxBytes: config.core.maxStreamedBodyBytes }),
+    body(config.body, { contracts: deps.bodyContracts, opaqueMaxBytes: config.core.maxStreamedBodyBytes, defaultXmlNamespace: config.xml.responseNamespace }),
     // After the body step (it reads the normalised number): answers verification itself; the core never sees it.
     twoFactorSteps.verification,
     // Right before the core call: a keyed money movement reaches the core at most once.

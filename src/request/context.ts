@@ -28,6 +28,8 @@ export interface ParsedBody {
   readonly responseFormat: WireFormat;
   /** The media type to answer with (one of the route's `produces`). */
   readonly responseMediaType: string;
+  /** The namespace an XML answer is written in: the XML request's own, else `xml.responseNamespace`. */
+  readonly responseXmlNamespace: string;
 }
 
 /** A body the gateway does not parse (resource POST and PUT), read whole before the core is called. */

@@ -2,7 +2,7 @@
 import { GatewayError } from '../errors/error-catalogue';
 import { SafeXmlParser } from './safe-xml';
 import { escapeXmlText, isXmlName } from './xml-text';
-import { decodeXmlText } from '../contracts/dto-xml-reader';
+import { decodeXmlText } from './xml-text';
 
 const parser = new SafeXmlParser(32);
 
@@ -57,7 +57,16 @@ describe('SafeXmlParser', () => {
 
   it('keeps references undecoded for the reader, drops namespace prefixes, and keeps an element\'s attributes beside it', () => {
     const root = parser.parse('<d:r xmlns:d="urn:x" xmlns:i="urn:i"><d:a i:nil="true">&amp;&#65;</d:a></d:r>');
-    expect(root).toEqual({ name: 'r', children: [{ a: [{ '#text': '&amp;&#65;' }], ':@': { nil: 'true' } }] });
+    expect(root).toEqual({ name: 'r', children: [{ a: [{ '#text': '&amp;&#65;' }], ':@': { nil: 'true' } }], namespace: 'urn:x' });
+  });
+
+  it.each([
+    ['a default namespace', '<r xmlns="http://schemas.datacontract.org/2004/07/Core.Dto" xmlns:i="urn:i"/>', 'http://schemas.datacontract.org/2004/07/Core.Dto'],
+    ['the namespace its prefix is bound to, not the default', "<d:r xmlns='urn:default' xmlns:d='urn:d&amp;x'><a/></d:r>", 'urn:d&x'],
+    ['after a declaration, comments and PIs that hold tags', '<?xml version="1.0"?><!-- <x xmlns="urn:no"> --><?pi <y>?><r a=">" xmlns="urn:yes"/>', 'urn:yes'],
+    ['none', '<r><a xmlns="urn:child"/></r>', ''],
+  ])("reads the root element's namespace: %s", (_case, xml, namespace) => {
+    expect(parser.parse(xml).namespace).toBe(namespace);
   });
 });
 

@@ -13,10 +13,13 @@
  * - every value stays text (`parseTagValue: false`) until the schema types it, so account
  *   numbers keep their leading zeros.
  * The five predefined entities and character references are decoded by the schema reader
- * (xml-reader.ts), in text only, never inside CDATA.
+ * (contracts/dto-xml-reader.ts), in text only, never inside CDATA. The parser drops namespace
+ * prefixes and declarations; the root's own namespace is read from its start tag, so that an
+ * answer can be written in the namespace the request used.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { GatewayError } from '../errors/error-catalogue';
+import { decodeXmlText } from './xml-text';
 
 /** fast-xml-parser's `preserveOrder` node: `{tag: children}`, `{'#text': text}` or `{'#cdata': [{'#text': text}]}`. */
 /** fast-xml-parser's names for text and CDATA nodes (set in SafeXmlParser's options). */
@@ -30,6 +33,35 @@ export type XmlNode = Record<string, XmlNode[] | string>;
 export interface XmlElement {
   readonly name: string;
   readonly children: XmlNode[];
+  /** The root element's namespace name (its default `xmlns`, or the one its prefix is bound to); '' when none. */
+  readonly namespace: string;
+}
+
+/** A start tag at a given place (sticky): its name, maybe prefixed, and its attributes (values may hold `>`). */
+const START_TAG = /<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/y;
+const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+/** The namespace of a well-formed document's root element, from its start tag (after the prolog's declaration, comments and PIs). */
+function rootNamespace(xml: string): string {
+  let at = 0;
+  for (;;) {
+    at = xml.indexOf('<', at);
+    if (at < 0) return '';
+    const skipTo = xml.startsWith('<?', at) ? xml.indexOf('?>', at) + 2 : xml.startsWith('<!--', at) ? xml.indexOf('-->', at) + 3 : -1;
+    if (skipTo === -1) break;
+    if (skipTo < at + 2) return '';
+    at = skipTo;
+  }
+  START_TAG.lastIndex = at;
+  const tag = START_TAG.exec(xml);
+  if (!tag) return '';
+  const name = tag[1] as string;
+  const colon = name.indexOf(':');
+  const declaring = colon < 0 ? 'xmlns' : `xmlns:${name.slice(0, colon)}`;
+  for (const attribute of (tag[2] ?? '').matchAll(ATTRIBUTE)) {
+    if (attribute[1] === declaring) return decodeXmlText(attribute[2] ?? attribute[3] ?? '') ?? '';
+  }
+  return '';
 }
 
 const DECLARATIONS = /<!(DOCTYPE|ENTITY)/i;
@@ -81,7 +113,7 @@ export class SafeXmlParser {
     // The validator lets `<a/><b/>` and `<a/>text` through (and the parser drops trailing text):
     // exactly one root, nothing beside it.
     if (!/^\s*$/.test(xml.slice(xml.lastIndexOf('>') + 1))) throw invalid('The XML body must hold exactly one root element and nothing beside it.');
-    let root: XmlElement | undefined;
+    let root: Omit<XmlElement, 'namespace'> | undefined;
     for (const node of nodes) {
       for (const name in node) {
         if (!Object.hasOwn(node, name) || name === ATTRIBUTES) continue;
@@ -91,6 +123,6 @@ export class SafeXmlParser {
       }
     }
     if (root === undefined) throw invalid('The XML body has no root element.');
-    return root;
+    return { ...root, namespace: rootNamespace(xml) };
   }
 }

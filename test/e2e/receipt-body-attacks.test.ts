@@ -158,7 +158,7 @@ describe('hostile receipt bodies', () => {
     const app = express();
     app.use(requestContext(requestContextSchema.parse({})));
     app.use(routeMatch(new RouteMatcher(ROUTES)));
-    app.use(body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024 }));
+    app.use(body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024, defaultXmlNamespace: '' }));
     app.use((_req, res) => {
       res.status(201).type('application/json').send(context(res).body?.coreJson ?? '{}');
     });

@@ -207,7 +207,7 @@ describe('fuzzing the body step over HTTP', () => {
     const app = express();
     app.use(requestContext(requestContextSchema.parse({})));
     app.use(routeMatch(new RouteMatcher(ROUTES)));
-    app.use(body(bodyConfigSchema.parse({ maxBytes: 4096 }), { contracts, opaqueMaxBytes: 1024 * 1024 }));
+    app.use(body(bodyConfigSchema.parse({ maxBytes: 4096 }), { contracts, opaqueMaxBytes: 1024 * 1024, defaultXmlNamespace: '' }));
     app.use((_req, res) => {
       res.status(201).end();
     });

@@ -133,6 +133,15 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     expect(await balanceText(gateway, id)).toBe(before);
   });
 
+  it('answers an XML receipt in the namespace the request used, its members in DataContract (ordinal) order', async () => {
+    const ns = 'http://schemas.datacontract.org/2004/07/CoreBanking.Dto';
+    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto xmlns="${ns}" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Amount>0.30</Amount><CUAccountID>${account()}</CUAccountID><ExternalRefNo>NS-1</ExternalRefNo></ReceiptPaymentDto>`, 'application/xml');
+    expect(res.status).toBe(201);
+    expect(res.text).toMatch(new RegExp(`^<\\?xml[^>]*\\?><ReceiptPaymentDto xmlns="${ns.replace(/[.]/g, '\\.')}"`));
+    const members = [...res.text.matchAll(/<([A-Za-z]+)[ />]/g)].map((m) => m[1]).slice(1);
+    expect(members).toEqual([...members].sort());
+  });
+
   it('posts a JSON payment and keeps the decimal text as written', async () => {
     const id = account();
     const before = await balanceText(gateway, id);
@@ -210,6 +219,22 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     const again = await post(gateway, DEPOSIT, body, 'application/json');
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await transactionCount(gateway, id)).toBe(count + 1);
+  });
+});
+
+describe('receipts answered in XML to a request that named no namespace', () => {
+  it('are written in xml.responseNamespace', async () => {
+    const ns = 'http://schemas.datacontract.org/2004/07/Bank.Core';
+    const gateway = await startTestGateway({ xml: { responseNamespace: ns } });
+    try {
+      const all = JSON.parse(await getJsonText(gateway, '/accounts')) as Array<{ id: number; productId: number; productTypeId: number; status: number }>;
+      const id = all.find((a) => a.productId === 1 && a.productTypeId === 1 && a.status === 0)?.id as number;
+      const res = await post(gateway, DEPOSIT, `{"cuAccountID":${id},"amount":0.40,"externalRefNo":"NS-DEFAULT"}`, 'application/json', { Accept: 'application/xml' });
+      expect(res.status).toBe(201);
+      expect(res.text).toContain(`<ReceiptPaymentDto xmlns="${ns}">`);
+    } finally {
+      await gateway.stop();
+    }
   });
 });
 

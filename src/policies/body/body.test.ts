@@ -64,7 +64,7 @@ async function startApp(config: Partial<BodyConfig> = {}): Promise<{ url: string
   const app = express();
   app.use(requestContext(requestContextSchema.parse({})));
   app.use(routeMatch(new RouteMatcher(ROUTES)));
-  app.use(body(bodyConfigSchema.parse(config), { contracts, opaqueMaxBytes: OPAQUE_MAX_BYTES }));
+  app.use(body(bodyConfigSchema.parse(config), { contracts, opaqueMaxBytes: OPAQUE_MAX_BYTES, defaultXmlNamespace: '' }));
   app.use((req, res) => {
     const parsed = context(res).body;
     if (parsed) {

@@ -31,6 +31,8 @@ export interface BodyDeps {
   readonly contracts: BodyContracts;
   /** Largest body of a route without a body schema (`core.maxStreamedBodyBytes`). */
   readonly opaqueMaxBytes: number;
+  /** Namespace of an XML answer to a request that named none (`xml.responseNamespace`). */
+  readonly defaultXmlNamespace: string;
 }
 
 const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
@@ -228,8 +230,10 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
       // The translation itself (parse, validate, canonical JSON), not the upload before it.
       const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
       let decoded;
+      let document;
       try {
-        decoded = contract.decode(parser.parse(raw, requestFormat, mediaType.charset));
+        document = parser.parse(raw, requestFormat, mediaType.charset);
+        decoded = contract.decode(document);
       } finally {
         span?.end();
       }
@@ -239,6 +243,7 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
         requestFormat,
         responseFormat: FORMAT_OF[responseMediaType] as WireFormat,
         responseMediaType,
+        responseXmlNamespace: document.format === 'xml' && document.xml.namespace !== '' ? document.xml.namespace : deps.defaultXmlNamespace,
       };
     }).then(() => next(), next);
   };

@@ -45,7 +45,7 @@ function depositContext(guard: IdempotencyGuard, responseFormat: 'json' | 'xml' 
   return {
     ...newContext('r'),
     route: DEPOSIT,
-    body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat, responseMediaType: responseFormat === 'xml' ? 'application/xml' : 'application/json' },
+    body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat, responseMediaType: responseFormat === 'xml' ? 'application/xml' : 'application/json', responseXmlNamespace: '' },
     idempotencyGuard: guard,
   };
 }

@@ -61,7 +61,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
     let payload: Buffer;
     let mediaType: string;
     try {
-      payload = isDto ? Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat)) : answer.body;
+      payload = isDto ? Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat, body.responseXmlNamespace)) : answer.body;
       mediaType = isDto ? `${body.responseMediaType}; charset=utf-8` : contentType || 'application/octet-stream';
     } catch (err) {
       // An answer we cannot read: whether the core posted is unknown.

@@ -104,7 +104,7 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
       route: ROUTES.find((r) => r.apiId === apiId) ?? null,
       params: {},
       principal: { vendorId: req.get('x-test-vendor') ?? 'acme', vendorName: 'Acme', keyId: 'key-1', userId: 'u1', certificateThumbprints: [] },
-      body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json' },
+      body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json', responseXmlNamespace: '' },
     });
     next();
   });

@@ -167,7 +167,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     authenticate(authenticateSchema.parse({}), { access }),
     authorize({ access }),
     requestTarget(),
-    body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024 }),
+    body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024, defaultXmlNamespace: '' }),
     steps.verification,
     idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000, requireKey: 'never' }, {
       store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
