@@ -7,6 +7,7 @@
  * core's answer in the vendor's format, and describes itself for the OpenAPI document.
  */
 import type { BodySchemaId } from '../catalogue/api-catalogue';
+import { GatewayError, type FieldError } from '../errors/error-catalogue';
 import type { XmlElement } from '../xml/safe-xml';
 
 /** The two wire formats a body is read and answered in. */
@@ -35,6 +36,11 @@ export interface BodyContract {
   decode(document: ParsedDocument): DecodedBody;
   /** The core's answer in the vendor's format (XML in `xmlNamespace`, none when ''); without it the core's text passes through unchanged. */
   renderResponse?(coreText: string, format: WireFormat, xmlNamespace: string): string;
+  /**
+   * Invalid input is answered as the body itself with `errorMessage` (the receipts: the spec's
+   * ErrorMessage, DESIGN.md "Errors"), not as a bare problem.
+   */
+  readonly refusesAsBody?: boolean;
   /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */
   readonly answeredFields?: readonly string[];
   /** Adds the body's schemas to `components` and returns a schema (usually a $ref) per format. */
@@ -42,3 +48,14 @@ export interface BodyContract {
 }
 
 export type BodyContracts = ReadonlyMap<BodySchemaId, BodyContract>;
+
+/** The 400 of a body with bad fields, carrying what could be read of it (to echo in the answer). */
+export class InvalidBodyError extends GatewayError {
+  constructor(
+    detail: string,
+    errors: readonly FieldError[],
+    readonly readValue: Readonly<Record<string, unknown>>,
+  ) {
+    super('invalid_request', detail, { errors });
+  }
+}

@@ -12,7 +12,7 @@ import { GatewayError, type FieldError } from '../errors/error-catalogue';
 import { structSchemaRef } from './dto-openapi';
 import { readXmlStruct } from './dto-xml-reader';
 import { XmlWriter } from './dto-xml-writer';
-import type { BodyContract, DecodedBody, OpenApiSchema, ParsedDocument, WireFormat } from './body-contract';
+import { InvalidBodyError, type BodyContract, type DecodedBody, type OpenApiSchema, type ParsedDocument, type WireFormat } from './body-contract';
 import type { ReceiptEnums } from './enums';
 import { parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
 import type { ReadContext } from './reading';
@@ -65,6 +65,7 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
   return {
     id: struct.name as BodyContract['id'],
     formats: ['json', 'xml'],
+    refusesAsBody: true,
     answeredFields: ANSWERED_EVEN_WHEN_NULL.filter((name) => fieldNamed(struct, name) !== undefined),
 
     decode(document: ParsedDocument): DecodedBody {
@@ -80,7 +81,7 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
         }
       }
       if (errors.length > 0) {
-        throw new GatewayError('invalid_request', `The ${struct.name} body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, { errors });
+        throw new InvalidBodyError(`The ${struct.name} body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors, value);
       }
       return { value, coreJson: writeCanonicalJson(struct, value) };
     },

@@ -134,7 +134,9 @@ function operation(route: Route, options: OpenApiOptions, components: Record<str
       content: receipt,
     };
     responses['400'] = {
-      description: 'Invalid request: the gateway\'s problem (errors[] lists every bad field), or the core\'s receipt with errorMessage',
+      description:
+        'Invalid input, found by the gateway or by the core: the receipt with errorMessage and hasOverride false. From the gateway, the problem goes alongside: ' +
+        'in JSON its members (code, requestId, errors[] naming every bad field) beside the receipt\'s, as application/problem+json; in XML its urn:ietf:rfc:7807 <problem> element as the receipt\'s last child',
       headers: REQUEST_ID_HEADER,
       content: { ...PROBLEM_CONTENT, ...receipt },
     };

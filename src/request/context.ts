@@ -32,6 +32,9 @@ export interface ParsedBody {
   readonly responseXmlNamespace: string;
 }
 
+/** A body the body step refused: its fields that could be read, and how to answer. */
+export type RefusedBody = Pick<ParsedBody, 'value' | 'responseFormat' | 'responseMediaType' | 'responseXmlNamespace'>;
+
 /** A body the gateway does not parse (resource POST and PUT), read whole before the core is called. */
 export interface OpaqueBody {
   readonly bytes: Buffer;
@@ -95,6 +98,11 @@ export interface RequestContext {
   body: ParsedBody | null;
   /** Set by the body step on routes that take a body without a schema. */
   rawBody: OpaqueBody | null;
+  /**
+   * Set by the body step when it refused a body whose contract answers invalid input as the body
+   * itself (receipts): what it could read, and the format the answer is written in.
+   */
+  refusedBody: RefusedBody | null;
   /** Set by idempotency on a keyed money movement; the terminal step settles it. */
   idempotencyGuard: IdempotencyGuard;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
@@ -123,6 +131,7 @@ export function newContext(requestId: string): RequestContext {
     vendor: null,
     body: null,
     rawBody: null,
+    refusedBody: null,
     idempotencyGuard: UNGUARDED,
     upstreamSeconds: null,
     streamedBytesOut: 0,

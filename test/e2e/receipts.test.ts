@@ -161,11 +161,38 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     expect(await transactionCount(gateway, id)).toBe(count);
   });
 
-  it('lists every bad field in one 400, in the vendor\'s own names', async () => {
-    const res = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><Amount>-5</Amount><OverrideUserName>x</OverrideUserName></ReceiptPaymentDto>', 'application/xml');
+  it('answers invalid XML input as the receipt itself: ErrorMessage naming every bad field, what was read, the problem as its last child', async () => {
+    const ns = 'http://schemas.datacontract.org/2004/07/CoreBanking.Dto';
+    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto xmlns="${ns}"><Amount>-5</Amount><Notes>till 3</Notes><OverrideUserName>x</OverrideUserName></ReceiptPaymentDto>`, 'application/xml');
     expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+xml/);
-    for (const field of ['Amount', 'CUAccountID', 'OverridePassword']) expect(res.text).toContain(field);
+    expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(res.text).toMatch(new RegExp(`^<\\?xml[^>]*\\?><ReceiptPaymentDto xmlns="${ns.replace(/[.]/g, '\\.')}"`));
+    const errorMessage = /<ErrorMessage>([^<]*)<\/ErrorMessage>/.exec(res.text)?.[1] ?? '';
+    for (const field of ['Amount', 'CUAccountID', 'OverridePassword']) expect(errorMessage).toContain(field);
+    expect(res.text).toContain('<HasOverride>false</HasOverride>');
+    expect(res.text).toContain('<Notes>till 3</Notes>');
+    expect(res.text).toMatch(/<problem xmlns="urn:ietf:rfc:7807">.*<code>invalid_request<\/code><requestId>[^<]+<\/requestId>.*<\/problem><\/ReceiptPaymentDto>$/);
+  });
+
+  it('answers invalid JSON input as the receipt with errorMessage and the problem members beside it, never echoing a password', async () => {
+    const res = await post(gateway, '/api/transaction/savings/payment', '{"amount":"ten","notes":"n","overrideUserName":"x","overridePassword":"Secret-1","status":"Active"}', 'application/json');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body = JSON.parse(res.text) as Record<string, unknown>;
+    expect(body).toMatchObject({ notes: 'n', overrideUserName: 'x', hasOverride: false, code: 'invalid_request', status: 400, errors: expect.any(Array) });
+    expect(body.errorMessage).toEqual(expect.stringContaining('amount'));
+    expect(body.requestId).toEqual(res.headers.get('x-request-id'));
+    expect(res.text).not.toContain('Secret-1');
+  });
+
+  it('answers a body that is not XML at all as a receipt too, and a mistake the core finds in the same shape (errorMessage)', async () => {
+    const malformed = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><Amount>1</Amount>', 'application/xml');
+    expect(malformed.status).toBe(400);
+    expect(malformed.text).toMatch(/<ReceiptPaymentDto><ErrorMessage>The XML body is not well-formed[^<]*<\/ErrorMessage><HasOverride>false<\/HasOverride><problem /);
+    const byGateway = await post(gateway, DEPOSIT, '{"amount":1.00,"accountNumber":"  "}', 'application/json');
+    const byCore = await post(gateway, DEPOSIT, '{"amount":1.00,"accountNumber":"NO-SUCH-ACCOUNT","externalRefNo":"CORE-400"}', 'application/json');
+    expect([byGateway.status, byCore.status]).toEqual([400, 400]);
+    for (const answer of [byGateway, byCore]) expect(JSON.parse(answer.text)).toMatchObject({ errorMessage: expect.any(String), hasOverride: false, amount: 1 });
   });
 
   it('asks for an override above the receipt limit, and posts once with supervisor credentials', async () => {

@@ -14,14 +14,16 @@
  * - strict UTF-8, then JSON (lossless, nesting ≤ maxDepth) or safe XML → 400 when malformed;
  * - the contract validates → one 400 listing every bad field.
  * Sets `ctx.body` (schema routes): canonical value, the JSON text for the core, and the negotiated response
- * format (`Accept`, else the request's own media type).
+ * format (`Accept`, else the request's own media type) and XML namespace (the request's, else
+ * `xml.responseNamespace`). A receipt refused as invalid sets `ctx.refusedBody` instead: what was
+ * read of it, for the error handler to answer it as the receipt with errorMessage.
  * The body is read by hand (a bounded buffer of chunks) rather than with body-parser, which
  * drains the whole of an oversized body before it answers 413.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { parseJsonBody } from '../../contracts/json-codec';
-import type { BodyContracts, ParsedDocument, WireFormat } from '../../contracts/body-contract';
+import { InvalidBodyError, type BodyContracts, type ParsedDocument, type WireFormat } from '../../contracts/body-contract';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context, type OpaqueBody } from '../../request/context';
 import { SafeXmlParser } from '../../xml/safe-xml';
@@ -226,25 +228,27 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
     const produces = route.produces.filter((t) => contract.formats.includes(FORMAT_OF[t] as WireFormat));
     const responseMediaType = negotiate(req, mediaType.type, produces);
 
+    const responseFormat = FORMAT_OF[responseMediaType] as WireFormat;
+    // The request's own namespace, when it sent XML that named one (an XML answer is written in it).
+    const xmlNamespaceOf = (document: ParsedDocument | undefined): string =>
+      document?.format === 'xml' && document.xml.namespace !== '' ? document.xml.namespace : deps.defaultXmlNamespace;
     readBody(req, config.maxBytes).then((raw) => {
       // The translation itself (parse, validate, canonical JSON), not the upload before it.
       const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
-      let decoded;
-      let document;
+      let document: ParsedDocument | undefined;
       try {
         document = parser.parse(raw, requestFormat, mediaType.charset);
-        decoded = contract.decode(document);
+        const decoded = contract.decode(document);
+        ctx.body = { value: decoded.value, coreJson: decoded.coreJson, requestFormat, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document) };
+      } catch (err) {
+        // Receipts answer invalid input as the receipt itself: keep what was read for the error handler.
+        if (contract.refusesAsBody && err instanceof GatewayError && err.code === 'invalid_request') {
+          ctx.refusedBody = { value: err instanceof InvalidBodyError ? err.readValue : {}, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document) };
+        }
+        throw err;
       } finally {
         span?.end();
       }
-      ctx.body = {
-        value: decoded.value,
-        coreJson: decoded.coreJson,
-        requestFormat,
-        responseFormat: FORMAT_OF[responseMediaType] as WireFormat,
-        responseMediaType,
-        responseXmlNamespace: document.format === 'xml' && document.xml.namespace !== '' ? document.xml.namespace : deps.defaultXmlNamespace,
-      };
     }).then(() => next(), next);
   };
 }
