@@ -148,6 +148,15 @@ export interface StructOptions<F extends Fields> {
 }
 
 const ordinal = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byXmlName = (fields: Fields): string[] => Object.keys(fields).sort((a, b) => ordinal((fields[a] as FieldSpec).xml, (fields[b] as FieldSpec).xml));
+
+/**
+ * The DataContract order of a class derived from another: the base class's members first, then
+ * its own, each group ordinal by name (as DataContractSerializer writes and reads them).
+ */
+export function derivedOrder<B extends Fields, O extends Fields>(base: B, own: O): Array<keyof B & string | keyof O & string> {
+  return [...byXmlName(base), ...byXmlName(own)];
+}
 
 export function struct<F extends Fields>(name: string, description: string, fields: F, options: StructOptions<F> = {}): Struct<F> {
   const ordered = Object.entries(fields).map(([json, spec], index) => Object.freeze({ json, spec, index, jsonKey: `${JSON.stringify(json)}:` }));

@@ -8,13 +8,16 @@
  * are our choice, stated here once: `ID`, `UserId`, `TSChanged`, `m_CreationDate`,
  * `m_EditDate`, `UDFLinkID`/`UDFFieldID`/`UDFType`/`UDFLinks`, list items named after their
  * type (`<Fees><FeeLineDto>…`), the UDF link's type `UDFLinkDto`, and ArrearsDays entries
- * `KeyValueOfintint` (DataContractSerializer's names for these shapes).
+ * `KeyValueOfintint` (DataContractSerializer's names for these shapes). FeeLineDto and
+ * InsuranceLineDto derive from ReceiptLineDto ("all ReceiptLineDto fields plus"), so their XML
+ * puts the base's members first; the three receipts are taken as flat classes.
  */
 import {
   binary,
   bool,
   dateTime,
   decimal,
+  derivedOrder,
   enumeration,
   int,
   intMap,
@@ -40,8 +43,7 @@ const receiptLineFields = {
 
 export const ReceiptLineDto = struct('ReceiptLineDto', 'One line of a receipt: balances and amounts of one account or item.', receiptLineFields);
 
-export const FeeLineDto = struct('FeeLineDto', 'A fee line: a receipt line (canEditAmount may be null) plus the fee it charges.', {
-  ...receiptLineFields,
+const feeFields = {
   cuAccountFeeID: int('CUAccountFeeID', 'Account fee id'),
   cuFeeID: int('CUFeeID', 'Fee id'),
   manuallyAdded: bool('ManuallyAdded', 'Added by hand rather than by the fee rules'),
@@ -51,15 +53,29 @@ export const FeeLineDto = struct('FeeLineDto', 'A fee line: a receipt line (canE
   charged: bool('Charged', 'Whether the fee is charged'),
   allowAmountChange: bool('AllowAmountChange', 'Whether the fee amount may be changed'),
   amount: decimal('Amount', 'Fee amount'),
-});
+};
 
-export const InsuranceLineDto = struct('InsuranceLineDto', 'An insurance line: a receipt line plus the insurance it pays.', {
-  ...receiptLineFields,
+// "All ReceiptLineDto fields plus …": derived classes in .NET, so the base's members come first in XML.
+export const FeeLineDto = struct(
+  'FeeLineDto',
+  'A fee line: a receipt line (canEditAmount may be null) plus the fee it charges.',
+  { ...receiptLineFields, ...feeFields },
+  { dataContractOrder: derivedOrder(receiptLineFields, feeFields) },
+);
+
+const insuranceFields = {
   cuInsuranceID: int('CUInsuranceID', 'Insurance id'),
   insuranceDescription: text('InsuranceDescription', 'Insurance description'),
   isCash: bool('IsCash', 'Paid in cash'),
   insuranceAmount: decimal('InsuranceAmount', 'Insurance amount'),
-});
+};
+
+export const InsuranceLineDto = struct(
+  'InsuranceLineDto',
+  'An insurance line: a receipt line plus the insurance it pays.',
+  { ...receiptLineFields, ...insuranceFields },
+  { dataContractOrder: derivedOrder(receiptLineFields, insuranceFields) },
+);
 
 export const AnalysisLinkDto = struct('AnalysisLinkDto', 'A link between the receipt and an analysis field.', {
   analysisLinkID: int('AnalysisLinkID', 'Analysis link id'),
