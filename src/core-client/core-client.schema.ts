@@ -31,6 +31,8 @@ export const GATEWAY_OWNED_HEADERS: ReadonlySet<string> = new Set([
   'x-forwarded-proto',
   'x-forwarded-host',
   'forwarded',
+  // Passed back only as a path of the gateway (core-headers.ts vendorLocation).
+  'location',
 ]);
 
 const allowList = (what: string) =>

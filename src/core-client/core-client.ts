@@ -278,7 +278,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
 
   function pipeAnswer(incoming: http.IncomingMessage, res: Response, ctx: RequestContext): void {
     res.statusCode = incoming.statusCode ?? 502;
-    for (const [name, value] of vendorResponseHeaders(incoming.headers, responseHeaders)) res.setHeader(name, value);
+    for (const [name, value] of vendorResponseHeaders(incoming.headers, responseHeaders, base)) res.setHeader(name, value);
     if (incoming.headers['content-length'] === undefined) incoming.on('data', (chunk: Buffer) => (ctx.streamedBytesOut += chunk.length));
     // A core that dies halfway through its body must not leave the vendor waiting forever.
     incoming.once('close', () => {

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { newContext } from '../request/context';
-import { coreRequestHeaders, vendorResponseHeaders, type CoreHeaderRules } from './core-headers';
+import { coreRequestHeaders, vendorLocation, vendorResponseHeaders, type CoreHeaderRules } from './core-headers';
 
 const rules: CoreHeaderRules = {
   passHeaders: ['x-correlation-id'],
@@ -66,7 +66,23 @@ describe("headers of the core's answer to the vendor", () => {
     const passed = vendorResponseHeaders(
       { 'content-type': 'application/json', 'content-length': '10', 'set-cookie': ['a=1'], 'x-core-node': 'n7', server: 'Core', etag: '"1"', connection: 'keep-alive', 'keep-alive': 'timeout=5' },
       ['content-type', 'etag', 'cache-control'],
+      new URL('http://core.internal:5000/'),
     );
     expect(Object.fromEntries(passed)).toEqual({ 'content-type': 'application/json', etag: '"1"', 'content-length': '10' });
+  });
+
+  it.each([
+    ['a path', '/transactions/10001', 'http://core.internal:5000/', '/transactions/10001'],
+    ['the core\'s own absolute URL', 'http://core.internal:5000/accounts/7?x=1', 'http://core.internal:5000/', '/accounts/7?x=1'],
+    ['a path under the core\'s base path', '/core/v1/people/3', 'http://core.internal:5000/core/v1/', '/people/3'],
+    ['a relative reference, resolved as the core would', 'people/3', 'http://core.internal:5000/core/v1/', '/people/3'],
+    ['another host', 'https://evil.example/transactions/1', 'http://core.internal:5000/', undefined],
+    ['the core on another port', 'http://core.internal:6000/x', 'http://core.internal:5000/', undefined],
+    ['a path outside the base path', '/admin/secret', 'http://core.internal:5000/core/v1/', undefined],
+    ['a scheme-relative URL to another host', '//evil.example/x', 'http://core.internal:5000/', undefined],
+  ])('carry a Location as a gateway path: %s', (_case, location, base, expected) => {
+    expect(vendorLocation(location, new URL(base))).toBe(expected);
+    const passed = Object.fromEntries(vendorResponseHeaders({ location }, [], new URL(base)));
+    expect(passed.location).toBe(expected);
   });
 });

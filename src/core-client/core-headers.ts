@@ -9,7 +9,9 @@
  * forwarded.ts) and the configured `core.passHeaders`. Node adds Host (the core's) and
  * Connection (the pooled socket's).
  * To the vendor: the configured `core.passResponseHeaders` of a streamed answer, and its
- * Content-Length, which stays true because the body is passed on byte for byte.
+ * Content-Length, which stays true because the body is passed on byte for byte; a Location
+ * only as a path of the gateway (the core's own path under its base URL, never another host),
+ * so that a created record's Location can be followed through the gateway.
  *
  * Pure: reads the vendor request's headers and socket and the request context.
  */
@@ -69,13 +71,33 @@ export function coreRequestHeaders(
   return headers;
 }
 
-/** The core's answer headers a vendor may see, from `core.passResponseHeaders`, and the answer's own length. */
-export function vendorResponseHeaders(core: http.IncomingHttpHeaders, allowed: readonly string[]): Array<[string, string | string[]]> {
+/**
+ * The core's Location as the vendor follows it through the gateway: resolved against the core's
+ * base URL, kept only on the core's own origin and under its base path, and given as the path
+ * below it (the gateway's paths are the core's). Undefined when it points anywhere else.
+ */
+export function vendorLocation(location: string | undefined, coreBase: URL): string | undefined {
+  if (location === undefined) return undefined;
+  let target: URL;
+  try {
+    target = new URL(location, coreBase);
+  } catch {
+    return undefined;
+  }
+  const basePath = coreBase.pathname.replace(/\/+$/, '');
+  if (target.origin !== coreBase.origin || !target.pathname.startsWith(`${basePath}/`)) return undefined;
+  return target.pathname.slice(basePath.length) + target.search;
+}
+
+/** The core's answer headers a vendor may see: `core.passResponseHeaders`, a Location within the core (as a gateway path), and the answer's own length. */
+export function vendorResponseHeaders(core: http.IncomingHttpHeaders, allowed: readonly string[], coreBase: URL): Array<[string, string | string[]]> {
   const out: Array<[string, string | string[]]> = [];
   for (const name of allowed) {
     const value = core[name];
     if (value !== undefined) out.push([name, value]);
   }
+  const location = vendorLocation(core.location, coreBase);
+  if (location !== undefined) out.push(['location', location]);
   const length = core['content-length'];
   if (length !== undefined) out.push(['content-length', length]);
   return out;

@@ -8,8 +8,10 @@
  * transaction's AccountId, ...), so navigation never meets a dangling id it created itself.
  * Writes store what they are given and nothing more: posting a transaction records the line
  * but does not move its account's balance (money movement is the receipts' business).
- * GET /transactions/{memberId} is the exception to "one record by id": it lists that member's
- * transactions, while PUT and DELETE /transactions/{x} address one transaction by ReceiptNumber.
+ * /transactions/{memberId} is the exception to "one record by id": the spec names the segment
+ * memberId, so GET lists that member's transactions on all their accounts, a POST's Location
+ * points there (the new line shows in it), and PUT and DELETE, which would replace or erase a
+ * member's whole history, answer 405 (Allow: GET, HEAD): a line is added by POST or a receipt.
  */
 import { RESOURCE_ROOTS } from '../catalogue/api-catalogue';
 import type { SandboxData } from './data';
@@ -32,6 +34,7 @@ import {
   VALUE_NAME_FIELDS,
   fieldDefinitions,
   inSchemaOrder,
+  type Account,
   type FieldDefinition,
   type FieldSchema,
 } from './model';
@@ -59,6 +62,8 @@ interface Binding {
   /** True where the client names the key (a person's MemberId is its customer's Number). */
   readonly clientKey: boolean;
   readonly links: Readonly<Record<string, Link>>;
+  /** Where a POST's Location points: the record's own path, unless the resource says otherwise. */
+  readonly locationOf: (record: SandboxRecord) => string;
 }
 
 export function resourceHandlers(data: SandboxData, limits: PageLimits): Map<string, Handler> {
@@ -72,6 +77,11 @@ export function resourceHandlers(data: SandboxData, limits: PageLimits): Map<str
     handlers.set(`DELETE${root}/{${idParam}}`, deleteHandler(binding));
   }
   handlers.set('GETtransactions/{memberId}', ({ res, params }) => sendJson(res, 200, memberTransactions(data, pathId(params, 'memberId'))));
+  const historyIsAppendOnly: Handler = ({ req }) => {
+    throw new SandboxProblem(405, `${req.method} would change a member's whole transaction history; add a line with POST /transactions or a receipt operation`, undefined, { Allow: 'GET, HEAD' });
+  };
+  handlers.set('PUTtransactions/{memberId}', historyIsAppendOnly);
+  handlers.set('DELETEtransactions/{memberId}', historyIsAppendOnly);
   handlers.set('GETbanks', banksHandler(data, limits));
   return handlers;
 }
@@ -85,12 +95,13 @@ function bindings(data: SandboxData): Binding[] {
     table: Rows<SandboxRecord>,
     links: Readonly<Record<string, Link>> = {},
     clientKey = false,
+    locationOf?: (record: SandboxRecord) => string,
   ): Binding => {
     const idParam = idParams.get(root);
     const fields = fieldDefinitions(schema);
     const keyField = fields.find((f) => f.name === key);
     if (idParam === undefined || !keyField) throw new Error(`bad sandbox binding for ${root}`);
-    return { root, idParam, schema, fields, key: keyField, table, clientKey, links };
+    return { root, idParam, schema, fields, key: keyField, table, clientKey, links, locationOf: locationOf ?? ((record) => `/${root}/${String(record[key])}`) };
   };
   const customers: Link = { table: data.customers, resource: 'customers' };
   return [
@@ -109,7 +120,9 @@ function bindings(data: SandboxData): Binding[] {
     bind('people', PERSON_FIELDS, 'MemberId', data.people, { MemberId: customers }, true),
     bind('productshares', PRODUCT_SHARE_FIELDS, 'ProductId', data.productShares),
     bind('titles', VALUE_NAME_FIELDS, 'Value', data.titles),
-    bind('transactions', TRANSACTION_FIELDS, 'ReceiptNumber', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }),
+    bind('transactions', TRANSACTION_FIELDS, 'ReceiptNumber', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }, false, (line) =>
+      `/transactions/${(data.accounts.get(line.AccountId as number) as Account).customerId}`,
+    ),
   ];
 }
 
@@ -156,7 +169,7 @@ function createHandler(binding: Binding): Handler {
     const key = binding.clientKey ? (values[keyName] as number) : binding.table.nextKey();
     if (binding.table.has(key)) throw new SandboxProblem(409, `a ${binding.root} record with ${keyName} ${key} already exists`);
     const record = binding.table.insert(inSchemaOrder(binding.schema, { ...values, [keyName]: key }));
-    res.location(`/${binding.root}/${key}`);
+    res.location(binding.locationOf(record));
     sendJson(res, 201, record);
   };
 }
