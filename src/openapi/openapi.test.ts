@@ -89,9 +89,12 @@ describe('OpenAPI document', () => {
     const full = documentFor(withBankAccounts, 'X-Receipt-Token');
     expect(validator.validate(full as unknown as OpenAPI.Document).errors).toEqual([]);
     expect((full.components as { securitySchemes: Schema }).securitySchemes).toEqual({
-      vendorToken: { type: 'apiKey', in: 'header', name: 'X-Vendor-Token' },
-      receiptToken: { type: 'apiKey', in: 'header', name: 'X-Receipt-Token' },
+      vendorToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Vendor-Token' }),
+      receiptToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Receipt-Token', description: expect.stringContaining('both headers') }),
     });
+    // Configured apart, a receipt needs both keys; together, one header serves.
+    expect((full.paths['/api/transaction/savings/deposit']?.post as { security: unknown }).security).toEqual([{ vendorToken: [], receiptToken: [] }]);
+    expect((doc.paths['/api/transaction/savings/deposit']?.post as { security: unknown }).security).toEqual([{ vendorToken: [] }]);
     const add = full.paths['/bankaccounts/add']?.post as { requestBody: { content: Record<string, unknown> } };
     expect(add.requestBody.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/BankAccountAdd' } } });
   });

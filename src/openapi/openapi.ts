@@ -171,7 +171,8 @@ function operation(route: Route, options: OpenApiOptions, components: Record<str
     operationId: route.apiId,
     summary: `${summary}: ${route.method} /${route.path}`,
     tags: [route.operations[0]?.resource ?? route.segments[0]],
-    security: [{ [isReceipt ? 'receiptToken' : 'vendorToken']: [] }],
+    // A receipt needs both keys when the receipt header is configured apart; one header otherwise.
+    security: [isReceipt && options.receiptTokenHeader.toLowerCase() !== options.tokenHeader.toLowerCase() ? { vendorToken: [], receiptToken: [] } : { vendorToken: [] }],
     responses,
   };
   if (parameters.length > 0) op.parameters = parameters;
@@ -196,7 +197,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         'The Core Banking Integration Service API as the gateway serves it. Receipt operations take and answer ' +
         'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request). ' +
         'JSON names are camelCase, XML names the .NET PascalCase names; enums are numbers in JSON and names in XML; ' +
-        'amounts are exact decimals.',
+        'amounts are exact decimals. XML answers are written in the request root\'s namespace (else the configured xml.responseNamespace) with members in ' +
+        'DataContract order (ordinal by name; FeeLineDto and InsuranceLineDto after their ReceiptLineDto members) and ArrearsDays entries in ' +
+        'http://schemas.microsoft.com/2003/10/Serialization/Arrays; invalid receipt input is answered as the receipt with errorMessage. ' +
+        'Datetimes (DateClosed, resource datetimes, the period parameters) take any ISO 8601 date or datetime (fractions, Z or an offset) and reach ' +
+        'the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC.',
     },
     servers: [{ url: '/' }],
     paths,
@@ -206,8 +211,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         Object.entries(PROBLEM_RESPONSES).map(([name, description]) => [name, { description, headers: REQUEST_ID_HEADER, content: PROBLEM_CONTENT }]),
       ),
       securitySchemes: {
-        vendorToken: { type: 'apiKey', in: 'header', name: options.tokenHeader },
-        receiptToken: { type: 'apiKey', in: 'header', name: options.receiptTokenHeader },
+        vendorToken: { type: 'apiKey', in: 'header', name: options.tokenHeader, description: 'The vendor API key, on every request' },
+        receiptToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: options.receiptTokenHeader,
+          description:
+            'Receipt operations also need an authenticated token in this header. When it is the vendor-token header (the default), one key serves both; ' +
+            'configured apart, a receipt needs both headers, each a valid key of the same vendor (the same key may stand in both; the receipt key\'s user acts), else 401',
+        },
       },
     },
   };
