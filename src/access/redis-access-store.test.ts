@@ -11,7 +11,7 @@ import { startRedisServer, type RedisServerHandle } from '../../test/support/red
 import { createLogger } from '../logging/logger';
 import { AccessCache } from './cache';
 import { accessDocumentSchema, type AccessDocument } from './model';
-import { createRedisClient, RedisHealth } from '../redis/redis-client';
+import { createRedisClient, RedisHealth, whenReady, type RedisClient } from '../redis/redis-client';
 import { InvalidAccessDocumentError, RedisAccessStore } from './redis-access-store';
 import { redisSchema } from '../redis/redis.schema';
 import { readDocument, RecordConflictError, VersionConflictError, writeDocument, type AccessStore } from './access-store';
@@ -27,6 +27,8 @@ interface Instance {
   readonly store: RedisAccessStore;
   readonly cache: AccessCache;
   readonly audit: RedisAuditLog;
+  /** The store's command connection. */
+  readonly client: RedisClient;
 }
 
 const openInstances: Instance[] = [];
@@ -65,7 +67,7 @@ async function startInstance(url: string, keyPrefix: string, options: { seed?: A
   await store.init();
   const cache = new AccessCache(store, logger);
   await cache.start();
-  const instance = { store, cache, audit };
+  const instance = { store, cache, audit, client };
   openInstances.push(instance);
   return instance;
 }
@@ -216,6 +218,37 @@ describe('RedisAccessStore on one instance', () => {
     expect((await readDocument(store)).document).toEqual(documentNamed('Second'));
   });
 
+  it('never swaps in a config whose staging lost a chunk to a dropped connection: the write fails and the old config stays', async () => {
+    const prefix = uniquePrefix();
+    const { store, client } = await startInstance(SHARED_URL, prefix, { seed: documentNamed('Before') });
+    const raw = await rawClient(SHARED_URL);
+    const big = documentToRecords(documentNamed('Big'));
+    const keys = Array.from({ length: 2500 }, (_, i) => ({ id: `k${i}`, vendorId: 'acme', prefix: `cbk_k${i}`, hash: `sha256:${i.toString(16).padStart(64, '0')}`, userId: 'teller', status: 'active' as const, createdAt: '2026-01-01T00:00:00.000Z' }));
+    const records = { ...big, keys: keys as unknown as typeof big.keys };
+    // The third chunk goes out on a connection the server has just closed; the client is back
+    // before the next chunk, so only the lost chunk is missing from the staged config.
+    const pipeline = client.pipeline.bind(client);
+    let chunks = 0;
+    (client as { pipeline: typeof client.pipeline }).pipeline = ((...args: Parameters<typeof client.pipeline>) => {
+      const batch = pipeline(...args);
+      if (++chunks === 3) {
+        const exec = batch.exec.bind(batch);
+        batch.exec = (async () => {
+          await dropConnections(raw, connectionName(prefix));
+          const results = await exec();
+          await whenReady(client, 5000);
+          return results;
+        }) as typeof batch.exec;
+      }
+      return batch;
+    }) as typeof client.pipeline;
+
+    await expect(store.replaceAll(records, { audit: null })).rejects.toThrow();
+    const { version, document } = await readDocument(store);
+    expect(version).toBe(1);
+    expect(document).toEqual(documentNamed('Before'));
+  });
+
   it('reports a corrupt record in Redis clearly while the cache keeps its last good copy', async () => {
     const prefix = uniquePrefix();
     const instance = await startInstance(SHARED_URL, prefix, { seed: documentNamed('Good') });
@@ -339,6 +372,21 @@ describe('RedisAccessStore while Redis is gone', () => {
     expect(await dropConnections(raw, connectionName(prefix))).toBe(2);
     expect(await msUntil(() => instance.cache.index?.version === 2)).toBeLessThan(1000);
     expect(vendorName(instance)).toBe('Changed while away');
+  });
+
+  it('subscribes again itself after its connection dropped (ioredis resubscription is off), so later changes arrive as messages', async () => {
+    const prefix = uniquePrefix();
+    const a = await startInstance(SHARED_URL, prefix, { seed: documentNamed('Before') });
+    const b = await startInstance(SHARED_URL, prefix);
+    const raw = await rawClient(SHARED_URL);
+    expect(await dropConnections(raw, connectionName(prefix))).toBe(4);
+    // Both instances' connections are back and subscribed (CLIENT LIST shows them in pub/sub).
+    await msUntil(async () => String(await raw.client('LIST')).split('\n').filter((line) => line.includes(` name=${connectionName(prefix)} `) && /\bsub=1\b/.test(line)).length === 2);
+
+    const version = await a.store.commit({ ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('After the drop'), expect: acmeVendor('Before') }], audit: null });
+    // No version poll in these instances: only the change message can bring it.
+    expect(await msUntil(() => b.cache.index?.version === version)).toBeLessThan(1000);
+    expect(vendorName(b)).toBe('After the drop');
   });
 
   it('fails reads fast and keeps the cache serving the last good copy', async () => {

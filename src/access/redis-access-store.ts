@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import type { ZodError } from 'zod';
 import type { Logger } from '../logging/logger';
 import { accessDocumentSchema } from './model';
-import { closeRedisClient, type RedisClient } from '../redis/redis-client';
+import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import { AUDIT_APPEND_LUA, type AuditEntryInput, type AuditStreamTarget } from '../admin/audit';
 import {
@@ -87,8 +87,6 @@ export class InvalidAccessDocumentError extends Error {
   override readonly name = 'InvalidAccessDocumentError';
 }
 
-/** How long `init()` waits for Redis unless told otherwise. */
-export const DEFAULT_READY_TIMEOUT_MS = 5000;
 const DEFAULT_CHANGE_RETENTION_MS = 3_600_000;
 /** Records per HSCAN and per staged HSET: small enough that neither Redis nor we stall. */
 const BATCH = 1000;
@@ -208,23 +206,6 @@ function describeIssues(error: ZodError): string {
   return error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
 }
 
-function whenReady(client: RedisClient, timeoutMs: number): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  // A failed first attempt is retried by the client's retryStrategy; the wait below bounds it.
-  if (client.status === 'wait') client.connect().catch(() => undefined);
-  return new Promise((resolve, reject) => {
-    const onReady = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      reject(new Error(`Redis was not reachable within ${timeoutMs} ms`));
-    }, timeoutMs);
-    client.once('ready', onReady);
-  });
-}
-
 /** An operation as the scripts read it: values as their stored JSON, '' for none. */
 interface WireOp {
   readonly k: RecordKind;
@@ -308,23 +289,18 @@ export class RedisAccessStore implements AccessStore {
    * when Redis only arrives later.
    */
   async init(readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + readyTimeoutMs;
-    for (;;) {
-      try {
-        const left = Math.max(1, deadline - Date.now());
-        await Promise.all([whenReady(this.client, left), whenReady(this.subscriber, left)]);
+    await whenReadyRun(
+      [this.client, this.subscriber],
+      readyTimeoutMs,
+      async () => {
         await this.subscriber.subscribe(this.channel);
         await this.migrateLegacyDocument();
         const { version } = await this.head();
         if (version === 0 && this.seed) await this.writeSeed(this.seed);
-        return;
-      } catch (err) {
-        // A connection that drops between "ready" and the first commands (a busy host, a
-        // restarting Redis) is tried again until the deadline; a bad document is not.
-        if (err instanceof InvalidAccessDocumentError || Date.now() >= deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+      },
+      // A bad document is not tried again.
+      (err) => err instanceof InvalidAccessDocumentError,
+    );
   }
 
   /** The cache's newest copy: what this instance writes back when Redis is found behind it. */
@@ -499,7 +475,11 @@ export class RedisAccessStore implements AccessStore {
       let chunk: string[] = [];
       const flush = async (): Promise<void> => {
         if (chunk.length === 0) return;
-        await this.client.pipeline().hset(key, ...chunk).pexpire(key, STAGE_TTL_MS).exec();
+        // A pipeline answers each command's error in its results rather than failing: a chunk
+        // lost to a dropped connection must stop the swap, not let it swap in a partial config.
+        const results = await this.client.pipeline().hset(key, ...chunk).pexpire(key, STAGE_TTL_MS).exec();
+        const failed = (results ?? []).find(([err]) => err !== null)?.[0];
+        if (failed) throw failed;
         chunk = [];
       };
       for (const [field, value] of entries) {

@@ -76,6 +76,11 @@ function serverOptions(config: RedisConfig, options: RedisClientOptions): RedisO
     // again after the reconnect. Redis may have applied a write whose reply was lost (the
     // access replace script, a rate-limit increment), and sending it again would apply it twice.
     maxRetriesPerRequest: 0,
+    // ioredis (5.11.1, 6.0.0) resubscribes after a reconnect with a SUBSCRIBE nobody awaits: when
+    // the connection drops again before the reply, that is an unhandled rejection, which ends a
+    // Node process (fixed upstream in redis/ioredis#2187, not yet released). The access store
+    // subscribes again itself on every 'ready', with its errors handled.
+    autoResubscribe: false,
     ...(config.username !== null ? { username: config.username } : {}),
     ...(config.password !== null ? { password: config.password } : {}),
     ...(tls ? { tls } : {}),
@@ -126,7 +131,46 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
   return new Redis(config.url as string, { ...server, enableOfflineQueue: false, retryStrategy: reconnectDelayMs });
 }
 
-/** Up while every watched connection is ready; tells subscribers when that changes. */
+/** How long a start-up waits for Redis to be ready unless told otherwise. */
+export const DEFAULT_READY_TIMEOUT_MS = 5000;
+
+/** Waits until the client is ready (connecting it when it waits), at most `timeoutMs`. */
+export function whenReady(client: RedisClient, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  // A failed first attempt is retried by the client's retryStrategy; the wait below bounds it.
+  if (client.status === 'wait') client.connect().catch(() => undefined);
+  return new Promise((resolve, reject) => {
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      reject(new Error(`Redis was not reachable within ${timeoutMs} ms`));
+    }, timeoutMs);
+    client.once('ready', onReady);
+  });
+}
+
+/**
+ * A start-up's first commands: run once every client is ready, and again when a connection drops
+ * between "ready" and the commands (a busy host, a restarting Redis), until `timeoutMs` has
+ * passed; an error `isFinal` says will not get better (a bad document) ends it at once.
+ */
+export async function whenReadyRun<T>(clients: readonly RedisClient[], timeoutMs: number, first: () => Promise<T>, isFinal: (err: unknown) => boolean = () => false): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const left = Math.max(1, deadline - Date.now());
+      await Promise.all(clients.map((client) => whenReady(client, left)));
+      return await first();
+    } catch (err) {
+      if (isFinal(err) || Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 /** How long `closeRedisClient` lets QUIT take before dropping the connection. */
 const QUIT_GRACE_MS = 200;
 
@@ -143,6 +187,7 @@ export async function closeRedisClient(client: RedisClient): Promise<void> {
   if (client.status !== 'end') client.disconnect();
 }
 
+/** Up while every watched connection is ready; tells subscribers when that changes. */
 export class RedisHealth {
   private readonly ready = new Map<string, boolean>();
   private readonly listeners = new Set<(up: boolean) => void>();

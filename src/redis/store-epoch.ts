@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
-import type { RedisClient } from './redis-client';
+import { whenReadyRun, type RedisClient } from './redis-client';
 
 interface EpochMarker {
   readonly id: string;
@@ -67,13 +67,18 @@ export class StoreEpoch {
     return Math.max(0, Math.ceil((this.holdUntil - Date.now()) / 1000));
   }
 
-  /** Reads or writes the marker; then checks on every reconnect and on an interval. */
-  async start(): Promise<void> {
+  /**
+   * Reads or writes the marker, once the connection is ready (waiting up to `readyTimeoutMs`, as
+   * the access store does); then checks on every reconnect and on an interval.
+   */
+  async start(readyTimeoutMs: number): Promise<void> {
     const { client } = this.options;
     const fresh: EpochMarker = { id: randomUUID(), holdUntil: 0 };
-    // NX: of instances starting together, one marker wins and all adopt it.
-    await client.set(this.key, JSON.stringify(fresh), 'NX');
-    const marker = parseMarker(await client.get(this.key)) ?? fresh;
+    const marker = await whenReadyRun([client], readyTimeoutMs, async () => {
+      // NX: of instances starting together, one marker wins and all adopt it.
+      await client.set(this.key, JSON.stringify(fresh), 'NX');
+      return parseMarker(await client.get(this.key)) ?? fresh;
+    });
     this.knownId = marker.id;
     this.holdUntil = marker.holdUntil;
     this.report();

@@ -97,3 +97,21 @@ describe('Redis restarted empty under keyed money movement', () => {
     expect(postings()).toBe(5);
   });
 });
+
+describe('a gateway whose Redis comes up only after it began to start', () => {
+  it('waits for Redis (up to the ready timeout) and starts, rather than failing on its first command', async () => {
+    const redis = await startRedisServer();
+    await redis.stop(true);
+    const starting = startGateway(testConfig({ redis: { url: redis.url, seedAccessFile: 'always' } }), createLogger('silent'));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await redis.start();
+    const gateway = await starting;
+    try {
+      const res = await fetch(`http://127.0.0.1:${gateway.vendorPort}/accounts/50001`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } });
+      expect(res.status).toBe(200);
+    } finally {
+      await gateway.stop({ lameDuckMs: 0, drainTimeoutMs: 1000 });
+      await redis.stop();
+    }
+  });
+});
