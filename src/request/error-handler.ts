@@ -124,7 +124,12 @@ export function sendProblem(req: Request, res: Response, error: GatewayError, co
   res.status(error.status);
   if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.vary('Accept');
-  const refusal = receiptRefusal(res, body, contracts);
+  let refusal: ReturnType<typeof receiptRefusal> = null;
+  try {
+    refusal = receiptRefusal(res, body, contracts);
+  } catch {
+    // An echo that cannot be written must not cost the vendor its answer: the plain problem goes.
+  }
   if (refusal) {
     res.type(refusal.mediaType).send(refusal.text);
   } else if (wantsXml(req)) {
