@@ -31,15 +31,26 @@ describe('OpenAPI document', () => {
     expect((doc.info as Schema).version).toBe('9.9.9');
   });
 
-  it('has one operation per catalogue route, identified by its API id', () => {
-    const operationIds = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
-    expect(operationIds.sort()).toEqual(ROUTES.map((r) => r.apiId).sort());
+  it('has one operation per catalogue route, its API id in x-api-id and a URL-safe operationId', () => {
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    expect(operations.map((op) => op['x-api-id']).sort()).toEqual(ROUTES.map((r) => r.apiId).sort());
+    for (const op of operations) expect(op.operationId).toMatch(/^[A-Za-z0-9]+$/);
+    expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
     expect(operationOf('/accounts/{accountId}', 'get')).toMatchObject({
-      operationId: 'GETaccounts/{accountId}',
+      operationId: 'getAccountsByAccountId',
+      'x-api-id': 'GETaccounts/{accountId}',
       parameters: [{ name: 'accountId', in: 'path', required: true }],
     });
     const search = operationOf('/accounts', 'get').parameters as Array<{ name: string }>;
     expect(search.map((p) => p.name)).toEqual(['sort', 'ascending', 'paged', 'page', 'pageSize']);
+  });
+
+  it('lists bank-account get and update under one path template, the update\'s parameter under the shared name', () => {
+    expect(doc.paths['/bankaccounts/{bankaccountid}']).toBeUndefined();
+    expect(operationOf('/bankaccounts/{id}', 'put')).toMatchObject({
+      'x-api-id': 'PUTbankaccounts/{bankaccountid}',
+      parameters: [expect.objectContaining({ name: 'id', in: 'path', description: 'The spec names this segment bankaccountid' })],
+    });
   });
 
   it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {

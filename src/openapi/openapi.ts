@@ -4,7 +4,10 @@
  *
  * Reads the routes, the contracts (receipt bodies in both media families: JSON names and
  * numbers for enums; XML's .NET names, enum names, wrapped lists) and the token header names;
- * built once at start-up. Every operation's `operationId` is its API id (public contract).
+ * built once at start-up. Every operation carries its API id (public contract) as `x-api-id`;
+ * its `operationId` is the same words made URL-safe (`GETaccounts/{accountId}` →
+ * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
+ * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
@@ -102,11 +105,28 @@ function problem(name: keyof typeof PROBLEM_RESPONSES): OpenApiSchema {
   return { $ref: `#/components/responses/${name}` };
 }
 
-function pathParameters(route: Route): OpenApiSchema[] {
+/** The route's path parameters, under the names of the path item it is listed in (`names`, in order). */
+function pathParameters(route: Route, names: readonly string[]): OpenApiSchema[] {
   return route.segments
     .filter((segment) => segment.startsWith('{'))
-    .map((segment) => ({ name: segment.slice(1, -1), in: 'path', required: true, schema: { type: 'string', pattern: PATH_PARAMETER_PATTERN.source } }));
+    .map((segment, i) => {
+      const own = segment.slice(1, -1);
+      const name = names[i] ?? own;
+      return { name, in: 'path', required: true, schema: { type: 'string', pattern: PATH_PARAMETER_PATTERN.source }, ...(name === own ? {} : { description: `The spec names this segment ${own}` }) };
+    });
 }
+
+const capitalised = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `GETaccounts/{accountId}/transactions` → `getAccountsByAccountIdTransactions`. */
+export function operationIdOf(route: Route): string {
+  const words = route.segments.map((segment) => (segment.startsWith('{') ? `By${capitalised(segment.slice(1, -1))}` : capitalised(segment)));
+  return route.method.toLowerCase() + words.join('');
+}
+
+/** A template's shape, parameter names left out: `/bankaccounts/{}`. */
+const templateShape = (template: string): string => template.replace(/\{[^}]+\}/g, '{}');
+const parameterNames = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
 /** Schemas of a route's body per media type, from its contract, or a free-form JSON object without one. */
 function bodyContent(route: Route, mediaTypes: readonly string[], contracts: BodyContracts, components: Record<string, OpenApiSchema>): Record<string, OpenApiSchema> {
@@ -121,10 +141,10 @@ function bodyContent(route: Route, mediaTypes: readonly string[], contracts: Bod
   return content;
 }
 
-function operation(route: Route, options: OpenApiOptions, components: Record<string, OpenApiSchema>): OpenApiSchema {
+function operation(route: Route, template: string, options: OpenApiOptions, components: Record<string, OpenApiSchema>): OpenApiSchema {
   const isReceipt = route.group === 'receipts';
   const hasBody = route.consumes.length > 0;
-  const parameters = [...pathParameters(route), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
+  const parameters = [...pathParameters(route, parameterNames(template)), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
   const responses: Record<string, OpenApiSchema> = {};
   if (isReceipt) {
     const receipt = bodyContent(route, route.produces, options.contracts, components);
@@ -168,8 +188,10 @@ function operation(route: Route, options: OpenApiOptions, components: Record<str
 
   const summary = [...new Set(route.operations.map((o) => o.kind))].join(', ');
   const op: OpenApiSchema = {
-    operationId: route.apiId,
+    operationId: operationIdOf(route),
+    'x-api-id': route.apiId,
     summary: `${summary}: ${route.method} /${route.path}`,
+    description: `${route.method} /${route.path} as the spec lists it (${summary}), licensed and permitted as API id ${route.apiId}.`,
     tags: [route.operations[0]?.resource ?? route.segments[0]],
     // A receipt needs both keys when the receipt header is configured apart; one header otherwise.
     security: [isReceipt && options.receiptTokenHeader.toLowerCase() !== options.tokenHeader.toLowerCase() ? { vendorToken: [], receiptToken: [] } : { vendorToken: [] }],
@@ -183,10 +205,17 @@ function operation(route: Route, options: OpenApiOptions, components: Record<str
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA };
   const paths: Record<string, Record<string, OpenApiSchema>> = {};
+  const templateOfShape = new Map<string, string>();
+  const operationIds = new Set<string>();
   for (const route of options.routes) {
-    const key = `/${route.path}`;
-    paths[key] ??= {};
-    paths[key][route.method.toLowerCase()] = operation(route, options, components);
+    const own = `/${route.path}`;
+    const template = templateOfShape.get(templateShape(own)) ?? own;
+    templateOfShape.set(templateShape(own), template);
+    const op = operation(route, template, options, components);
+    if (operationIds.has(op.operationId as string)) throw new Error(`two routes make the operationId ${String(op.operationId)}`);
+    operationIds.add(op.operationId as string);
+    paths[template] ??= {};
+    paths[template][route.method.toLowerCase()] = op;
   }
   return {
     openapi: '3.0.3',
@@ -205,6 +234,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
     servers: [{ url: '/' }],
     paths,
+    tags: [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
     components: {
       schemas: components,
       responses: Object.fromEntries(
