@@ -53,6 +53,20 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('writes nullable only beside a type, as OpenAPI 3.0 reads it (zod\'s nullable unions moved onto their alternatives)', () => {
+    const misplaced: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}[${i}]`));
+      else if (node !== null && typeof node === 'object') {
+        const schema = node as Record<string, unknown>;
+        if (schema.nullable === true && schema.type === undefined) misplaced.push(at);
+        for (const [name, value] of Object.entries(schema)) walk(value, `${at}/${name}`);
+      }
+    };
+    walk(documentFor(new Map<BodyContract['id'], BodyContract>([...receiptContracts, ...bankAccountContracts().map((c) => [c.id, c] as const)])), '');
+    expect(misplaced).toEqual([]);
+  });
+
   it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {
     const between = operationOf('/transactions/{memberId}/between', 'get').parameters as Array<{ name: string; in: string }>;
     expect(between.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['from', 'to']);
