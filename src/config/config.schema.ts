@@ -11,6 +11,7 @@ import { redisConfigured, redisSchema } from '../redis/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
 import { bodyConfigSchema } from '../policies/body/body.schema';
+import { corsSchema } from '../policies/cors/cors.schema';
 import { idempotencySchema } from '../policies/idempotency/idempotency.schema';
 import { twoFactorSchema } from '../policies/two-factor/two-factor.schema';
 import { smsSchema } from '../sms/sms.schema';
@@ -59,6 +60,7 @@ export const configSchema = z
     requestContext: requestContextSchema.prefault({}),
     authentication: authenticateSchema.prefault({}),
     rateLimit: rateLimitConfigSchema.prefault({}),
+    cors: corsSchema.prefault({}),
     body: bodyConfigSchema.prefault({}),
     xml: xmlConfigSchema.prefault({}),
     idempotency: idempotencySchema.prefault({}),

@@ -18,6 +18,7 @@ import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
 import { buildOpenApiDocument, openApiHandler } from '../openapi/openapi';
 import { body } from '../policies/body/body';
+import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
 import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
 import { rateLimit } from '../policies/rate-limit/rate-limit';
@@ -101,11 +102,14 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       }),
     ),
   );
+  const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
+    // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.
+    ...(corsStep ? [corsStep] : []),
     // Before any step reads the request: framing the gateway will not vouch for is refused outright.
     framing(),
     // Before authentication, which needs the route to pick the receipt token header.
