@@ -22,7 +22,7 @@ import { createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
-import { closeRedisClient, createRedisClient, DEFAULT_READY_TIMEOUT_MS, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
+import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
 import { StoreEpoch, warnOnEvictingPolicy } from './redis/store-epoch';
 import { redisConfigured } from './redis/redis.schema';
 import { RedisAccessStore } from './access/redis-access-store';
@@ -234,7 +234,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
       onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),
     });
-    await storeEpoch.start(DEFAULT_READY_TIMEOUT_MS);
+    await storeEpoch.start();
     await warnOnEvictingPolicy(backend.redis, logger);
   }
 

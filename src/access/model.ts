@@ -88,25 +88,23 @@ export const userSchema = z
 
 type DocumentShape = { vendors: Array<{ id: string; keys: Array<{ id: string; hash: string }> }>; users: Array<{ id: string }> };
 
-/**
- * Ids that must be unique across a document: vendors, users, keys and key hashes. Allocates
- * nothing per record but its entry in a set: a path is built only for a duplicate.
- */
+/** Ids that must be unique across a document: vendors, users, keys and key hashes. */
 function duplicateIssues(doc: DocumentShape): z.core.$ZodIssue[] {
   const issues: z.core.$ZodIssue[] = [];
-  const seen = { 'vendor id': new Set<string>(), 'user id': new Set<string>(), 'key id': new Set<string>(), 'key hash': new Set<string>() };
-  const check = (what: keyof typeof seen, value: string, path: () => (string | number)[]): void => {
-    const values = seen[what];
-    if (values.has(value)) issues.push({ code: 'custom', message: `duplicate ${what} "${value}"`, path: path(), input: value });
-    values.add(value);
+  const unique = (values: Iterable<[string, (string | number)[]]>, what: string): void => {
+    const seen = new Set<string>();
+    for (const [value, path] of values) {
+      if (seen.has(value)) issues.push({ code: 'custom', message: `duplicate ${what} "${value}"`, path, input: value });
+      seen.add(value);
+    }
   };
-  doc.vendors.forEach((vendor, vi) => check('vendor id', vendor.id, () => ['vendors', vi, 'id']));
-  doc.users.forEach((user, ui) => check('user id', user.id, () => ['users', ui, 'id']));
-  for (const field of ['id', 'hash'] as const) {
-    doc.vendors.forEach((vendor, vi) =>
-      vendor.keys.forEach((key, ki) => check(field === 'id' ? 'key id' : 'key hash', key[field], () => ['vendors', vi, 'keys', ki, field])),
-    );
+  unique(doc.vendors.map((v, i) => [v.id, ['vendors', i, 'id']]), 'vendor id');
+  unique(doc.users.map((u, i) => [u.id, ['users', i, 'id']]), 'user id');
+  function* keyFields(field: 'id' | 'hash'): Iterable<[string, (string | number)[]]> {
+    for (const [vi, vendor] of doc.vendors.entries()) for (const [ki, key] of vendor.keys.entries()) yield [key[field], ['vendors', vi, 'keys', ki, field]];
   }
+  unique(keyFields('id'), 'key id');
+  unique(keyFields('hash'), 'key hash');
   return issues;
 }
 

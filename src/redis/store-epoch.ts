@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
-import { whenReadyRun, type RedisClient } from './redis-client';
+import { DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from './redis-client';
 
 interface EpochMarker {
   readonly id: string;
@@ -71,7 +71,7 @@ export class StoreEpoch {
    * Reads or writes the marker, once the connection is ready (waiting up to `readyTimeoutMs`, as
    * the access store does); then checks on every reconnect and on an interval.
    */
-  async start(readyTimeoutMs: number): Promise<void> {
+  async start(readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
     const { client } = this.options;
     const fresh: EpochMarker = { id: randomUUID(), holdUntil: 0 };
     const marker = await whenReadyRun([client], readyTimeoutMs, async () => {

@@ -79,6 +79,11 @@ export class ScaledDecimal {
     return this.value.comparedTo(other.value);
   }
 
+  /** The same amount without its sign, at the same scale. */
+  abs(): ScaledDecimal {
+    return new ScaledDecimal(this.value.abs(), this.scale);
+  }
+
   isZero(): boolean {
     return this.value.isZero();
   }

@@ -57,6 +57,8 @@ export interface Posting {
   readonly closingBalance: ScaledDecimal;
   /** A loan issue reversal: the advance and the interest charged since, both taken back. */
   readonly reversal?: { readonly issue: Transaction; readonly principal: ScaledDecimal; readonly interest: ScaledDecimal };
+  /** An adjustment's line: a credit (it raised what a saver holds, or lowered what a borrower owes) or a debit. */
+  readonly adjustment?: { readonly credit: boolean };
 }
 
 export type LedgerResult =
@@ -235,13 +237,14 @@ export class ReceiptLedger {
       return rejected(`an adjustment of ${correction.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`);
     }
     const valueDate = iso(this.now());
-    const movement = closingBalance.minus(openBalance);
-    const credit = isLoan ? movement.value.isNegative() : !movement.value.isNegative();
-    const line = this.appendLine(account, valueDate, `Adjustment of receipt ${receiptNo}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`, magnitude(correction), closingBalance, receipt.TransactionsTypeID, credit);
+    // A credit raises what a saver holds and lowers what a borrower owes.
+    const balanceRose = raisesBalance !== correction.value.isNegative();
+    const credit = balanceRose !== isLoan;
+    const line = this.appendLine(account, valueDate, `Adjustment of receipt ${receiptNo}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`, correction.abs(), closingBalance, receipt.TransactionsTypeID, credit);
     account.balance = closingBalance;
     account.balanceDate = valueDate;
     this.data.receipts.insert({ receiptNo: line, accountId: account.id, kind: 'adjustment', amount: correction, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, adjusts: receiptNo, authorisedBy: null });
-    return { kind: 'posted', posting: { receiptNo: line, account, valueDate, amount: correction, openBalance, closingBalance } };
+    return { kind: 'posted', posting: { receiptNo: line, account, valueDate, amount: correction, openBalance, closingBalance, adjustment: { credit } } };
   }
 
   /** The account the receipt names by cuAccountID, accountNumber or both; a message when it names none. */
@@ -308,12 +311,9 @@ function signedMoney(amount: ScaledDecimal): ScaledDecimal | string {
   return ScaledDecimal.of(amount.value, MONEY_SCALE);
 }
 
-const magnitude = (amount: ScaledDecimal): ScaledDecimal => ScaledDecimal.of(amount.value.abs(), amount.scale);
-
 /** A positive amount in pounds and pence, at scale 2; a message otherwise. */
 function moneyAmount(amount: ScaledDecimal | null): ScaledDecimal | string {
   if (amount === null) return 'amount is required';
   if (amount.value.isNegative() || amount.isZero()) return `amount must be positive, not ${amount.toString()}`;
-  if (amount.value.decimalPlaces() > MONEY_SCALE) return `amount ${amount.toString()} has more than ${MONEY_SCALE} decimal places`;
-  return ScaledDecimal.of(amount.value, MONEY_SCALE);
+  return signedMoney(amount);
 }

@@ -172,15 +172,12 @@ function savingsDepositFields({ account, amount, openBalance, closingBalance, va
 
 /** An adjustment's receipt: its one line a credit or a debit, as it moved the account's balance. */
 function adjustmentFields(posting: Posting): Fields {
-  const { account, openBalance, closingBalance } = posting;
-  const movement = closingBalance.minus(openBalance);
-  const size = ScaledDecimal.of(movement.value.abs(), movement.scale);
+  const { account, amount, openBalance, closingBalance, adjustment } = posting;
+  const size = amount.abs();
   const zero = ScaledDecimal.zero(size.scale);
-  const isLoan = account.productTypeId === PRODUCT_TYPE.Loan.value;
-  // A credit raises what a saver holds and lowers what a borrower owes.
-  const credited = isLoan === movement.value.isNegative();
+  const credited = adjustment?.credit ?? true;
   const line = receiptLine(account.description, String(account.id), openBalance, credited ? size : zero, closingBalance, credited ? zero : size);
-  return { ...savingsDepositFields(posting), principal: line, accounts: [line], totals: line, isLoanAccount: isLoan };
+  return { ...savingsDepositFields(posting), principal: line, accounts: [line], totals: line, isLoanAccount: account.productTypeId === PRODUCT_TYPE.Loan.value };
 }
 
 function reversalFields({ account, amount, openBalance, closingBalance, valueDate, reversal }: Posting): Fields {

@@ -182,6 +182,11 @@ export class BodyParser {
   }
 }
 
+/** The namespace an XML answer is written in: the request's own when it sent XML that named one. */
+function xmlNamespaceOf(document: ParsedDocument | undefined, fallback: string): string {
+  return document?.format === 'xml' && document.xml.namespace !== '' ? document.xml.namespace : fallback;
+}
+
 export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
   const parser = new BodyParser(config.maxDepth);
 
@@ -229,9 +234,6 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
     const responseMediaType = negotiate(req, mediaType.type, produces);
 
     const responseFormat = FORMAT_OF[responseMediaType] as WireFormat;
-    // The request's own namespace, when it sent XML that named one (an XML answer is written in it).
-    const xmlNamespaceOf = (document: ParsedDocument | undefined): string =>
-      document?.format === 'xml' && document.xml.namespace !== '' ? document.xml.namespace : deps.defaultXmlNamespace;
     readBody(req, config.maxBytes).then((raw) => {
       // The translation itself (parse, validate, canonical JSON), not the upload before it.
       const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
@@ -239,11 +241,11 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
       try {
         document = parser.parse(raw, requestFormat, mediaType.charset);
         const decoded = contract.decode(document);
-        ctx.body = { value: decoded.value, coreJson: decoded.coreJson, requestFormat, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document) };
+        ctx.body = { value: decoded.value, coreJson: decoded.coreJson, requestFormat, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) };
       } catch (err) {
         // Receipts answer invalid input as the receipt itself: keep what was read for the error handler.
         if (contract.refusesAsBody && err instanceof GatewayError && err.code === 'invalid_request') {
-          ctx.refusedBody = { value: err instanceof InvalidBodyError ? err.readValue : {}, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document) };
+          ctx.refusedBody = { value: err instanceof InvalidBodyError ? err.readValue : {}, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) };
         }
         throw err;
       } finally {

@@ -1,7 +1,7 @@
 /**
  * Pipeline step: the vendor API's CORS policy, for browser-based vendor apps (cors package).
- * Off unless `cors.allowedOrigins` names origins (off, a preflight is a keyless call: 401): then a preflight (OPTIONS with
- * Access-Control-Request-Method) from one of them is answered 204 with the methods, the headers
+ * Off unless `cors.allowedOrigins` names origins (off, a preflight is a keyless call: 401); then a
+ * preflight (OPTIONS with Access-Control-Request-Method) from one of them is answered 204 with the methods, the headers
  * a vendor call sends (the token headers, Content-Type, Accept, Idempotency-Key, trace context)
  * and the max age, before any key is asked for (a browser sends none on a preflight); an actual
  * call from one gets Access-Control-Allow-Origin and the headers a vendor reads exposed. Another
@@ -22,7 +22,7 @@ export interface CorsDeps {
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 const REQUEST_HEADERS = ['Content-Type', 'Accept', 'Idempotency-Key', 'traceparent', 'tracestate'];
 /** What a vendor app reads from an answer besides the CORS-safelisted headers. */
-export const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'Location', 'Allow'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'Location', 'Allow'];
 
 /** Null when no origin is allowed: the step is then left out of the chain. */
 export function corsPolicy(config: CorsConfig, deps: CorsDeps): RequestHandler | null {
