@@ -188,7 +188,7 @@ describe('bank-account body contracts', () => {
     const components: Record<string, Record<string, unknown>> = {};
     for (const contract of contracts.values()) {
       expect(contract.formats).toEqual(['json']);
-      expect(contract.describe?.(components)).toEqual({ json: { $ref: `#/components/schemas/${contract.id}` } });
+      expect(contract.describe?.(components)).toEqual({ $ref: `#/components/schemas/${contract.id}` });
     }
     expect(Object.keys(components).sort()).toEqual(['BankAccountAdd', 'BankAccountUpdate', 'BankAccountVerification']);
     expect(components.BankAccountAdd).toMatchObject({

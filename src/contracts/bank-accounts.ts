@@ -260,29 +260,11 @@ function bankAccountContract(id: BankAccountSchemaId): BodyContract {
       return { value: result.value, coreJson: JSON.stringify(forCore) };
     },
     describe(components: Record<string, OpenApiSchema>) {
-      components[id] = nullableIntoAlternatives(z.toJSONSchema(SCHEMAS[id], { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as OpenApiSchema);
-      return { json: { $ref: `#/components/schemas/${id}` } };
+      components[id] = z.toJSONSchema(SCHEMAS[id], { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as OpenApiSchema;
+      delete components[id].$schema;
+      return { $ref: `#/components/schemas/${id}` };
     },
   };
-}
-
-/**
- * OpenAPI 3.0 reads `nullable` only beside a `type`; zod writes a nullable union as `nullable`
- * beside `anyOf`, which OpenAPI tools refuse. Moves it onto each alternative, through the tree.
- */
-function nullableIntoAlternatives(schema: OpenApiSchema): OpenApiSchema {
-  const out: OpenApiSchema = {};
-  for (const [name, value] of Object.entries(schema)) {
-    if (Array.isArray(value)) out[name] = value.map((item: unknown) => (item !== null && typeof item === 'object' ? nullableIntoAlternatives(item as OpenApiSchema) : item));
-    else out[name] = value !== null && typeof value === 'object' ? nullableIntoAlternatives(value as OpenApiSchema) : value;
-  }
-  const alternatives = out.anyOf ?? out.oneOf;
-  if (out.nullable === true && out.type === undefined && Array.isArray(alternatives)) {
-    delete out.nullable;
-    const key = out.anyOf ? 'anyOf' : 'oneOf';
-    out[key] = (alternatives as OpenApiSchema[]).map((alternative) => ({ ...alternative, nullable: true }));
-  }
-  return out;
 }
 
 /** The three bank-account body contracts, for the body step's registry (src/contracts/registry.ts). */

@@ -43,8 +43,8 @@ export interface BodyContract {
   readonly refusesAsBody?: boolean;
   /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */
   readonly answeredFields?: readonly string[];
-  /** Adds the body's schemas to `components` and returns a schema (usually a $ref) per format. */
-  describe?(components: Record<string, OpenApiSchema>): Partial<Record<WireFormat, OpenApiSchema>>;
+  /** Adds the body's schema to `components` and returns it (usually a $ref): one schema for every format it takes, XML names in `xml` objects. */
+  describe?(components: Record<string, OpenApiSchema>): OpenApiSchema;
 }
 
 export type BodyContracts = ReadonlyMap<BodySchemaId, BodyContract>;

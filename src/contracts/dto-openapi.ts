@@ -1,7 +1,13 @@
 /**
- * OpenAPI 3.0 schemas of DTO structures, generated from the same schema definitions that
- * validate and translate bodies: one component per structure and wire format (`FeeLineDto`
- * with JSON names, `FeeLineDtoXml` with the .NET names, wrapped lists and enum names).
+ * OpenAPI 3.1 schemas of DTO structures, generated from the same schema definitions that
+ * validate and translate bodies: one component per structure, named as the .NET class, with
+ * the JSON (camelCase) member names as properties and the .NET names, wrapped lists and
+ * element names in OpenAPI `xml` objects, so JSON and XML clients read one schema.
+ *
+ * Where the two wire formats differ in more than names the JSON form is the schema and the
+ * XML form is stated beside it: enums are numbers in JSON and names in XML (`x-enumNames`,
+ * which NSwag and other .NET generators read for enum member names); ArrearsDays is a JSON
+ * object keyed by account id and in XML a list of KeyValueOfintint entries.
  *
  * Reads the structures and the enum tables (so values an admin adds to
  * config/receipt-enums.yaml appear in the document); fills the `components` map it is given.
@@ -9,55 +15,60 @@
 import type { OpenApiSchema } from './body-contract';
 import type { ReceiptEnums } from './enums';
 import type { AnyStruct, EnumField, FieldSpec } from './dto-schema';
-import type { WireFormat } from './body-contract';
 import { ARRAYS_NAMESPACE } from './dto-xml-writer';
 
-function componentName(struct: AnyStruct, format: WireFormat): string {
-  return format === 'json' ? struct.name : `${struct.name}Xml`;
-}
-
 const XML_RULES =
-  "Members are written in DataContract order (ordinal by name) and read in any order; an answer is in the request root's namespace, else the gateway's xml.responseNamespace (none by default)";
+  "In XML, members are written in DataContract order (ordinal by name) and read in any order; an answer is in the request root's namespace, else the gateway's xml.responseNamespace (none by default)";
 
 /** A `$ref` to the structure's component, adding it (and what it refers to) on first use. */
-export function structSchemaRef(struct: AnyStruct, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
-  const name = componentName(struct, format);
-  if (!Object.hasOwn(components, name)) {
-    const description = format === 'xml' ? `${struct.description}. ${XML_RULES}` : struct.description;
-    const component: OpenApiSchema = { type: 'object', description };
+export function structSchemaRef(struct: AnyStruct, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  if (!Object.hasOwn(components, struct.name)) {
+    const component: OpenApiSchema = { type: 'object', description: `${struct.description}. ${XML_RULES}`, xml: { name: struct.name } };
     // Set before recursing, so a structure that refers to itself cannot loop.
-    components[name] = component;
+    components[struct.name] = component;
     const properties: Record<string, OpenApiSchema> = {};
     const required: string[] = [];
-    // XML members in the order the gateway writes them (DataContract order), JSON ones as the spec lists them.
-    for (const field of format === 'xml' ? struct.xmlOrdered : struct.ordered) {
-      const propertyName = format === 'json' ? field.json : field.spec.xml;
-      properties[propertyName] = fieldSchema(field.spec, format, enums, components);
-      if (field.spec.required) required.push(propertyName);
+    // Properties in the order the spec lists them; the XML order is DataContract's (the description says so).
+    for (const field of struct.ordered) {
+      properties[field.json] = fieldSchema(field.spec, enums, components);
+      if (field.spec.required) required.push(field.json);
     }
     component.properties = properties;
     if (required.length > 0) component.required = required;
-    if (format === 'xml') component.xml = { name: struct.name };
   }
-  return { $ref: `#/components/schemas/${name}` };
+  return { $ref: `#/components/schemas/${struct.name}` };
 }
 
-function enumSchema(field: EnumField, format: WireFormat, enums: ReceiptEnums): OpenApiSchema {
+function enumSchema(field: EnumField, enums: ReceiptEnums): OpenApiSchema {
   const table = enums.table(field.enumName);
   const legend = table.entries.map((e) => `${e.value} = ${e.name}${e.description ? ` (${e.description})` : ''}`).join('; ');
-  const description = `${field.description}. ${field.enumName}, configurable in config/receipt-enums.yaml: ${legend}`;
-  return format === 'json'
-    ? { type: 'integer', format: 'int32', enum: table.entries.map((e) => e.value), description }
-    : { type: 'string', enum: [...table.names], description };
+  return {
+    type: 'integer',
+    format: 'int32',
+    enum: table.entries.map((e) => e.value),
+    'x-enumNames': table.entries.map((e) => e.name),
+    description: `${field.description}. ${field.enumName}: the number in JSON, the name in XML; configurable in config/receipt-enums.yaml: ${legend}`,
+  };
 }
 
-function fieldSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
-  const schema = baseSchema(spec, format, enums, components);
+/** .NET reference types (strings, byte arrays, objects, lists, dictionaries) may be null in the core's answers; value types may not. */
+const REFERENCE_KINDS = new Set<FieldSpec['kind']>(['string', 'binary', 'object', 'list', 'intMap']);
+
+function fieldSchema(spec: FieldSpec, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+  const schema = REFERENCE_KINDS.has(spec.kind) ? orNull(baseSchema(spec, enums, components)) : baseSchema(spec, enums, components);
   if (spec.readOnly) schema.readOnly = true;
+  // A list's xml object names its wrapper; every other member is named here.
+  if (spec.kind !== 'list' && spec.kind !== 'intMap') schema.xml = { name: spec.xml };
   return schema;
 }
 
-function baseSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
+function orNull(schema: OpenApiSchema): OpenApiSchema {
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  const { description, ...rest } = schema;
+  return { anyOf: [rest, { type: 'null' }], description };
+}
+
+function baseSchema(spec: FieldSpec, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
   const description = spec.description;
   switch (spec.kind) {
     case 'string':
@@ -65,44 +76,39 @@ function baseSchema(spec: FieldSpec, format: WireFormat, enums: ReceiptEnums, co
     case 'int':
       return { type: 'integer', format: 'int32', description };
     case 'decimal':
-      return { type: 'number', format: 'decimal', description: `${description}. Exact decimal (at most 28 decimal places, no exponent), passed on as written` };
+      return {
+        type: 'number',
+        format: 'decimal',
+        description: `${description}. Exact decimal (at most 28 decimal places, no exponent), passed on as written: read it with a decimal-preserving JSON parser`,
+      };
     case 'bool':
       return { type: 'boolean', description };
     case 'datetime':
-      return { type: 'string', format: 'date-time', description: `${description}. ISO 8601 date or date-time, kept as written` };
+      // No `format: date-time`: that format demands an offset, and a date alone or a local time is as valid here.
+      return { type: 'string', description: `${description}. ISO 8601 date or date-time (offset optional), kept as written` };
     case 'binary':
-      return { type: 'string', format: 'byte', description: `${description}. Base64` };
+      return { type: 'string', contentEncoding: 'base64', description: `${description}. Base64` };
     case 'enum':
-      return enumSchema(spec, format, enums);
+      return enumSchema(spec, enums);
     case 'object':
-      // In OpenAPI 3.0 a $ref ignores its siblings: allOf carries the description.
-      return { allOf: [structSchemaRef(spec.struct, format, enums, components)], description };
+      // OpenAPI 3.1 keeps a $ref's siblings, so the member's own description stays beside it.
+      return { $ref: structSchemaRef(spec.struct, enums, components).$ref, description };
     case 'list':
-      return format === 'json'
-        ? { type: 'array', items: structSchemaRef(spec.struct, format, enums, components), description }
-        : {
-            type: 'array',
-            xml: { name: spec.xml, wrapped: true },
-            items: structSchemaRef(spec.struct, format, enums, components),
-            description: `${description}. One <${spec.struct.name}> element per item`,
-          };
+      return {
+        type: 'array',
+        xml: { name: spec.xml, wrapped: true },
+        items: structSchemaRef(spec.struct, enums, components),
+        description: `${description}. In XML one <${spec.struct.name}> element per item`,
+      };
     case 'intMap':
-      return format === 'json'
-        ? {
-            type: 'object',
-            additionalProperties: { type: 'integer', format: 'int32' },
-            description: `${description}. Keys are account ids written as numeric strings`,
-          }
-        : {
-            type: 'array',
-            xml: { name: spec.xml, wrapped: true },
-            items: {
-              type: 'object',
-              xml: { name: spec.entry, namespace: ARRAYS_NAMESPACE, prefix: 'a' },
-              properties: { Key: { type: 'integer', format: 'int32' }, Value: { type: 'integer', format: 'int32' } },
-              required: ['Key', 'Value'],
-            },
-            description: `${description}. One <${spec.entry}> element (Key = account id, Value = days) per entry`,
-          };
+      return {
+        type: 'object',
+        additionalProperties: { type: 'integer', format: 'int32' },
+        propertyNames: { pattern: '^-?\\d{1,10}$' },
+        xml: { name: spec.xml },
+        description:
+          `${description}. JSON: an object keyed by account id (a numeric string), the value in days. ` +
+          `XML: one <a:${spec.entry}> element per entry (namespace ${ARRAYS_NAMESPACE}), with <a:Key> (account id) and <a:Value> (days)`,
+      };
   }
 }

@@ -91,8 +91,8 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
       return format === 'xml' ? xmlWriter.document(struct, answer, xmlNamespace) : renderJson(struct, answer);
     },
 
-    describe(components: Record<string, OpenApiSchema>): Record<WireFormat, OpenApiSchema> {
-      return { json: structSchemaRef(struct, 'json', options.enums, components), xml: structSchemaRef(struct, 'xml', options.enums, components) };
+    describe(components: Record<string, OpenApiSchema>): OpenApiSchema {
+      return structSchemaRef(struct, options.enums, components);
     },
   };
 }

@@ -39,7 +39,7 @@ import { BreakerTimeoutError, type CoreBreaker, type CoreBreakers } from './brea
 import { CoreCallError, toCoreCallError } from './core-call-error';
 import { problemFromCoreAnswer } from './core-problem';
 import type { CoreClientConfig } from './core-client.schema';
-import { coreRequestHeaders, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
+import { coreRequestHeaders, vendorLocation, vendorResponseHeaders, type CoreBodyFraming, type CoreHeaderRules } from './core-headers';
 import type { ForwardedResolver } from './forwarded';
 import type { CoreAgents } from './agent';
 import type { TraceSpan } from '../tracing/tracing';
@@ -60,6 +60,8 @@ export interface BufferedAnswer {
   /** The core's Content-Type, empty when it sent none. */
   readonly contentType: string;
   readonly body: Buffer;
+  /** The core's Location as a gateway path (core-headers.ts vendorLocation); absent when it sent none or one outside the core. */
+  readonly location?: string;
 }
 
 export interface CoreClient {
@@ -250,7 +252,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
     const request = span ? build(span) : probe;
     let answer: BufferedAnswer | typeof ABANDONED;
     try {
-      answer = await breaker.run(() => attempt.start(open, request, (incoming, self) => readWhole(incoming, self, maxBufferedBytes)));
+      answer = await breaker.run(() => attempt.start(open, request, (incoming, self) => readWhole(incoming, self, maxBufferedBytes, base)));
     } catch (err) {
       span?.end({ 'cbg.outcome': (err as Error).name }, true);
       throw failure(err, attempt, ctx);
@@ -368,7 +370,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
 }
 
 /** Reads a buffered answer to its end, up to `maxBytes`; the attempt settles with it. */
-function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<BufferedAnswer>, maxBytes: number): void {
+function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<BufferedAnswer>, maxBytes: number, coreBase: URL): void {
   const declared = Number(incoming.headers['content-length']);
   if (declared > maxBytes) {
     attempt.abort();
@@ -392,6 +394,7 @@ function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<Buffered
   });
   incoming.once('end', () => {
     attempt.observe();
-    attempt.succeed({ status: incoming.statusCode ?? 502, contentType: String(incoming.headers['content-type'] ?? ''), body: Buffer.concat(chunks, size) });
+    const location = vendorLocation(incoming.headers.location, coreBase);
+    attempt.succeed({ status: incoming.statusCode ?? 502, contentType: String(incoming.headers['content-type'] ?? ''), body: Buffer.concat(chunks, size), ...(location ? { location } : {}) });
   });
 }

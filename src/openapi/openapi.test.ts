@@ -1,9 +1,10 @@
-/** The OpenAPI document: valid OpenAPI 3.0, every catalogue route, receipt bodies in both media families. */
+/** The OpenAPI document: valid OpenAPI 3.1, every catalogue route, typed records, receipt bodies in both media families under one schema. */
 import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
-import OpenAPISchemaValidator from 'openapi-schema-validator';
-import type { OpenAPI } from 'openapi-types';
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { ROUTES } from '../catalogue/api-catalogue';
 import { bankAccountContracts } from '../contracts/bank-accounts';
 import type { BodyContract, BodyContracts } from '../contracts/body-contract';
@@ -18,16 +19,24 @@ function documentFor(contracts: BodyContracts, receiptTokenHeader = 'X-Vendor-To
   return buildOpenApiDocument({ routes: ROUTES, contracts, version: '9.9.9', tokenHeader: 'X-Vendor-Token', receiptTokenHeader });
 }
 
-const validator = new OpenAPISchemaValidator({ version: 3 });
+// The OpenAPI Initiative's JSON Schema of OpenAPI 3.1 documents (a copy ships in @seriousme/openapi-schema-validator).
+const oas31 = JSON.parse(readFileSync(require.resolve('@seriousme/openapi-schema-validator/schemas/v3.1/schema.json'), 'utf8')) as object;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addFormat('media-range', true);
+const validateOpenApi31 = ajv.compile(oas31);
+function validationErrors(document: OpenApiDocument): unknown {
+  return validateOpenApi31(JSON.parse(JSON.stringify(document))) ? [] : validateOpenApi31.errors;
+}
 type Schema = Record<string, unknown>;
 const doc = documentFor(receiptContracts);
 const schemas = (doc.components as { schemas: Record<string, Schema> }).schemas;
 const operationOf = (p: string, method: string): Schema => doc.paths[p]?.[method] as Schema;
 
 describe('OpenAPI document', () => {
-  it('is a valid OpenAPI 3.0 document', () => {
-    expect(validator.validate(doc as unknown as OpenAPI.Document).errors).toEqual([]);
-    expect(doc.openapi).toBe('3.0.3');
+  it('is a valid OpenAPI 3.1 document', () => {
+    expect(validationErrors(doc)).toEqual([]);
+    expect(doc.openapi).toBe('3.1.1');
     expect((doc.info as Schema).version).toBe('9.9.9');
   });
 
@@ -53,18 +62,62 @@ describe('OpenAPI document', () => {
     });
   });
 
-  it('writes nullable only beside a type, as OpenAPI 3.0 reads it (zod\'s nullable unions moved onto their alternatives)', () => {
-    const misplaced: string[] = [];
+  it('writes a nullable value as a type union, as OpenAPI 3.1 reads it (no 3.0 nullable keyword anywhere)', () => {
+    const withNullable: string[] = [];
     const walk = (node: unknown, at: string): void => {
       if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}[${i}]`));
       else if (node !== null && typeof node === 'object') {
-        const schema = node as Record<string, unknown>;
-        if (schema.nullable === true && schema.type === undefined) misplaced.push(at);
-        for (const [name, value] of Object.entries(schema)) walk(value, `${at}/${name}`);
+        if ('nullable' in node) withNullable.push(at);
+        for (const [name, value] of Object.entries(node)) walk(value, `${at}/${name}`);
       }
     };
     walk(documentFor(new Map<BodyContract['id'], BodyContract>([...receiptContracts, ...bankAccountContracts().map((c) => [c.id, c] as const)])), '');
-    expect(misplaced).toEqual([]);
+    expect(withNullable).toEqual([]);
+    expect((schemas.BankAccount?.properties as Record<string, Schema>).DateClosed).toMatchObject({ type: ['string', 'null'] });
+  });
+
+  it('types every record with the spec\'s names and types: int32, int64, exact decimals, datetimes without offset, optional fields not required', () => {
+    const account = schemas.Account as { properties: Record<string, Schema>; required: string[] };
+    expect(account.properties.id).toMatchObject({ type: 'integer', format: 'int32', readOnly: true });
+    expect(account.properties.balance).toMatchObject({ type: 'number', format: 'decimal' });
+    expect(account.properties.balanceDate).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(new RegExp(account.properties.balanceDate?.pattern as string).test('2025-06-16T14:44:31')).toBe(true);
+    expect(new RegExp(account.properties.balanceDate?.pattern as string).test('2025-06-16T14:44:31Z')).toBe(false);
+    const thread = schemas.MessageThread as { properties: Record<string, Schema>; required: string[] };
+    expect(thread.properties.CustomerId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(thread.required).not.toContain('ClosedDate');
+    expect(thread.required).toContain('Subject');
+    // A person's MemberId is named by the client, so it is not read-only.
+    expect((schemas.Person?.properties as Record<string, Schema>).MemberId).not.toHaveProperty('readOnly');
+  });
+
+  it('answers each route with its record, list or envelope: SEARCH a list or a page, banks always a page, DELETE 204, POST 201 with Location', () => {
+    const responses = (p: string, method: string): Record<string, Schema> => operationOf(p, method).responses as Record<string, Schema>;
+    const json = (response: Schema | undefined): unknown => (response?.content as Record<string, { schema: unknown }>)['application/json']?.schema;
+    expect(json(responses('/accounts', 'get')['200'])).toEqual({
+      oneOf: [{ type: 'array', items: { $ref: '#/components/schemas/Account' } }, { $ref: '#/components/schemas/AccountPage' }],
+    });
+    expect(json(responses('/banks', 'get')['200'])).toEqual({ $ref: '#/components/schemas/BankPage' });
+    expect(json(responses('/customers/{memberId}/accounts', 'get')['200'])).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Account' } });
+    expect(json(responses('/transactions/{memberId}/batchstatement', 'get')['200'])).toEqual({ $ref: '#/components/schemas/BatchStatement' });
+    expect(responses('/accounts/{accountId}', 'delete')['204']).not.toHaveProperty('content');
+    expect(responses('/accounts', 'post')['201']).toMatchObject({ headers: { Location: { $ref: '#/components/headers/Location' } } });
+    expect(json(responses('/bankaccounts/verification', 'post')['200'])).toMatchObject({ properties: { status: { const: 'sent' } } });
+    expect((operationOf('/accounts', 'post').requestBody as { content: Record<string, unknown> }).content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Account' } } });
+  });
+
+  it('documents every problem status an operation answers with the codes it can carry, and Retry-After, Allow and the rate-limit headers', () => {
+    const responses = operationOf('/accounts/{accountId}', 'get').responses as Record<string, { $ref?: string }>;
+    expect(Object.keys(responses)).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '502', '503', '504']);
+    const shared = (doc.components as { responses: Record<string, { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> }> }).responses;
+    const forbidden = shared[(responses['403']?.$ref as string).split('/').pop() as string];
+    expect(forbidden?.content['application/problem+json']?.schema).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: ['licence_required', 'permission_denied', 'vendor_suspended'] } } }],
+    });
+    expect(Object.keys(shared[(responses['429']?.$ref as string).split('/').pop() as string]?.headers ?? {})).toContain('Retry-After');
+    const history = operationOf('/transactions/{memberId}', 'delete').responses as Record<string, { $ref?: string }>;
+    expect(Object.keys(shared[(history['405']?.$ref as string).split('/').pop() as string]?.headers ?? {})).toContain('Allow');
+    expect((schemas.Problem as { required: string[] }).required).toEqual(expect.arrayContaining(['code', 'requestId']));
   });
 
   it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {
@@ -78,41 +131,41 @@ describe('OpenAPI document', () => {
     ['/api/transaction/savings/deposit', 'ReceiptPaymentDto'],
     ['/api/transaction/savings/payment', 'ReceiptSavingsDepositWebDto'],
     ['/api/transaction/loan/reversal', 'ReceiptReversalWebDto'],
-  ])('describes %s with %s in JSON and XML, in and out', (p, dto) => {
+  ])('describes %s with one %s schema for JSON and XML, in and out', (p, dto) => {
     const op = operationOf(p, 'post') as { requestBody: { content: Record<string, { schema: { $ref: string } }> }; responses: Record<string, { content: Record<string, unknown> }>; parameters: Array<{ name: string }> };
-    expect(op.requestBody.content).toEqual({
-      'application/json': { schema: { $ref: `#/components/schemas/${dto}` } },
-      'text/json': { schema: { $ref: `#/components/schemas/${dto}` } },
-      'application/xml': { schema: { $ref: `#/components/schemas/${dto}Xml` } },
-      'text/xml': { schema: { $ref: `#/components/schemas/${dto}Xml` } },
-    });
+    const ref = { schema: { $ref: `#/components/schemas/${dto}` } };
+    expect(op.requestBody.content).toEqual({ 'application/json': ref, 'text/json': ref, 'application/xml': ref, 'text/xml': ref });
     expect(Object.keys(op.responses['201']?.content ?? {})).toEqual(['application/json', 'text/json', 'application/xml', 'text/xml']);
+    expect(op.responses['400']?.content).toMatchObject({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } }, 'application/xml': ref });
+    expect(op.responses['422']?.content).toMatchObject({ 'application/json': ref, 'application/problem+json': expect.anything() });
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']));
     expect(op.parameters.map((x) => x.name)).toContain('Idempotency-Key');
-    expect(schemas[`${dto}Xml`]?.xml).toEqual({ name: dto });
+    expect(schemas[dto]?.xml).toEqual({ name: dto });
+    expect(schemas[`${dto}Xml`]).toBeUndefined();
   });
 
-  it('uses JSON names and enum numbers for JSON, .NET names, enum names and wrapped lists for XML', () => {
-    const json = schemas.ReceiptSavingsDepositWebDto?.properties as Record<string, Schema>;
-    const xml = schemas.ReceiptSavingsDepositWebDtoXml?.properties as Record<string, Schema>;
-    expect(Object.keys(json)).toContain('cuAccountID');
-    expect(Object.keys(xml)).toContain('CUAccountID');
-    expect(json.receiptType).toMatchObject({ type: 'integer', enum: enums.table('AWReceiptType').entries.map((e) => e.value) });
-    expect(xml.ReceiptType).toMatchObject({ type: 'string', enum: enums.table('AWReceiptType').names });
-    expect(xml.Fees).toMatchObject({ type: 'array', xml: { name: 'Fees', wrapped: true }, items: { $ref: '#/components/schemas/FeeLineDtoXml' } });
-    expect(schemas.FeeLineDtoXml?.xml).toEqual({ name: 'FeeLineDto' });
-    expect(json.arrearsDays).toMatchObject({ type: 'object', additionalProperties: { type: 'integer' } });
-    expect(xml.ArrearsDays).toMatchObject({ type: 'array', xml: { wrapped: true }, items: { xml: { name: 'KeyValueOfintint' } } });
-    expect(json.amount).toMatchObject({ type: 'number', format: 'decimal' });
-    expect(json.hasOverride).toMatchObject({ readOnly: true });
+  it('names JSON members as properties and .NET members in xml objects, enums as numbers with their XML names beside them', () => {
+    const receipt = schemas.ReceiptSavingsDepositWebDto?.properties as Record<string, Schema>;
+    expect(receipt.cuAccountID).toMatchObject({ type: 'integer', xml: { name: 'CUAccountID' } });
+    expect(receipt.receiptType).toMatchObject({
+      type: 'integer',
+      enum: enums.table('AWReceiptType').entries.map((e) => e.value),
+      'x-enumNames': enums.table('AWReceiptType').names,
+      xml: { name: 'ReceiptType' },
+    });
+    expect(receipt.fees).toMatchObject({ type: ['array', 'null'], xml: { name: 'Fees', wrapped: true }, items: { $ref: '#/components/schemas/FeeLineDto' } });
+    expect(schemas.FeeLineDto?.xml).toEqual({ name: 'FeeLineDto' });
+    expect(receipt.arrearsDays).toMatchObject({ type: ['object', 'null'], additionalProperties: { type: 'integer' }, xml: { name: 'ArrearsDays' } });
+    expect(receipt.amount).toMatchObject({ type: 'number', format: 'decimal' });
+    expect(receipt.hasOverride).toMatchObject({ readOnly: true });
     expect(schemas.ReceiptReversalWebDto?.required).toEqual(['loanIssueReversalNotes', 'loanReversalOption']);
-    expect(schemas.NotesXml?.properties).toHaveProperty('Timestamp', expect.objectContaining({ format: 'byte' }));
+    expect(schemas.Notes?.properties).toHaveProperty('timestamp', expect.objectContaining({ contentEncoding: 'base64', xml: { name: 'Timestamp' } }));
   });
 
   it('names each token header, and stays valid with the bank-account contracts registered', () => {
     const withBankAccounts = new Map<BodyContract['id'], BodyContract>([...receiptContracts, ...bankAccountContracts().map((c) => [c.id, c] as const)]);
     const full = documentFor(withBankAccounts, 'X-Receipt-Token');
-    expect(validator.validate(full as unknown as OpenAPI.Document).errors).toEqual([]);
+    expect(validationErrors(full)).toEqual([]);
     expect((full.components as { securitySchemes: Schema }).securitySchemes).toEqual({
       vendorToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Vendor-Token' }),
       receiptToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Receipt-Token', description: expect.stringContaining('both headers') }),

@@ -1,5 +1,5 @@
 /**
- * The vendor API's OpenAPI 3.0 document, generated from the API catalogue and the body
+ * The vendor API's OpenAPI 3.1 document, generated from the API catalogue and the body
  * contracts (so it cannot drift from what the gateway enforces), and the handler that serves it.
  *
  * Reads the routes, the contracts (receipt bodies in both media families: JSON names and
@@ -12,7 +12,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
-import type { BodyContracts, OpenApiSchema, WireFormat } from '../contracts/body-contract';
+import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
+import { resourceBodySchema, successAnswer } from './resource-schemas';
 
 export interface OpenApiOptions {
   readonly routes: readonly Route[];
@@ -25,31 +27,26 @@ export interface OpenApiOptions {
 
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
 
-const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
-  'application/json': 'json',
-  'text/json': 'json',
-  'application/xml': 'xml',
-  'text/xml': 'xml',
-};
-
-const PROBLEM_TYPES = ['application/problem+json', 'application/problem+xml'];
-const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+const PROBLEM_MEDIA_TYPES = ['application/problem+json', 'application/problem+xml'];
+const XML_MEDIA_TYPES = new Set(['application/xml', 'text/xml']);
 
 const PROBLEM_SCHEMA: OpenApiSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details; application/problem+xml (namespace urn:ietf:rfc:7807) when the client asked for XML',
+  description:
+    'RFC 9457 problem details, the one shape of every error the vendor port answers (whatever the core sent); ' +
+    'application/problem+xml (namespace urn:ietf:rfc:7807) when the client asked for XML',
   xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
-  required: ['type', 'title', 'status', 'detail', 'code'],
+  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
   properties: {
     type: { type: 'string', format: 'uri' },
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', description: 'Error code from the gateway catalogue, e.g. invalid_request' },
-    requestId: { type: 'string' },
+    code: { type: 'string', description: 'Error code from the gateway catalogue (README "Errors"): act on this, not on the title' },
+    requestId: { type: 'string', description: 'The X-Request-Id of the answer: quote it to the bank' },
     errors: {
       type: 'array',
-      description: 'Every bad field, named by its path in the request\'s own wire names (Fees[0].Amount in XML, fees[0].amount in JSON)',
+      description: "Every bad field, named by its path in the request's own wire names (Fees[0].Amount in XML, fees[0].amount in JSON)",
       xml: { wrapped: true },
       items: {
         type: 'object',
@@ -59,6 +56,17 @@ const PROBLEM_SCHEMA: OpenApiSchema = {
       },
     },
   },
+};
+
+/** A JSON refusal of receipt input: the problem, with the receipt's members as far as they could be read beside it. */
+const RECEIPT_REFUSAL_SCHEMA: OpenApiSchema = {
+  description:
+    "The problem, and when the gateway refused the receipt's own fields, the receipt as far as it could be read beside it " +
+    '(its members, errorMessage naming every bad field, hasOverride false; a problem member wins over a receipt member of the same name)',
+  allOf: [
+    { $ref: '#/components/schemas/Problem' },
+    { type: 'object', properties: { errorMessage: { type: 'string' }, hasOverride: { type: 'boolean' } } },
+  ],
 };
 
 /** How each kind of declared query value is written (the request-target step checks the same). */
@@ -82,27 +90,77 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   description: 'Makes a retry safe: the same key (or, without one, the same ExternalRefNo) replays the first answer for 24 h',
 };
 
-const REQUEST_ID_HEADER = { 'X-Request-Id': { schema: { type: 'string' }, description: 'The request id (the client\'s when sane, else generated)' } };
-
-const PROBLEM_CONTENT = Object.fromEntries(PROBLEM_TYPES.map((t) => [t, { schema: PROBLEM_REF }]));
-
-/** Error answers shared by many operations: one component each, referred to by $ref. */
-const PROBLEM_RESPONSES: Readonly<Record<string, string>> = {
-  InvalidRequest: 'Invalid request (invalid_request)',
-  Unauthorized: 'No valid vendor token (unauthorized)',
-  Forbidden: 'Vendor suspended, licence missing or permission missing',
-  NotFound: 'No such resource (not_found)',
-  PayloadTooLarge: 'Body too large (payload_too_large)',
-  UnsupportedMediaType: 'Unsupported Content-Type (unsupported_media_type)',
-  Conflict: 'idempotency_in_progress or outcome_unknown',
-  RateLimited: 'Rate limited (rate_limited; see Retry-After)',
-  BadGateway: 'Core unreachable (bad_gateway)',
-  Unavailable: 'Core unavailable (core_unavailable, circuit open) or store unavailable (store_unavailable)',
-  Timeout: 'Core timed out (core_timeout)',
+const HEADERS: Readonly<Record<string, OpenApiSchema>> = {
+  'X-Request-Id': { required: true, schema: { type: 'string' }, description: "The request id (the client's when sane, else generated); problems carry it as requestId" },
+  RateLimit: { schema: { type: 'string' }, description: 'IETF RateLimit: what is left of the key\'s window, e.g. "per-key";r=5988;t=60 (on every answer once the key is known)' },
+  'RateLimit-Policy': { schema: { type: 'string' }, description: 'IETF RateLimit-Policy: the key\'s quota and window, e.g. "per-key";q=6000;w=60' },
+  'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
+  Allow: { schema: { type: 'string' }, description: 'The methods the path takes' },
+  Location: { required: true, schema: { type: 'string' }, description: 'Where the created record is read through the gateway' },
+  'Idempotent-Replayed': { schema: { type: 'boolean' }, description: 'true when this is the stored answer to an earlier request with the same idempotency key' },
 };
 
-function problem(name: keyof typeof PROBLEM_RESPONSES): OpenApiSchema {
+const headerRefs = (...names: string[]): Record<string, OpenApiSchema> => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/** The headers every answer carries (or may): the request id and, once the key is known, its rate limit. */
+const COMMON_HEADERS = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
+
+/** The problem statuses an operation can answer, with the catalogue codes each can carry. */
+function problemCodes(route: Route): Map<number, ErrorCode[]> {
+  const codes = new Map<number, ErrorCode[]>();
+  const add = (...list: ErrorCode[]): void => {
+    for (const code of list) {
+      const status = ERROR_CATALOGUE[code].status;
+      codes.set(status, [...(codes.get(status) ?? []), code]);
+    }
+  };
+  const twoFactor = route.path === 'bankaccounts/add' || route.path === 'bankaccounts/{bankaccountid}' || route.path === 'bankaccounts/verification';
+  const writesRecord = route.method !== 'GET' && route.group !== 'receipts' && !route.answeredByGateway;
+  add('invalid_request');
+  if (twoFactor && route.path !== 'bankaccounts/verification') add('two_factor_invalid');
+  add('unauthorized', 'licence_required', 'permission_denied', 'vendor_suspended', 'not_found');
+  if (route.path === 'transactions/{memberId}' && route.method !== 'GET') add('method_not_allowed');
+  if (route.movesMoney) add('idempotency_in_progress', 'outcome_unknown');
+  if (writesRecord) add('conflict');
+  if (route.consumes.length > 0) add('payload_too_large', 'unsupported_media_type');
+  if (route.movesMoney) add('idempotency_key_reused');
+  if (writesRecord) add('unprocessable_content');
+  add('rate_limited');
+  if (twoFactor) add('two_factor_locked');
+  add('request_header_fields_too_large', 'internal_error', 'bad_gateway');
+  if (route.path === 'bankaccounts/verification') add('sms_provider_failed');
+  add('core_unavailable', 'store_unavailable', 'core_timeout');
+  return codes;
+}
+
+const pascal = (code: string): string => code.split('_').map(capitalised).join('');
+
+/** The headers that go with a problem of these codes. */
+function problemHeaders(status: number): string[] {
+  if (status === 405) return [...COMMON_HEADERS, 'Allow'];
+  if (status === 409 || status === 429 || status === 503) return [...COMMON_HEADERS, 'Retry-After'];
+  return COMMON_HEADERS;
+}
+
+/** A `$ref` to the shared problem response for these codes, adding it on first use. */
+function problemResponse(codes: readonly ErrorCode[], responses: Record<string, OpenApiSchema>): OpenApiSchema {
+  const name = codes.map(pascal).join('Or');
+  if (!Object.hasOwn(responses, name)) {
+    const status = ERROR_CATALOGUE[codes[0] as ErrorCode].status;
+    responses[name] = {
+      description: codes.map((code) => `${code} (${ERROR_CATALOGUE[code].title})`).join(', '),
+      headers: headerRefs(...problemHeaders(status)),
+      content: problemContent(codes),
+    };
+  }
   return { $ref: `#/components/responses/${name}` };
+}
+
+function problemContent(codes: readonly ErrorCode[]): Record<string, OpenApiSchema> {
+  const schema: OpenApiSchema = {
+    allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }],
+  };
+  return Object.fromEntries(PROBLEM_MEDIA_TYPES.map((type) => [type, { schema }]));
 }
 
 /** The route's path parameters, under the names of the path item it is listed in (`names`, in order). */
@@ -128,63 +186,70 @@ export function operationIdOf(route: Route): string {
 const templateShape = (template: string): string => template.replace(/\{[^}]+\}/g, '{}');
 const parameterNames = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
-/** Schemas of a route's body per media type, from its contract, or a free-form JSON object without one. */
-function bodyContent(route: Route, mediaTypes: readonly string[], contracts: BodyContracts, components: Record<string, OpenApiSchema>): Record<string, OpenApiSchema> {
+/** The body schema of a route with a contract (receipts, bank accounts), one for every media type it takes. */
+function contractSchema(route: Route, contracts: BodyContracts, components: Record<string, OpenApiSchema>): OpenApiSchema | null {
   const contract = route.bodySchema ? contracts.get(route.bodySchema) : undefined;
-  const described = contract?.describe?.(components) ?? {};
-  const content: Record<string, OpenApiSchema> = {};
-  for (const mediaType of mediaTypes) {
-    const format = FORMAT_OF[mediaType];
-    if (format === undefined || (contract && !contract.formats.includes(format))) continue;
-    content[mediaType] = { schema: described[format] ?? { type: 'object' } };
-  }
-  return content;
+  return contract?.describe?.(components) ?? null;
 }
 
-function operation(route: Route, template: string, options: OpenApiOptions, components: Record<string, OpenApiSchema>): OpenApiSchema {
+const contentOf = (mediaTypes: readonly string[], schema: OpenApiSchema): Record<string, OpenApiSchema> => Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
+
+/** A receipt operation's answers that carry the receipt: 201, and the 400, 409 and 422 the spec answers with it. */
+function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Record<string, OpenApiSchema>, problems: Map<number, ErrorCode[]>): void {
+  const jsonTypes = route.produces.filter((type) => !XML_MEDIA_TYPES.has(type));
+  const xmlTypes = route.produces.filter((type) => XML_MEDIA_TYPES.has(type));
+  const receiptContent = contentOf(route.produces, receipt);
+  const alsoProblem = (status: number): string => `; or a problem: ${(problems.get(status) ?? []).join(', ')}`;
+  responses['201'] = {
+    description: 'Receipt posted',
+    headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
+    content: receiptContent,
+  };
+  responses['400'] = {
+    description:
+      'Invalid input, found by the gateway or by the core: the receipt with errorMessage and hasOverride false. From the gateway, the problem goes alongside: ' +
+      "in JSON its members (code, requestId, errors[] naming every bad field) beside the receipt's, as application/problem+json; in XML its urn:ietf:rfc:7807 <problem> element " +
+      "as the receipt's last child. A request refused before its body is read (path, query, framing) is a plain problem",
+    headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
+    content: {
+      'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } },
+      'application/problem+xml': { schema: { $ref: '#/components/schemas/Problem' } },
+      ...contentOf(jsonTypes, receipt),
+      ...contentOf(xmlTypes, receipt),
+    },
+  };
+  responses['409'] = {
+    description: `The core refused the receipt as a conflict (the receipt with errorMessage, e.g. an ExternalRefNo already used)${alsoProblem(409)}`,
+    headers: headerRefs(...COMMON_HEADERS, 'Retry-After', 'Idempotent-Replayed'),
+    content: { ...problemContent(problems.get(409) ?? []), ...receiptContent },
+  };
+  responses['422'] = {
+    description: `Override needed: the receipt with hasOverride true and transactionOverrides${alsoProblem(422)}`,
+    headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
+    content: { ...problemContent(problems.get(422) ?? []), ...receiptContent },
+  };
+}
+
+function operation(route: Route, template: string, options: OpenApiOptions, components: Record<string, OpenApiSchema>, sharedResponses: Record<string, OpenApiSchema>): OpenApiSchema {
   const isReceipt = route.group === 'receipts';
-  const hasBody = route.consumes.length > 0;
   const parameters = [...pathParameters(route, parameterNames(template)), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
+  const problems = problemCodes(route);
+  const body = contractSchema(route, options.contracts, components) ?? resourceBodySchema(route, components);
   const responses: Record<string, OpenApiSchema> = {};
   if (isReceipt) {
-    const receipt = bodyContent(route, route.produces, options.contracts, components);
-    responses['201'] = {
-      description: 'Receipt posted; `Idempotent-Replayed: true` when this is the stored answer to a retry',
-      headers: { ...REQUEST_ID_HEADER, 'Idempotent-Replayed': { schema: { type: 'boolean' } } },
-      content: receipt,
-    };
-    responses['400'] = {
-      description:
-        'Invalid input, found by the gateway or by the core: the receipt with errorMessage and hasOverride false. From the gateway, the problem goes alongside: ' +
-        'in JSON its members (code, requestId, errors[] naming every bad field) beside the receipt\'s, as application/problem+json; in XML its urn:ietf:rfc:7807 <problem> element as the receipt\'s last child',
-      headers: REQUEST_ID_HEADER,
-      content: { ...PROBLEM_CONTENT, ...receipt },
-    };
-    responses['422'] = {
-      description: 'Override needed (the receipt with hasOverride true and transactionOverrides), or idempotency_key_reused',
-      headers: REQUEST_ID_HEADER,
-      content: { ...PROBLEM_CONTENT, ...receipt },
-    };
+    receiptResponses(route, body ?? {}, responses, problems);
   } else {
-    responses[route.method === 'POST' ? '201' : '200'] = {
-      description: 'Success',
-      headers: REQUEST_ID_HEADER,
-      content: Object.fromEntries(route.produces.map((t) => [t, { schema: {} }])),
+    const success = successAnswer(route, components);
+    const headers = [...COMMON_HEADERS, ...(success.location ? ['Location'] : []), ...(route.movesMoney ? ['Idempotent-Replayed'] : [])];
+    responses[String(success.status)] = {
+      description: success.description,
+      headers: headerRefs(...headers),
+      ...(success.schema ? { content: contentOf(route.produces, success.schema) } : {}),
     };
-    responses['400'] = problem('InvalidRequest');
   }
-  responses['401'] = problem('Unauthorized');
-  responses['403'] = problem('Forbidden');
-  responses['404'] = problem('NotFound');
-  if (hasBody) {
-    responses['413'] = problem('PayloadTooLarge');
-    responses['415'] = problem('UnsupportedMediaType');
+  for (const [status, codes] of [...problems].sort(([a], [b]) => a - b)) {
+    responses[String(status)] ??= problemResponse(codes, sharedResponses);
   }
-  if (route.movesMoney) responses['409'] = problem('Conflict');
-  responses['429'] = problem('RateLimited');
-  responses['502'] = problem('BadGateway');
-  responses['503'] = problem('Unavailable');
-  responses['504'] = problem('Timeout');
 
   const summary = [...new Set(route.operations.map((o) => o.kind))].join(', ');
   const op: OpenApiSchema = {
@@ -198,12 +263,13 @@ function operation(route: Route, template: string, options: OpenApiOptions, comp
     responses,
   };
   if (parameters.length > 0) op.parameters = parameters;
-  if (hasBody) op.requestBody = { required: true, content: bodyContent(route, route.consumes, options.contracts, components) };
+  if (route.consumes.length > 0) op.requestBody = { required: true, content: contentOf(route.consumes, body ?? { type: 'object' }) };
   return op;
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
-  const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA };
+  const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA, ReceiptRefusal: RECEIPT_REFUSAL_SCHEMA };
+  const sharedResponses: Record<string, OpenApiSchema> = {};
   const paths: Record<string, Record<string, OpenApiSchema>> = {};
   const templateOfShape = new Map<string, string>();
   const operationIds = new Set<string>();
@@ -211,35 +277,36 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const own = `/${route.path}`;
     const template = templateOfShape.get(templateShape(own)) ?? own;
     templateOfShape.set(templateShape(own), template);
-    const op = operation(route, template, options, components);
+    const op = operation(route, template, options, components, sharedResponses);
     if (operationIds.has(op.operationId as string)) throw new Error(`two routes make the operationId ${String(op.operationId)}`);
     operationIds.add(op.operationId as string);
     paths[template] ??= {};
     paths[template][route.method.toLowerCase()] = op;
   }
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.1',
     info: {
       title: 'Core Banking Gateway: vendor API',
       version: options.version,
       description:
         'The Core Banking Integration Service API as the gateway serves it. Receipt operations take and answer ' +
-        'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request). ' +
-        'JSON names are camelCase, XML names the .NET PascalCase names; enums are numbers in JSON and names in XML; ' +
+        'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request); one schema per .NET DTO serves both: ' +
+        'JSON names are the properties (camelCase), XML names the xml objects (.NET PascalCase); enums are numbers in JSON and names in XML (x-enumNames); ' +
         'amounts are exact decimals. XML answers are written in the request root\'s namespace (else the configured xml.responseNamespace) with members in ' +
         'DataContract order (ordinal by name; FeeLineDto and InsuranceLineDto after their ReceiptLineDto members) and ArrearsDays entries in ' +
         'http://schemas.microsoft.com/2003/10/Serialization/Arrays; invalid receipt input is answered as the receipt with errorMessage. ' +
-        'Datetimes (DateClosed, resource datetimes, the period parameters) take any ISO 8601 date or datetime (fractions, Z or an offset) and reach ' +
-        'the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC.',
+        'Datetimes in request bodies and the period parameters take any ISO 8601 date or datetime (fractions, Z or an offset) and reach ' +
+        'the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC; the core\'s records carry that form. ' +
+        'Record shapes are those of the spec\'s field tables, as the sandbox core answers them. Every error is an RFC 9457 problem with a code from the ' +
+        'gateway\'s catalogue and the requestId; a method a path does not take is 405 with Allow.',
     },
     servers: [{ url: '/' }],
     paths,
     tags: [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
     components: {
       schemas: components,
-      responses: Object.fromEntries(
-        Object.entries(PROBLEM_RESPONSES).map(([name, description]) => [name, { description, headers: REQUEST_ID_HEADER, content: PROBLEM_CONTENT }]),
-      ),
+      responses: sharedResponses,
+      headers: HEADERS,
       securitySchemes: {
         vendorToken: { type: 'apiKey', in: 'header', name: options.tokenHeader, description: 'The vendor API key, on every request' },
         receiptToken: {

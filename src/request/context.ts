@@ -47,6 +47,8 @@ export interface StoredResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: Buffer;
+  /** The Location the first answer carried (a gateway path: a bank account added), sent again with each replay. */
+  readonly location?: string;
 }
 
 /**

@@ -1,18 +1,38 @@
 /**
- * The sandbox core's data model: the fields of every resource with their spec types, the
- * record types derived from them, the fields the sandbox adds to the spec's, and the code
- * tables (account status, product type, ...) whose values the spec leaves unstated.
+ * The sandbox core's data model: the record types derived from the spec's resource fields
+ * (src/contracts/resource-fields.ts, re-exported here), the fields the sandbox adds to the
+ * spec's, and the code tables (account status, product type, ...) whose values the spec
+ * leaves unstated.
  *
  * Reads nothing. The field schemas are the single source for the record types, for request
- * body validation and for type-aware sorting; they follow the spec's names and order, with
- * the sandbox's added fields first. A field spec is a type name, `type?` when the spec marks
- * the field optional (it may be absent), or `type|null` when the value may be null.
+ * body validation and for type-aware sorting, and for the gateway's OpenAPI document.
  */
+import type {
+  ACCOUNT_FIELDS,
+  ADDRESS_FIELDS,
+  BANK_FIELDS,
+  BANK_ACCOUNT_FIELDS,
+  BRANCH_FIELDS,
+  COUNTRY_CODE_FIELDS,
+  CUSTOMER_FIELDS,
+  EMPLOYER_FIELDS,
+  VALUE_NAME_FIELDS,
+  LOAN_PRODUCT_FIELDS,
+  LOAN_REASON_FIELDS,
+  MESSAGE_FIELDS,
+  MESSAGE_THREAD_FIELDS,
+  PERSON_FIELDS,
+  PRODUCT_SHARE_FIELDS,
+  TRANSACTION_FIELDS,
+  MARKETING_PREFERENCES_FIELDS,
+  TOTAL_PLEDGED_SAVINGS_FIELDS,
+  STATEMENT_ACCOUNT_FIELDS,
+  BATCH_STATEMENT_FIELDS,
+  FieldSchema,
+} from '../contracts/resource-fields';
 import type { ScaledDecimal } from './decimal';
 
-export type FieldType = 'int' | 'long' | 'number' | 'decimal' | 'string' | 'bool' | 'datetime';
-export type FieldSpec = FieldType | `${FieldType}?` | `${FieldType}|null`;
-export type FieldSchema = Readonly<Record<string, FieldSpec>>;
+export * from '../contracts/resource-fields';
 
 type ValueOfType<T extends string> = T extends 'decimal'
   ? ScaledDecimal
@@ -35,22 +55,6 @@ export type RecordOf<F extends FieldSchema> = Flatten<
   }
 >;
 
-export interface FieldDefinition {
-  readonly name: string;
-  readonly type: FieldType;
-  readonly optional: boolean;
-  readonly nullable: boolean;
-}
-
-export function fieldDefinitions(schema: FieldSchema): FieldDefinition[] {
-  return Object.entries(schema).map(([name, spec]) => ({
-    name,
-    type: spec.replace(/\?$|\|null$/, '') as FieldType,
-    optional: spec.endsWith('?'),
-    nullable: spec.endsWith('|null'),
-  }));
-}
-
 /** The same record with its properties in schema order, so JSON lists fields as the spec does. */
 export function inSchemaOrder<R extends object>(schema: FieldSchema, row: R): R {
   const out: Record<string, unknown> = {};
@@ -58,259 +62,6 @@ export function inSchemaOrder<R extends object>(schema: FieldSchema, row: R): R 
   for (const name of Object.keys(schema)) if (source[name] !== undefined) out[name] = source[name];
   return out as R;
 }
-
-export const ACCOUNT_FIELDS = {
-  id: 'int',
-  parentId: 'int',
-  productId: 'int',
-  productTypeId: 'int',
-  customerId: 'int',
-  balanceDate: 'datetime',
-  accountNumber: 'string',
-  description: 'string',
-  code: 'string',
-  balance: 'decimal',
-  interest: 'decimal',
-  unclearedAmount: 'decimal',
-  minimumShareBalance: 'decimal',
-  balanceLocked: 'decimal',
-  issueDate: 'datetime',
-  approveAmountTotal: 'decimal',
-  lockedPercentage: 'decimal',
-  lockedAgainstNetShares: 'bool',
-  lockedLoanProductId: 'int',
-  status: 'int',
-  overdraftLimit: 'decimal',
-  loanArrears: 'decimal',
-  loanTopUps: 'int',
-  loanRepaymentsMade: 'int',
-  paymentPeriodId: 'int',
-  paymentPeriodNumber: 'int',
-  normalPayment: 'decimal',
-} as const satisfies FieldSchema;
-
-export const ADDRESS_FIELDS = {
-  id: 'int',
-  countryId: 'int',
-  address1: 'string',
-  address2: 'string',
-  address3: 'string',
-  townCity: 'string',
-  county: 'string',
-  state: 'string',
-  postalCode: 'string',
-} as const satisfies FieldSchema;
-
-export const BANK_FIELDS = { addressId: 'int', name: 'string', id: 'int' } as const satisfies FieldSchema;
-
-export const BANK_ACCOUNT_FIELDS = {
-  Id: 'int',
-  Name: 'string',
-  AccountNumber: 'string',
-  DateClosed: 'datetime|null',
-  SortCode: 'string',
-} as const satisfies FieldSchema;
-
-export const BRANCH_FIELDS = {
-  Id: 'int',
-  AddressId: 'number?',
-  Name: 'string',
-  Description: 'string',
-  Code: 'string',
-  PhoneNumber: 'number',
-  FaxNumber: 'number',
-  Email: 'string',
-} as const satisfies FieldSchema;
-
-export const COUNTRY_CODE_FIELDS = { Id: 'int', Code: 'string', Country: 'string' } as const satisfies FieldSchema;
-
-export const CUSTOMER_FIELDS = {
-  BranchId: 'number',
-  Number: 'number',
-  OrganisationOfficer: 'number',
-  Address1: 'string',
-  Address2: 'string',
-  Address3: 'string',
-  TownCity: 'string',
-  State: 'string',
-  PostalCode: 'string',
-  County: 'string',
-  Country: 'string',
-  Name: 'string',
-  CorrespondenceName: 'string',
-  DateOfBirth: 'datetime',
-  Email: 'string',
-  Telephone1: 'number',
-  Telephone2: 'number',
-  Telephone3: 'number?',
-  SmsConsentGiven: 'bool',
-  OpenDate: 'datetime',
-} as const satisfies FieldSchema;
-
-export const EMPLOYER_FIELDS = {
-  Id: 'number',
-  CorrespondenceId: 'number',
-  MainOfficeId: 'number?',
-  AddressId: 'number?',
-  CompanyName: 'string',
-  ContactName: 'string',
-  PhoneNumber: 'string',
-  RegNumber: 'string',
-  NumberOfEmployees: 'number',
-  Positions: 'number',
-} as const satisfies FieldSchema;
-
-/** Genders, titles and loan repayment periods share this shape. */
-export const VALUE_NAME_FIELDS = { Value: 'int', Name: 'string' } as const satisfies FieldSchema;
-
-export const LOAN_PRODUCT_FIELDS = {
-  Id: 'int',
-  Description: 'string',
-  Code: 'string',
-  Interest: 'decimal',
-  MinimumChequeAmount: 'decimal',
-  MaximumChequeAmount: 'decimal',
-  MinimumBalance: 'decimal',
-  MaximumBalance: 'decimal',
-  MinimumTerm: 'int',
-  MaximumTerm: 'int',
-  DefaultRate: 'decimal',
-  MinimumAge: 'int',
-  MaximumAge: 'int',
-} as const satisfies FieldSchema;
-
-export const LOAN_REASON_FIELDS = { Id: 'int', Code: 'string', Description: 'string' } as const satisfies FieldSchema;
-
-export const MESSAGE_FIELDS = {
-  Id: 'int',
-  MessageThreadId: 'long',
-  Content: 'string',
-  FromCustomer: 'bool?',
-  UserId: 'string?',
-  Date: 'datetime',
-} as const satisfies FieldSchema;
-
-export const MESSAGE_THREAD_FIELDS = {
-  Id: 'int',
-  CustomerId: 'long',
-  Closed: 'bool?',
-  OpenDate: 'datetime?',
-  ClosedDate: 'datetime?',
-  MessageTypeId: 'int',
-  Subject: 'string',
-} as const satisfies FieldSchema;
-
-export const PERSON_FIELDS = {
-  MemberId: 'int',
-  Forename: 'string',
-  Surname: 'string',
-  CorrespondenceName: 'string',
-  Email: 'string',
-  SocialSecurityNumber: 'string',
-  DrivingLicenceNumber: 'string',
-  Telephone1: 'string',
-  Telephone2: 'string',
-  Telephone3: 'string',
-  DebtOther: 'string',
-  DependantsAges: 'string',
-  HealthDetails: 'string',
-  Title: 'int',
-  Gender: 'int',
-  MaritalStatus: 'int',
-  OrganisationOfficer: 'int',
-  CreditRating: 'int',
-  DependantsNumber: 'int',
-  HealthGood: 'int',
-  CountryResidencyId: 'int',
-  TaxResidencyId: 'int',
-  DateOfBirth: 'datetime',
-  MonthlyPension: 'decimal',
-  ApprovedBenefits: 'decimal',
-  OtherIncome: 'decimal',
-  MonthlyPensionPartner: 'decimal',
-  ApprovedBenefitsPartner: 'decimal',
-  OtherIncomePartner: 'decimal',
-  RelatedParty: 'bool',
-  CCJ: 'bool',
-  IVA: 'bool',
-  Bankruptcy: 'bool',
-  DRO: 'bool',
-  CircumstancesChange: 'bool',
-  MarketingPost: 'bool',
-  MarketingEmail: 'bool',
-  MarketingTelephone: 'bool',
-  MarketingText: 'bool',
-} as const satisfies FieldSchema;
-
-export const PRODUCT_SHARE_FIELDS = {
-  ProductId: 'long',
-  RequiredPaymentPeriodID: 'long',
-  EarlyCloseFeeID: 'long',
-  InterestPaymentPeriodID: 'long',
-  CalculationPeriodID: 'long',
-  vendorConnectDestWithFeeID: 'long',
-  vendorConnectDestDepFeeID: 'long',
-  MinimumMemberAge: 'int',
-  MaximumMemberAge: 'int',
-  SavingsType: 'int',
-  TermMin: 'int',
-  TermMax: 'int',
-  RequiredPaymentPeriodNumber: 'int',
-  RolloverProductID: 'int',
-  InterestPaymentPeriodNumber: 'int',
-  CalculationMethod: 'int',
-  CalculationPeriodNumber: 'int',
-  DayCount: 'int',
-  MinimumInterestAge: 'int',
-  MaximumInterestAge: 'int',
-  LockedLoanProductID: 'int',
-  DebitCardType: 'int',
-  MinimumBalance: 'decimal',
-  MaximumBalance: 'decimal',
-  RequiredPaymentMinimum: 'decimal',
-  RequiredPaymentMaximum: 'decimal',
-  EarlyClosePenalty: 'decimal',
-  InterestRate: 'decimal',
-  TaxRate: 'decimal',
-  MinInterestBalance: 'decimal',
-  MaxInterestBalance: 'decimal',
-  ATMCardLimit: 'decimal',
-  ATMDailyLimit: 'decimal',
-  ISAYearlyLimit: 'decimal',
-  PercentageLocked: 'decimal',
-  vendorConnectReceiptLimit: 'decimal',
-  vendorConnectDailyLimit: 'decimal',
-  SCV_ProductShare: 'string',
-  InterestTransactionMessage: 'string',
-  InterestNextPaymentDate: 'string',
-  CalculationStartDate: 'string',
-  ErrorBalanceRange: 'string',
-  ErrorAgeRange: 'string',
-  DeferredShares: 'bool',
-  ExcludeFromNetSavings: 'bool',
-  TermDeposit: 'bool',
-  Annuity: 'bool',
-  NonWorkDayForward: 'bool',
-  PaidOnMaturity: 'bool',
-  CalculationEndDate: 'bool',
-  ClearedBalanceNetOfGuarantees: 'bool',
-  ATMEnabled: 'bool',
-  ISAProduct: 'bool',
-  AllowAutoWithdrawal: 'bool',
-  AddReceipt: 'bool',
-} as const satisfies FieldSchema;
-
-export const TRANSACTION_FIELDS = {
-  AccountId: 'int',
-  ReceiptNumber: 'long',
-  ValueDate: 'datetime',
-  Description: 'string',
-  Credit: 'bool',
-  Amount: 'decimal',
-  Balance: 'decimal',
-  IsFee: 'bool',
-  TransactionsTypeID: 'int',
-} as const satisfies FieldSchema;
 
 export type Account = RecordOf<typeof ACCOUNT_FIELDS>;
 export type Address = RecordOf<typeof ADDRESS_FIELDS>;
@@ -328,6 +79,11 @@ export type MessageThread = RecordOf<typeof MESSAGE_THREAD_FIELDS>;
 export type Person = RecordOf<typeof PERSON_FIELDS>;
 export type ProductShare = RecordOf<typeof PRODUCT_SHARE_FIELDS>;
 export type Transaction = RecordOf<typeof TRANSACTION_FIELDS>;
+export type MarketingPreferences = RecordOf<typeof MARKETING_PREFERENCES_FIELDS>;
+export type TotalPledgedSavings = RecordOf<typeof TOTAL_PLEDGED_SAVINGS_FIELDS>;
+export type StatementAccount = RecordOf<typeof STATEMENT_ACCOUNT_FIELDS> & { Transactions: Transaction[] };
+/** The batch statement: every account with activity in the period, and every open account. */
+export type BatchStatement = RecordOf<typeof BATCH_STATEMENT_FIELDS> & { Accounts: StatementAccount[] };
 
 /**
  * Fields the sandbox adds to the spec's, per resource, with the reason for each. The spec

@@ -11,46 +11,20 @@
 import type { SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
 import { pathId, sendJson, type Handler } from './handler';
-import { ACCOUNT_STATUS, PRODUCT_TYPE, type Account, type Customer, type Transaction } from './model';
+import {
+  ACCOUNT_STATUS,
+  PRODUCT_TYPE,
+  type Account,
+  type BatchStatement,
+  type Customer,
+  type MarketingPreferences,
+  type StatementAccount,
+  type TotalPledgedSavings,
+  type Transaction,
+} from './model';
 import { invalid, notFound } from './problems';
 import { queryParameter } from './search';
 import { isDateTime } from './validation';
-
-export interface MarketingPreferences {
-  CustomerId: number;
-  MarketingPost: boolean;
-  MarketingEmail: boolean;
-  MarketingTelephone: boolean;
-  MarketingText: boolean;
-  SmsConsentGiven: boolean;
-}
-
-export interface TotalPledgedSavings {
-  CustomerId: number;
-  TotalPledgedSavings: ScaledDecimal;
-}
-
-export interface StatementAccount {
-  AccountId: number;
-  AccountNumber: string;
-  Description: string;
-  OpeningBalance: ScaledDecimal;
-  ClosingBalance: ScaledDecimal;
-  TotalCredits: ScaledDecimal;
-  TotalDebits: ScaledDecimal;
-  Transactions: Transaction[];
-}
-
-/** The batch statement: every account with activity in the period, and every open account. */
-export interface BatchStatement {
-  CustomerId: number;
-  Name: string;
-  CorrespondenceName: string;
-  /** The period asked for; null where open-ended. */
-  From: string | null;
-  To: string | null;
-  Accounts: StatementAccount[];
-}
 
 const isOpen = (account: Account): boolean => account.status !== ACCOUNT_STATUS.Closed.value;
 const isSavings = (account: Account): boolean => account.productTypeId !== PRODUCT_TYPE.Loan.value;

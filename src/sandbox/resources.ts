@@ -16,28 +16,7 @@
 import { RESOURCE_ROOTS } from '../catalogue/api-catalogue';
 import type { SandboxData } from './data';
 import { pathId, sendJson, type Handler } from './handler';
-import {
-  ACCOUNT_FIELDS,
-  ADDRESS_FIELDS,
-  BANK_FIELDS,
-  BRANCH_FIELDS,
-  COUNTRY_CODE_FIELDS,
-  CUSTOMER_FIELDS,
-  EMPLOYER_FIELDS,
-  LOAN_PRODUCT_FIELDS,
-  LOAN_REASON_FIELDS,
-  MESSAGE_FIELDS,
-  MESSAGE_THREAD_FIELDS,
-  PERSON_FIELDS,
-  PRODUCT_SHARE_FIELDS,
-  TRANSACTION_FIELDS,
-  VALUE_NAME_FIELDS,
-  fieldDefinitions,
-  inSchemaOrder,
-  type Account,
-  type FieldDefinition,
-  type FieldSchema,
-} from './model';
+import { BANK_FIELDS, RESOURCE_RECORDS, fieldDefinitions, inSchemaOrder, type Account, type FieldDefinition, type FieldSchema } from './model';
 import { SandboxProblem, invalid, notFound, type FieldProblem } from './problems';
 import { memberTransactions } from './relations';
 import { isSearch, pageLinkBuilder, pageOf, parseSearchQuery, sortRows, type PageLimits } from './search';
@@ -90,37 +69,36 @@ function bindings(data: SandboxData): Binding[] {
   const idParams = new Map(RESOURCE_ROOTS);
   const bind = (
     root: string,
-    schema: FieldSchema,
-    key: string,
     table: Rows<SandboxRecord>,
     links: Readonly<Record<string, Link>> = {},
-    clientKey = false,
     locationOf?: (record: SandboxRecord) => string,
   ): Binding => {
     const idParam = idParams.get(root);
-    const fields = fieldDefinitions(schema);
-    const keyField = fields.find((f) => f.name === key);
-    if (idParam === undefined || !keyField) throw new Error(`bad sandbox binding for ${root}`);
-    return { root, idParam, schema, fields, key: keyField, table, clientKey, links, locationOf: locationOf ?? ((record) => `/${root}/${String(record[key])}`) };
+    const records = RESOURCE_RECORDS.get(root);
+    const fields = records ? fieldDefinitions(records.fields) : [];
+    const keyField = fields.find((f) => f.name === records?.key);
+    if (idParam === undefined || records === undefined || !keyField) throw new Error(`bad sandbox binding for ${root}`);
+    const key = keyField.name;
+    return { root, idParam, schema: records.fields, fields, key: keyField, table, clientKey: records.clientKey, links, locationOf: locationOf ?? ((record) => `/${root}/${String(record[key])}`) };
   };
   const customers: Link = { table: data.customers, resource: 'customers' };
   return [
-    bind('accounts', ACCOUNT_FIELDS, 'id', data.accounts, { customerId: customers }),
-    bind('addresses', ADDRESS_FIELDS, 'id', data.addresses),
-    bind('branches', BRANCH_FIELDS, 'Id', data.branches, { AddressId: { table: data.addresses, resource: 'addresses' } }),
-    bind('countrycodes', COUNTRY_CODE_FIELDS, 'Id', data.countryCodes),
-    bind('customers', CUSTOMER_FIELDS, 'Number', data.customers),
-    bind('employers', EMPLOYER_FIELDS, 'Id', data.employers),
-    bind('genders', VALUE_NAME_FIELDS, 'Value', data.genders),
-    bind('loanproducts', LOAN_PRODUCT_FIELDS, 'Id', data.loanProducts),
-    bind('loanreasons', LOAN_REASON_FIELDS, 'Id', data.loanReasons),
-    bind('loanrepaymentperiods', VALUE_NAME_FIELDS, 'Value', data.loanRepaymentPeriods),
-    bind('messages', MESSAGE_FIELDS, 'Id', data.messages, { MessageThreadId: { table: data.messageThreads, resource: 'messagethread' } }),
-    bind('messagethread', MESSAGE_THREAD_FIELDS, 'Id', data.messageThreads, { CustomerId: customers }),
-    bind('people', PERSON_FIELDS, 'MemberId', data.people, { MemberId: customers }, true),
-    bind('productshares', PRODUCT_SHARE_FIELDS, 'ProductId', data.productShares),
-    bind('titles', VALUE_NAME_FIELDS, 'Value', data.titles),
-    bind('transactions', TRANSACTION_FIELDS, 'ReceiptNumber', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }, false, (line) =>
+    bind('accounts', data.accounts, { customerId: customers }),
+    bind('addresses', data.addresses),
+    bind('branches', data.branches, { AddressId: { table: data.addresses, resource: 'addresses' } }),
+    bind('countrycodes', data.countryCodes),
+    bind('customers', data.customers),
+    bind('employers', data.employers),
+    bind('genders', data.genders),
+    bind('loanproducts', data.loanProducts),
+    bind('loanreasons', data.loanReasons),
+    bind('loanrepaymentperiods', data.loanRepaymentPeriods),
+    bind('messages', data.messages, { MessageThreadId: { table: data.messageThreads, resource: 'messagethread' } }),
+    bind('messagethread', data.messageThreads, { CustomerId: customers }),
+    bind('people', data.people, { MemberId: customers }),
+    bind('productshares', data.productShares),
+    bind('titles', data.titles),
+    bind('transactions', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }, (line) =>
       `/transactions/${(data.accounts.get(line.AccountId as number) as Account).customerId}`,
     ),
   ];

@@ -11,7 +11,7 @@ import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { testConfig } from '../support/config';
 import { testKey, writeAccessFile } from '../support/access-fixture';
-import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
+import { SANDBOX_KEYS, checkedAgainstOpenApi, startTestGateway, type TestGateway } from '../support/gateway';
 import { listenOnLoopback, type Listening } from '../support/listen';
 import { rawExchange, rawRequest } from '../support/raw-http';
 import { answerFrom, echoAnswer, startRecordingCore, type CoreResponder, type RecordingCore } from '../support/recording-core';
@@ -33,7 +33,7 @@ describe("the core's answers", () => {
   beforeAll(async () => {
     core = await startRecordingCore((request, res) => respond(request, res));
     const config = testConfig({ core: { url: core.url, maxBufferedResponseBytes: 2048 }, log: { level: 'debug' } });
-    const running = await startGateway(config, createLogger('debug', { write: (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)) }));
+    const running = await checkedAgainstOpenApi(await startGateway(config, createLogger('debug', { write: (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)) })), config);
     gateway = Object.assign(running, { url: `http://127.0.0.1:${running.vendorPort}`, statusUrl: `http://127.0.0.1:${running.statusPort}`, config });
   });
   afterAll(async () => {

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/logging/logger';
 import { testKey, writeAccessFile } from '../support/access-fixture';
 import { TEST_ADMIN_TOKEN, testConfig } from '../support/config';
 import { startFakeCore, type FakeCore } from '../support/fake-core';
+import { checkedAgainstOpenApi } from '../support/gateway';
 
 const teller = testKey('k-teller', 'teller');
 
@@ -63,7 +64,7 @@ describe('log output', () => {
   beforeAll(async () => {
     core = await startFakeCore();
     const config = testConfig({ core: { url: core.url }, access: { file: writeAccessFile(accessDocument()) }, log: { level: 'debug' } });
-    gateway = await startGateway(config, createLogger('debug', { write: (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)) }));
+    gateway = await checkedAgainstOpenApi(await startGateway(config, createLogger('debug', { write: (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)) })), config);
     vendorUrl = `http://127.0.0.1:${gateway.vendorPort}`;
     adminUrl = `http://127.0.0.1:${gateway.adminPort}/v1`;
     const json = { 'content-type': 'application/json', 'X-Vendor-Token': SECRETS.vendorKey };

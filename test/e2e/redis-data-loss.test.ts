@@ -10,7 +10,7 @@ import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { testConfig } from '../support/config';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
-import { SANDBOX_KEYS } from '../support/gateway';
+import { SANDBOX_KEYS, checkedAgainstOpenApi } from '../support/gateway';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { within } from '../support/within';
 import { askRedis } from '../support/redis-sentinel';
@@ -31,7 +31,7 @@ describe('Redis restarted empty under keyed money movement', () => {
       log: { level: 'warn' },
     });
     const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));
-    const gateway = await startGateway(config, logger);
+    const gateway = await checkedAgainstOpenApi(await startGateway(config, logger), config);
     gateways.push(gateway);
     return gateway;
   };

@@ -11,7 +11,7 @@ import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { testConfig } from '../support/config';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
-import { SANDBOX_KEYS } from '../support/gateway';
+import { SANDBOX_KEYS, checkedAgainstOpenApi } from '../support/gateway';
 import { within } from '../support/within';
 
 interface ExportedSpan {
@@ -62,7 +62,8 @@ describe('OpenTelemetry tracing', () => {
   it("traces a deposit: the server span, its rate-limit, body-translation and core-call children, and the core sees the same trace", async () => {
     const logLines: string[] = [];
     const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));
-    const gateway = await startGateway(testConfig({ core: { url: core.url }, tracing: { endpoint, exportDelayMs: 50 } }), logger);
+    const config = testConfig({ core: { url: core.url }, tracing: { endpoint, exportDelayMs: 50 } });
+    const gateway = await checkedAgainstOpenApi(await startGateway(config, logger), config);
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const res = await fetch(`http://127.0.0.1:${gateway.vendorPort}/api/transaction/savings/deposit`, {
       method: 'POST',

@@ -11,7 +11,8 @@
  *   reached the core, so the claim is released.
  * Streamed routes (no parsed body) go on to the forward step.
  *
- * Reads the route, principal and parsed body from the context; sets the response.
+ * Reads the route, principal and parsed body from the context; sets the response (with the
+ * core's Location as a gateway path, kept for replays too).
  */
 import type { RequestHandler } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
@@ -74,8 +75,9 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       await guard.abandon();
       await ctx.secondFactor?.restore();
     }
-    else await guard.complete({ status: answer.status, contentType: mediaType, body: payload });
+    else await guard.complete({ status: answer.status, contentType: mediaType, body: payload, ...(answer.location ? { location: answer.location } : {}) });
     res.status(answer.status).setHeader('Content-Type', mediaType);
+    if (answer.location) res.setHeader('Location', answer.location);
     res.end(payload);
   };
 }

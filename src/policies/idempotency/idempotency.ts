@@ -164,6 +164,7 @@ function replay(res: Response, response: StoredResponse): void {
   res.status(response.status);
   res.setHeader('Content-Type', response.contentType);
   res.setHeader('Idempotent-Replayed', 'true');
+  if (response.location !== undefined) res.setHeader('Location', response.location);
   res.end(response.body);
 }
 

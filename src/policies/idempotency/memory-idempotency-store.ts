@@ -51,7 +51,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const record = this.live(key, now);
     if (record && record.token !== token) return;
     // A copy: the caller's buffer may be reused after it is sent.
-    const stored: StoredResponse = { status: response.status, contentType: response.contentType, body: Buffer.from(response.body) };
+    const stored: StoredResponse = { ...response, body: Buffer.from(response.body) };
     this.write(key, { state: 'completed', fingerprint, token, deadline: 0, expiresAt: now + this.timings.retentionMs, response: stored });
   }
 

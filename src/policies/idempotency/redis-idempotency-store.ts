@@ -2,7 +2,8 @@
  * The idempotency store in Redis: one record per key, shared by every gateway instance.
  *
  * Layout: `<prefix>idem:{<key>}`, a hash with `state`, `fingerprint`, `token`, `deadline`
- * and, once completed, `status`, `contentType` and `body` (the response bytes). The key is
+ * and, once completed, `status`, `contentType`, `body` (the response bytes) and `location`
+ * (empty when the answer had none). The key is
  * already a hex digest (the step hashes vendor, API id and the vendor's key), so its hash tag
  * holds no character that could break out of the braces; each script touches that one key,
  * so every operation runs in one cluster slot. Each operation is one Lua script, hence
@@ -19,7 +20,7 @@ import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse
 const CLAIM = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'deadline', 'status', 'contentType', 'body')
+local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'deadline', 'status', 'contentType', 'body', 'location')
 local state = record[1]
 if not state then
   redis.call('HSET', KEYS[1], 'state', 'in_flight', 'fingerprint', ARGV[1], 'token', ARGV[2], 'deadline', string.format('%.0f', now + tonumber(ARGV[3])))
@@ -27,7 +28,7 @@ if not state then
   return {'claimed'}
 end
 if record[2] ~= ARGV[1] then return {'mismatch'} end
-if state == 'completed' then return {'completed', record[4], record[5], record[6]} end
+if state == 'completed' then return {'completed', record[4], record[5], record[6], record[7]} end
 if state == 'in_flight' then
   if now < tonumber(record[3]) then return {'in_flight'} end
   redis.call('HSET', KEYS[1], 'state', 'unknown')
@@ -36,12 +37,12 @@ end
 return {'unknown'}
 `;
 
-// KEYS: record. ARGV: token, fingerprint, status, content type, body, retention ms.
+// KEYS: record. ARGV: token, fingerprint, status, content type, body, retention ms, location ('' for none).
 // Written also when the record vanished meanwhile: the outcome is known, keeping it is safer.
 const COMPLETE = `
 local owner = redis.call('HGET', KEYS[1], 'token')
 if owner and owner ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'completed', 'fingerprint', ARGV[2], 'token', ARGV[1], 'status', ARGV[3], 'contentType', ARGV[4], 'body', ARGV[5])
+redis.call('HSET', KEYS[1], 'state', 'completed', 'fingerprint', ARGV[2], 'token', ARGV[1], 'status', ARGV[3], 'contentType', ARGV[4], 'body', ARGV[5], 'location', ARGV[7])
 redis.call('HDEL', KEYS[1], 'deadline')
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1
@@ -68,7 +69,7 @@ return 1
 /** The scripts as ioredis defines them (EVALSHA, falling back to EVAL once per connection). */
 interface ScriptCommands {
   cbgIdempotencyClaimBuffer(key: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number): Promise<Array<Buffer | null>>;
-  cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number): Promise<number>;
+  cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number, location: string): Promise<number>;
   cbgIdempotencyRelease(key: string, token: string): Promise<number>;
   cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
 }
@@ -109,15 +110,19 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       case 'mismatch':
         return { kind };
       case 'completed':
-        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: reply[3] ?? Buffer.alloc(0) } };
+      {
+        // Records written before Location was kept have no field (null); none is ''.
+        const location = reply[4]?.toString() || undefined;
+        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: reply[3] ?? Buffer.alloc(0), ...(location ? { location } : {}) } };
+      }
       default:
         throw new Error(`unexpected idempotency claim reply: ${String(kind)}`);
     }
   }
 
   async complete(key: string, fingerprint: string, token: string, response: StoredResponse): Promise<void> {
-    const { status, contentType, body } = response;
-    await this.commands.cbgIdempotencyComplete(this.recordKey(key), token, fingerprint, status, contentType, body, this.options.timings.retentionMs);
+    const { status, contentType, body, location } = response;
+    await this.commands.cbgIdempotencyComplete(this.recordKey(key), token, fingerprint, status, contentType, body, this.options.timings.retentionMs, location ?? '');
   }
 
   async release(key: string, token: string): Promise<void> {
