@@ -18,7 +18,7 @@ describe('bank accounts with SMS two-factor verification', () => {
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+    return { status: res.status, location: res.headers.get('location'), body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
   };
 
   /** Customers who consented to SMS, with the mobile number (Telephone2) the core holds for each. */
@@ -60,7 +60,7 @@ describe('bank accounts with SMS two-factor verification', () => {
     expect((await call('GET', `/bankaccounts/${id}`)).body).toMatchObject({ DateClosed: '2025-07-01T09:00:00' });
   });
 
-  it('replays a retried add that succeeded instead of refusing its used code', async () => {
+  it('replays a retried add that succeeded instead of refusing its used code, Location included', async () => {
     const customer = members[2] as number;
     await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: mobileOf(customer) });
     const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(customer));
@@ -70,6 +70,8 @@ describe('bank accounts with SMS two-factor verification', () => {
     expect(first.status).toBe(201);
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
+    expect(first.location).toBe(`/bankaccounts/${String(first.body?.Id)}`);
+    expect(retry.location).toBe(first.location);
   });
 
   it('refuses an add from a vendor without the bank-account licence, even with a valid code', async () => {

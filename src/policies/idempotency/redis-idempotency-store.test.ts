@@ -49,6 +49,17 @@ describe('Redis idempotency store', () => {
     expect(outcome).toEqual({ kind: 'completed', response: { status: 422, contentType: 'application/json; charset=utf-8', body } });
   });
 
+  it('gives back the Location of a created record with its replay, and none where the answer had none (records from before included)', async () => {
+    const store = newStore();
+    await store.claim('created', 'fp', 't');
+    await store.complete('created', 'fp', 't', { ...response('{}'), location: '/bankaccounts/42' });
+    expect(await store.claim('created', 'fp', 'other')).toEqual({ kind: 'completed', response: { ...response('{}'), location: '/bankaccounts/42' } });
+    await store.claim('older', 'fp', 't');
+    await store.complete('older', 'fp', 't', response('{}'));
+    await client.hdel(store.recordKey('older'), 'location');
+    expect(await store.claim('older', 'fp', 'other')).toEqual({ kind: 'completed', response: response('{}') });
+  });
+
   it('lets only the claim owner settle it: a late writer with another token changes nothing', async () => {
     const store = newStore();
     await store.claim('owned', 'fp', 'owner');
