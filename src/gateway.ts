@@ -44,6 +44,7 @@ import { buildVendorApp } from './pipeline/chain';
 import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
+import { openApiExamples as sandboxOpenApiExamples } from './sandbox/examples';
 import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
@@ -184,9 +185,12 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const servers: http.Server[] = [];
   let sandboxServer: http.Server | null = null;
   let coreUrl = config.core.url;
+  let openApiExamples: ReadonlyMap<string, unknown> | undefined;
   if (!coreUrl) {
+    const data = createSandboxData(config.sandbox.seed);
+    openApiExamples = sandboxOpenApiExamples(data);
     const sandbox = createSandboxApp({
-      data: createSandboxData(config.sandbox.seed),
+      data,
       defaultPageSize: config.sandbox.defaultPageSize,
       maxPageSize: config.sandbox.maxPageSize,
     });
@@ -263,6 +267,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreClient,
     storeHeld: () => storeEpoch?.held ?? false,
     tracing,
+    openApiExamples,
     metrics,
     redis: backend.redis,
     keyUsage,

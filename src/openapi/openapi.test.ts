@@ -10,6 +10,8 @@ import { bankAccountContracts } from '../contracts/bank-accounts';
 import type { BodyContract, BodyContracts } from '../contracts/body-contract';
 import { loadReceiptEnums } from '../contracts/enums';
 import { createBodyContracts } from '../contracts/registry';
+import { createSandboxData } from '../sandbox/data';
+import { openApiExamples } from '../sandbox/examples';
 import { buildOpenApiDocument, openApiHandler, type OpenApiDocument } from './openapi';
 
 const enums = loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml'));
@@ -104,6 +106,21 @@ describe('OpenAPI document', () => {
     expect(responses('/accounts', 'post')['201']).toMatchObject({ headers: { Location: { $ref: '#/components/headers/Location' } } });
     expect(json(responses('/bankaccounts/verification', 'post')['200'])).toMatchObject({ properties: { status: { const: 'sent' } } });
     expect((operationOf('/accounts', 'post').requestBody as { content: Record<string, unknown> }).content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Account' } } });
+  });
+
+  it('gives every record schema an example from the sandbox\'s data in sandbox mode, each valid against its own schema', () => {
+    const withExamples = buildOpenApiDocument({ routes: ROUTES, contracts: receiptContracts, version: '9.9.9', tokenHeader: 'X-Vendor-Token', receiptTokenHeader: 'X-Vendor-Token', examples: openApiExamples(createSandboxData(42)) });
+    const checker = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    checker.addSchema(JSON.parse(JSON.stringify(withExamples)) as object, 'doc');
+    const records = ['Account', 'Address', 'Bank', 'BankAccount', 'Branch', 'CountryCode', 'Customer', 'Employer', 'Gender', 'LoanProduct', 'LoanReason', 'LoanRepaymentPeriod', 'Message', 'MessageThread', 'Person', 'ProductShare', 'Title', 'Transaction'];
+    const components = (withExamples.components as { schemas: Record<string, { examples?: unknown[] }> }).schemas;
+    for (const name of records) {
+      const [example] = components[name]?.examples ?? [];
+      expect({ name, example: example === undefined ? 'missing' : 'present' }).toEqual({ name, example: 'present' });
+      const validate = checker.compile({ $ref: `doc#/components/schemas/${name}` });
+      expect({ name, valid: validate(example), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
+    }
+    expect(schemas.Account).not.toHaveProperty('examples');
   });
 
   it('documents every problem status an operation answers with the codes it can carry, and Retry-After, Allow and the rate-limit headers', () => {

@@ -23,6 +23,8 @@ export interface OpenApiOptions {
   readonly version: string;
   readonly tokenHeader: string;
   readonly receiptTokenHeader: string;
+  /** Example records by schema name (`Account`, ...): the sandbox's, in sandbox mode; none with a real core, whose data they are not. */
+  readonly examples?: ReadonlyMap<string, unknown>;
 }
 
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
@@ -282,6 +284,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     operationIds.add(op.operationId as string);
     paths[template] ??= {};
     paths[template][route.method.toLowerCase()] = op;
+  }
+  for (const [name, example] of options.examples ?? []) {
+    const schema = components[name];
+    if (schema) schema.examples = [example];
   }
   return {
     openapi: '3.1.1',

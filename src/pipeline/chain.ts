@@ -50,6 +50,8 @@ export interface VendorPipelineDeps {
   /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
   readonly storeHeld: () => boolean;
   readonly metrics: GatewayMetrics;
+  /** Example records for the OpenAPI document (the sandbox's data, in sandbox mode). */
+  readonly openApiExamples?: ReadonlyMap<string, unknown>;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: RedisClient | null;
   readonly keyUsage: KeyUsageTracker;
@@ -99,6 +101,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
         version: deps.version,
         tokenHeader: config.authentication.tokenHeader,
         receiptTokenHeader: config.authentication.receiptTokenHeader,
+        examples: deps.openApiExamples,
       }),
     ),
   );
