@@ -149,8 +149,8 @@ export const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
   { name: 'sort', type: 'field-name', description: 'Field to sort by' },
   { name: 'ascending', type: 'boolean', description: 'Sort direction (default true)' },
   { name: 'paged', type: 'boolean', description: 'Answer one page instead of the whole list' },
-  { name: 'page', type: 'positive-integer', description: 'Page number, from 1' },
-  { name: 'pageSize', type: 'positive-integer', description: 'Items per page' },
+  { name: 'page', type: 'positive-integer', description: 'Page number, from 1 (with paged=true)' },
+  { name: 'pageSize', type: 'positive-integer', description: 'Items per page (the sandbox core: 20 unless asked, at most 100, sandbox.defaultPageSize and maxPageSize; a real core sets its own); page and pageSize apply only with paged=true' },
 ]);
 
 /**
