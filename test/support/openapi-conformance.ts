@@ -3,7 +3,8 @@
  * checked against the OpenAPI document that gateway serves (`/openapi.json`): its operation
  * documents the status, the answer carries the headers marked required, its content type is
  * one the response lists, a JSON body validates against the schema (ajv, JSON Schema 2020-12),
- * an XML body is well-formed with the root element the schema names. A gateway on the sandbox
+ * an XML body is well-formed with the root element the schema names (a compressed body is
+ * decoded first). A gateway on the sandbox
  * core is checked in full; one on a test's own core (which answers whatever the test wants) only
  * has its errors checked: a problem with `code` and `requestId`, or a receipt where the spec
  * answers with one.
@@ -16,6 +17,7 @@
 import { appendFileSync } from 'node:fs';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
@@ -204,6 +206,21 @@ function mediaTypeOf(answer: Answer): string {
   return typeof type === 'string' ? (type.split(';')[0] as string).trim().toLowerCase() : '';
 }
 
+/** The body as it was before a Content-Encoding (what the vendor reads once decoded). */
+function decoded(body: Buffer, encoding: unknown): Buffer {
+  if (body.length === 0) return body;
+  switch (typeof encoding === 'string' ? encoding.trim().toLowerCase() : '') {
+    case 'gzip':
+      return gunzipSync(body);
+    case 'br':
+      return brotliDecompressSync(body);
+    case 'deflate':
+      return inflateSync(body);
+    default:
+      return body;
+  }
+}
+
 const watched = new Map<number, OpenApiConformance>();
 let subscribed = false;
 
@@ -245,6 +262,7 @@ function record(request: IncomingMessage, response: ServerResponse, conformance:
   response.once('finish', () => {
     // Node sends no body to a HEAD however much a handler writes: what was written is not what went out.
     if (request.method === 'HEAD') chunks.length = 0;
-    conformance.check({ method: request.method ?? 'GET', url: request.url ?? '/', status: response.statusCode, headers: response.getHeaders(), body: Buffer.concat(chunks) });
+    const headers = response.getHeaders();
+    conformance.check({ method: request.method ?? 'GET', url: request.url ?? '/', status: response.statusCode, headers, body: decoded(Buffer.concat(chunks), headers['content-encoding']) });
   });
 }
