@@ -2,9 +2,10 @@
  * The vendor API's OpenAPI 3.1 document, generated from the API catalogue and the body
  * contracts (so it cannot drift from what the gateway enforces), and the handler that serves it.
  *
- * Reads the routes, the contracts (receipt bodies in both media families: JSON names and
- * numbers for enums; XML's .NET names, enum names, wrapped lists) and the token header names;
- * built once at start-up. Every operation carries its API id (public contract) as `x-api-id`;
+ * Reads the routes, the contracts (one schema per DTO for JSON and XML, the .NET names in
+ * `xml` objects), the records each route answers (resource-schemas.ts), the error catalogue
+ * (each problem status with the codes it can carry) and the token header names; built once at
+ * start-up. Every operation carries its API id (public contract) as `x-api-id`;
  * its `operationId` is the same words made URL-safe (`GETaccounts/{accountId}` →
  * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
  * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
