@@ -17,6 +17,7 @@ import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
 import { buildOpenApiDocument, openApiHandler } from '../openapi/openapi';
+import { registerDocsPage } from '../openapi/docs-page';
 import { body } from '../policies/body/body';
 import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
@@ -102,6 +103,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       }),
     ),
   );
+  // The reference page rendered from that document: keyless too.
+  registerDocsPage(app);
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
