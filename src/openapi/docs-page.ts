@@ -8,7 +8,10 @@
  * (no inline script or style, no CDN, no framing), `X-Request-Id`, `Access-Control-Allow-Origin: *`
  * (like `/openapi.json`: public, no secret), and an `ETag` that a client revalidates with
  * `If-None-Match` (304). Keyless, like the document it renders: vendors read it before they hold
- * a key.
+ * a key. A browser's CORS preflight (`OPTIONS`) to these paths and to `/openapi.json` is answered
+ * here too (204, any origin, GET and HEAD, the revalidation headers), whatever `cors.allowedOrigins`
+ * says for the keyed API: without it a documentation site revalidating with `If-None-Match` would
+ * meet the keyed pipeline's 401.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,6 +21,14 @@ import type { RequestHandler, Router } from 'express';
 /** Where the page fetches the document from; the same origin, so `connect-src 'self'` allows it. */
 const DOCUMENT_PATH = '/openapi.json';
 const ASSETS = '/docs/assets';
+/** What a cross-origin script may send to, and read from, the public paths. */
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD',
+  'Access-Control-Allow-Headers': 'Accept, If-None-Match, X-Request-Id',
+  'Access-Control-Max-Age': '86400',
+};
+const EXPOSED_HEADERS = 'ETag, X-Request-Id';
 
 /**
  * Swagger UI sets styles through the DOM (allowed by `style-src 'self'`), draws its icons as
@@ -80,6 +91,7 @@ function serve(file: StaticAnswer): RequestHandler {
   return function docsAsset(req, res) {
     res.setHeader('X-Request-Id', randomUUID());
     res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -93,14 +105,25 @@ function serve(file: StaticAnswer): RequestHandler {
   };
 }
 
-/** Mounts `/docs` and its assets on the vendor app, before the keyed pipeline. */
+function preflight(): RequestHandler {
+  return function publicPreflight(_req, res) {
+    res.setHeader('X-Request-Id', randomUUID());
+    res.set(PREFLIGHT_HEADERS).status(204).end();
+  };
+}
+
+/** Mounts `/docs` and its assets on the vendor app, before the keyed pipeline, and the preflight of every public path. */
 export function registerDocsPage(app: Router): void {
   const resolve = createRequire(__filename).resolve;
   const javascript = 'text/javascript; charset=utf-8';
-  app.get('/docs', serve(answer(PAGE, 'text/html; charset=utf-8')));
-  app.get(`${ASSETS}/swagger-ui-bundle.js`, serve(answer(readFileSync(resolve('swagger-ui-dist/swagger-ui-bundle.js')), javascript)));
-  app.get(`${ASSETS}/swagger-ui.css`, serve(answer(readFileSync(resolve('swagger-ui-dist/swagger-ui.css')), 'text/css; charset=utf-8')));
-  // Named in the page, so the browser does not ask for /favicon.ico (a keyed path: 401).
-  app.get(`${ASSETS}/favicon-32x32.png`, serve(answer(readFileSync(resolve('swagger-ui-dist/favicon-32x32.png')), 'image/png')));
-  app.get(`${ASSETS}/init.js`, serve(answer(INIT_SCRIPT, javascript)));
+  const files: ReadonlyArray<readonly [string, StaticAnswer]> = [
+    ['/docs', answer(PAGE, 'text/html; charset=utf-8')],
+    [`${ASSETS}/swagger-ui-bundle.js`, answer(readFileSync(resolve('swagger-ui-dist/swagger-ui-bundle.js')), javascript)],
+    [`${ASSETS}/swagger-ui.css`, answer(readFileSync(resolve('swagger-ui-dist/swagger-ui.css')), 'text/css; charset=utf-8')],
+    // Named in the page, so the browser does not ask for /favicon.ico (a keyed path: 401).
+    [`${ASSETS}/favicon-32x32.png`, answer(readFileSync(resolve('swagger-ui-dist/favicon-32x32.png')), 'image/png')],
+    [`${ASSETS}/init.js`, answer(INIT_SCRIPT, javascript)],
+  ];
+  for (const [path, file] of files) app.get(path, serve(file));
+  app.options([DOCUMENT_PATH, ...files.map(([path]) => path)], preflight());
 }

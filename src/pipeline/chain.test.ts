@@ -61,6 +61,8 @@ describe('vendor pipeline', () => {
       '/docs/assets/swagger-ui.css',
       '/docs/assets/favicon-32x32.png',
       '/docs/assets/init.js',
+      // The preflight of every public path.
+      ['/openapi.json', '/docs', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/init.js'],
       'requestContextStep',
       'traceStep',
       'compressionStep',
@@ -83,6 +85,6 @@ describe('vendor pipeline', () => {
   it('runs the steps in one router layer, between the API description (document and reference page) and the error handler', () => {
     const app = buildTestApp();
     const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string } }> } }).router.stack;
-    expect(layers.map((layer) => layer.route?.path ?? layer.name)).toEqual(['/openapi.json', '/docs', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/init.js', 'vendorPipeline', 'errorHandler']);
+    expect(layers.map((layer) => layer.route?.path ?? layer.name)).toEqual(['/openapi.json', '/docs', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/init.js', ['/openapi.json', '/docs', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/init.js'], 'vendorPipeline', 'errorHandler']);
   });
 });

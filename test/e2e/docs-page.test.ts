@@ -75,6 +75,24 @@ describe('GET /docs, the API reference page', () => {
     },
   );
 
+  it.each(['/openapi.json', '/docs', '/docs/assets/init.js'])('answers a CORS preflight to %s without a key: any origin, GET and HEAD, If-None-Match', async (path) => {
+    const res = await fetch(`${gateway.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://docs.vendor.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/If-None-Match/);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('lets a cross-origin script read the ETag and X-Request-Id of the page', async () => {
+    const res = await fetch(`${gateway.url}/docs`, { headers: { Origin: 'https://docs.vendor.example' } });
+    await res.arrayBuffer();
+    expect(res.headers.get('access-control-expose-headers')).toBe('ETag, X-Request-Id');
+  });
+
   it('serves the library from the gateway itself, as JavaScript and CSS', async () => {
     const script = await fetch(`${gateway.url}/docs/assets/swagger-ui-bundle.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
