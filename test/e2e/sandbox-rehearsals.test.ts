@@ -4,7 +4,12 @@
  * then 201 once a supervisor authorises it), the always-closed account, and Ofcom's drama
  * numbers in SMS verification.
  */
-import { ACCOUNT_STATUS } from '../../src/sandbox/data';
+import { createSandboxApp } from '../../src/sandbox/app';
+import { ACCOUNT_STATUS, createSandboxData } from '../../src/sandbox/data';
+import { startGateway } from '../../src/gateway';
+import { createLogger } from '../../src/logging/logger';
+import { testConfig } from '../support/config';
+import { listenOnLoopback } from '../support/listen';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 const DEPOSIT = '/api/transaction/savings/deposit';
@@ -100,5 +105,29 @@ describe('sandbox rehearsals', () => {
     const landline = await verify('01632 960123');
     expect(landline.status).toBe(400);
     expect(await landline.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber' }] });
+  });
+});
+
+describe('Ofcom drama mobiles with a real core', () => {
+  it('refuses a verification to a drama-range number (400 naming MobileNumber), though the core holds it', async () => {
+    const data = createSandboxData();
+    const customer = data.customers.list().find((c) => c.SmsConsentGiven && String(c.Telephone2).startsWith('447700900'));
+    expect(customer).toBeDefined();
+    // The sandbox app on its own port stands in for a real core: CORE_URL mode, not sandbox mode.
+    const core = await listenOnLoopback(createSandboxApp({ data }));
+    const config = testConfig({ core: { url: core.url } });
+    const running = await startGateway(config, createLogger('silent'));
+    try {
+      const res = await fetch(`http://127.0.0.1:${running.vendorPort}/bankaccounts/verification`, {
+        method: 'POST',
+        headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, 'content-type': 'application/json' },
+        body: JSON.stringify({ CustomerId: customer?.Number, MobileNumber: `+${String(customer?.Telephone2)}` }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: expect.stringContaining('drama range') }] });
+    } finally {
+      await running.stop();
+      await core.close();
+    }
   });
 });
