@@ -173,11 +173,14 @@ const DEPOSIT_PATH = '/api/transaction/savings/deposit';
 const depositXml = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
 const depositJson = '{"accountNumber":"00012345","amount":250.10,"notes":"Cash deposit at the Leeds branch","externalRefNo":"{ref}","payFee":false}';
 
-function requests(secret: string): { plain: RequestShape; resource: RequestShape; xmlDeposit: RequestShape; jsonDeposit: RequestShape } {
+function requests(secret: string): { plain: RequestShape; resource: RequestShape; list: RequestShape; gzipList: RequestShape; xmlDeposit: RequestShape; jsonDeposit: RequestShape } {
   const path = '/accounts/40012';
   return {
     plain: { method: 'GET', path, headers: {} },
     resource: { method: 'GET', path, headers: { 'x-vendor-token': secret } },
+    // A 20 KB list, as sent and as a client that accepts gzip gets it (compressed as it streams).
+    list: { method: 'GET', path: '/accounts/', headers: { 'x-vendor-token': secret } },
+    gzipList: { method: 'GET', path: '/accounts/', headers: { 'x-vendor-token': secret, 'accept-encoding': 'gzip' } },
     xmlDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/xml' }, body: depositXml },
     jsonDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/json' }, body: depositJson },
   };
@@ -201,6 +204,8 @@ async function bench(): Promise<void> {
     ];
     const endpoints = [
       { name: 'gateway JSON resource GET', request: shapes.resource },
+      { name: 'gateway JSON list GET (20 KB)', request: shapes.list },
+      { name: 'gateway JSON list GET, gzip', request: shapes.gzipList },
       { name: 'gateway XML deposit', request: shapes.xmlDeposit },
       { name: 'gateway JSON deposit', request: shapes.jsonDeposit },
     ];

@@ -1,7 +1,8 @@
 /**
- * The bench's stand-in core: a fixed ~300-byte JSON document for every GET and a fixed receipt
- * for every POST, so the upstream costs the same for every proxy measured. With `--tls`, the
- * same over HTTPS requiring a client certificate.
+ * The bench's stand-in core: a fixed ~300-byte JSON document for every GET (for GET /accounts, the
+ * path the gateway asks for GET /accounts/, a list of 60 of them, about 20 KB, to measure
+ * compression) and a fixed receipt for every POST, so the upstream costs the same for every proxy
+ * measured. With `--tls`, the same over HTTPS requiring a client certificate.
  *
  * Reads test/fixtures/receipts/deposit.response.json for the receipt; listens on loopback.
  */
@@ -30,6 +31,7 @@ const RESOURCE = Buffer.from(
     note: 'fixed response for the gateway benchmark',
   }),
 );
+const LIST = Buffer.from(`[${Array.from({ length: 60 }, (_, i) => RESOURCE.toString('utf8').replace('40012', String(40012 + i))).join(',')}]`);
 const RECEIPT = Buffer.from(JSON.stringify(JSON.parse(readFileSync(path.resolve(__dirname, '../../test/fixtures/receipts/deposit.response.json'), 'utf8'))));
 
 const tls = tlsFilesArgument();
@@ -37,7 +39,7 @@ const handler: http.RequestListener = (req, res) => {
   // Drain the request body before answering, as a real core reads what it is sent.
   req.resume();
   req.on('end', () => {
-    const body = req.method === 'POST' ? RECEIPT : RESOURCE;
+    const body = req.method === 'POST' ? RECEIPT : req.url === '/accounts' ? LIST : RESOURCE;
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);
   });

@@ -12,6 +12,7 @@ import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';
 import { bodyConfigSchema } from '../policies/body/body.schema';
 import { corsSchema } from '../policies/cors/cors.schema';
+import { compressionSchema } from '../policies/compression/compression.schema';
 import { idempotencySchema } from '../policies/idempotency/idempotency.schema';
 import { twoFactorSchema } from '../policies/two-factor/two-factor.schema';
 import { smsSchema } from '../sms/sms.schema';
@@ -61,6 +62,7 @@ export const configSchema = z
     authentication: authenticateSchema.prefault({}),
     rateLimit: rateLimitConfigSchema.prefault({}),
     cors: corsSchema.prefault({}),
+    compression: compressionSchema.prefault({}),
     body: bodyConfigSchema.prefault({}),
     xml: xmlConfigSchema.prefault({}),
     idempotency: idempotencySchema.prefault({}),

@@ -14,7 +14,8 @@
  *   Man `07624…`, Jersey `07797…`, Guernsey `07781…`. It leaves out `070…` (PERSONAL_NUMBER),
  *   `076…` other than `07624` (PAGER), landlines (FIXED_LINE) and `08…`/`03…`. Ofcom's drama
  *   range `07700 900000–900999` (which libphonenumber-js reports as not valid) is taken as a
- *   mobile: no real phone has such a number, and the sandbox's customers hold them.
+ *   mobile: no real phone has such a number, and the sandbox's customers hold them (the
+ *   two-factor step refuses it when the core is real).
  * - Code, TwoFactorCode: six digits, as a string (`"012345"`) or a JSON number with six digits
  *   (`123456`); always a 6-character string afterwards.
  * - SortCode: six digits, alone or in pairs joined by hyphens or spaces (`12-34-56`); becomes
@@ -70,6 +71,11 @@ const NUMBER_KINDS: Partial<Record<NumberType & string, string>> = {
 const UK_NUMBER_SHAPE = /^(?:\+44|0044|44|0)\d{6,12}$/;
 /** Ofcom's range for fiction (TV, films, tests): 07700 900000–900999. */
 const DRAMA_MOBILE = /^(?:\+44|0044|44|0)7700900(\d{3})$/;
+
+/** Whether a normalised (`+447…`) number is in Ofcom's drama range: no phone has one, so only the sandbox's customers do. */
+export function isDramaMobile(e164: string): boolean {
+  return e164.startsWith('+447700900');
+}
 
 export type MobileNumberResult = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly message: string };
 

@@ -6,8 +6,10 @@
  * the wire to the core and back, so `0.10` stays `0.10` and 28 significant digits survive.
  * Names match case-insensitively on input; output uses the schema's JSON names in schema order,
  * so two bodies that differ only in key order or name case give the same core JSON (and the
- * same idempotency fingerprint). Unknown input fields are ignored; unknown fields in the
- * core's answer pass through unchanged.
+ * same idempotency fingerprint). An unknown input field (its name neither the JSON nor the XML
+ * name of a field, in any case) is a bad field of the 400, as in the bank-account bodies; XML
+ * ignores unknown elements instead, as DataContractSerializer does (dto-xml-reader.ts). Unknown
+ * fields in the core's answer pass through unchanged.
  */
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless, type LosslessNumber } from 'lossless-json';
 import { GatewayError } from '../errors/error-catalogue';
@@ -16,6 +18,8 @@ import { Invalid, intKey, jsonIntValue, scalarFromJson } from './scalars';
 import { fieldNamed, type AnyStruct, type EnumField, type FieldPath, type FieldSpec, type NamedField } from './dto-schema';
 
 type JsonObject = Record<string, unknown>;
+
+const UNKNOWN_FIELD = 'unknown field';
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
@@ -62,7 +66,15 @@ export function readJsonStruct(struct: AnyStruct, raw: unknown, path: FieldPath,
   const seen = new Uint8Array(struct.ordered.length);
   for (const key of Object.keys(raw)) {
     const field = fieldNamed(struct, key);
-    if (field === undefined || field.spec.readOnly) continue;
+    // A name that is neither the camelCase nor the PascalCase of a field is a vendor's typo or a
+    // field this contract lacks: named in the 400 rather than dropped, so the vendor learns at
+    // once that the core never saw it. Read-only fields stay ignored: a client that round-trips
+    // the DTO it received sends them back.
+    if (field === undefined) {
+      ctx.issues.push({ path: [...path, key], message: UNKNOWN_FIELD });
+      continue;
+    }
+    if (field.spec.readOnly) continue;
     if (seen[field.index] === 1) {
       ctx.issues.push({ path: [...path, field.json], message: GIVEN_TWICE });
       continue;

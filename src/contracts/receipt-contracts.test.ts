@@ -313,9 +313,25 @@ describe('validation rules', () => {
     ]);
   });
 
-  it('ignores fields it does not know, forwarding only the schema\'s', () => {
-    expect(decodeJson(deposit, '{"cuAccountID":1,"amount":1,"__proto__":{"polluted":true},"constructor":1,"madeUp":"x"}').coreJson).toBe('{"cuAccountID":1,"amount":1}');
+  it('names every JSON field it does not know in the 400, nested ones by their path, polluting nothing', () => {
+    expect(fieldErrors(() => decodeJson(deposit, '{"cuAccountID":1,"amount":1,"__proto__":{"polluted":true},"constructor":1,"madeUp":"x"}'))).toEqual([
+      { field: '__proto__', message: 'unknown field' },
+      { field: 'constructor', message: 'unknown field' },
+      { field: 'madeUp', message: 'unknown field' },
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(fieldErrors(() => decodeJson(payment, '{"cuAccountID":1,"amount":1,"fees":[{"amount":1,"amout":2}],"principal":{"nmae":"x"}}'))).toEqual([
+      { field: 'fees[0].amout', message: 'unknown field' },
+      { field: 'principal.nmae', message: 'unknown field' },
+    ]);
+  });
+
+  it('takes camelCase and PascalCase names alike in JSON, and ignores read-only fields a round-tripping client sends back', () => {
+    expect(decodeJson(deposit, '{"CUAccountID":1,"Amount":1,"ExternalRefNo":"A","hasOverride":false,"TransactionOverrides":[]}').coreJson).toBe('{"cuAccountID":1,"amount":1,"externalRefNo":"A"}');
+  });
+
+  it('ignores XML elements it does not know, as DataContractSerializer does, forwarding only the schema\'s', () => {
+    expect(decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><MadeUp>x</MadeUp></ReceiptPaymentDto>').coreJson).toBe('{"cuAccountID":1,"amount":1}');
   });
 
   it('refuses the wrong root element and a JSON body that is not an object', () => {

@@ -17,7 +17,9 @@ import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
 import { buildOpenApiDocument, openApiHandler } from '../openapi/openapi';
+import { registerDocsPage } from '../openapi/docs-page';
 import { body } from '../policies/body/body';
+import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
 import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
@@ -105,12 +107,17 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       }),
     ),
   );
+  // The reference page rendered from that document: keyless too.
+  registerDocsPage(app);
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
+  const compressionStep = compressAnswers(config.compression);
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
+    // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
+    ...(compressionStep ? [compressionStep] : []),
     // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.
     ...(corsStep ? [corsStep] : []),
     // Before any step reads the request: framing the gateway will not vouch for is refused outright.

@@ -6,7 +6,8 @@
  * posted here, by account), and reads its supervisors, who may authorise overrides.
  * Every operation runs to the end synchronously, so two postings never interleave. A credit
  * above the product share's vendorConnectReceiptLimit, or one that takes the day's receipts on
- * the account above its vendorConnectDailyLimit, needs an override by a supervisor; the ledger
+ * the account above its vendorConnectDailyLimit, or one whose externalRefNo starts
+ * SANDBOX-OVERRIDE, needs an override by a supervisor; the ledger
  * answers in domain terms (posted, override required, rejected, duplicate) and receipts.ts
  * turns that into the wire format.
  */
@@ -15,6 +16,7 @@ import type { SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
 import { ACCOUNT_STATUS, PRODUCT_TYPE, TRANSACTION_TYPE, type Account, type Transaction } from './model';
 import { LOAN_REVERSAL_OPTION, authorisingSupervisor, type CreditKind, type OverrideTypeName, type Supervisor } from './receipt-records';
+import { OVERRIDE_REHEARSAL_PREFIX } from './rehearsals';
 
 /** What a receipt asks of the ledger, already typed; absent fields are null. */
 export interface CreditInstruction {
@@ -68,6 +70,15 @@ export type LedgerResult =
   | { readonly kind: 'duplicate'; readonly receiptNo: number; readonly message: string };
 
 const rejected = (message: string): LedgerResult => ({ kind: 'rejected', message });
+
+/**
+ * A receipt whose externalRefNo asks to rehearse an override (rehearsals.ts) needs a supervisor
+ * whatever its amount, so a vendor can walk the 422 → authorise → 201 path with a small deposit.
+ */
+function rehearsedOverride(account: Account, amount: ScaledDecimal, externalRefNo: string | null): OverrideNeeded | null {
+  if (externalRefNo === null || !externalRefNo.toUpperCase().startsWith(OVERRIDE_REHEARSAL_PREFIX)) return null;
+  return { type: 'Rehearsal', account, amount, limit: ScaledDecimal.zero(), message: `Rehearsed override (externalRefNo ${externalRefNo}): a supervisor must authorise this receipt.` };
+}
 const MONEY_SCALE = 2;
 
 export class ReceiptLedger {
@@ -97,7 +108,7 @@ export class ReceiptLedger {
     }
 
     const valueDate = iso(this.now());
-    const needed = this.overrideNeeded(account, amount, product.vendorConnectReceiptLimit, product.vendorConnectDailyLimit, valueDate);
+    const needed = rehearsedOverride(account, amount, instruction.externalRefNo) ?? this.overrideNeeded(account, amount, product.vendorConnectReceiptLimit, product.vendorConnectDailyLimit, valueDate);
     let authorisedBy: string | null = null;
     if (needed) {
       const supervisor = this.supervisorFor(instruction);

@@ -21,6 +21,7 @@ export const LOAN_REVERSAL_OPTION = {
 export const OVERRIDE_TYPE = {
   ReceiptLimit: { value: 1, meaning: "the amount is above the product share's vendorConnectReceiptLimit" },
   DailyLimit: { value: 2, meaning: "the day's receipts on the account would go above the product share's vendorConnectDailyLimit" },
+  Rehearsal: { value: 3, meaning: 'the vendor asked to rehearse an override (externalRefNo starting SANDBOX-OVERRIDE)' },
 } as const satisfies CodeTable;
 
 export type OverrideTypeName = keyof typeof OVERRIDE_TYPE;

@@ -6,13 +6,20 @@
  * - `SANDBOX-RESET` has its connection reset after the core read it: 502 `bad_gateway`, then
  *   `outcome_unknown`;
  * - `SANDBOX-FAIL` gets a 500: 502 `bad_gateway` (the body withheld), then `outcome_unknown`.
- * Nothing is posted in any of them. Every other receipt goes on to the ledger.
+ * Nothing is posted in any of them. Every other receipt goes on to the ledger, where
+ * - `SANDBOX-OVERRIDE` (a deposit or payment) needs a supervisor's override whatever its amount:
+ *   422 with `hasOverride` and a `transactionOverrides` entry, 201 once authorised (ledger.ts).
+ * The always-closed account is data, not a rehearsal: `10027-S4` (cuAccountID 50057), a closed
+ * Cash ISA of the seeded book, refused like any closed account (400, `errorMessage`).
  *
  * Reads the raw body of receipt posts; answers, delays or cuts only those it names.
  */
 import type { RequestHandler } from 'express';
 
 export const SLOW_ANSWER_MS = 15_000;
+
+/** The externalRefNo prefix the ledger reads to require an override (see above). */
+export const OVERRIDE_REHEARSAL_PREFIX = 'SANDBOX-OVERRIDE';
 
 const RECEIPT_PATH = /^\/api\/transaction\//i;
 

@@ -1,13 +1,15 @@
 /**
  * Every GET of the catalogue, called through the gateway in sandbox mode with the README's
  * sandbox key: status 200 and records carrying exactly the spec's field names with the spec's
- * JSON types (plus the fields the sandbox documents as added). A GET route without a case
+ * JSON types (plus the fields the sandbox documents as added), HEAD answered like the GET without
+ * its body, and every answer marked Cache-Control: no-store (customer data). A GET route without a case
  * here fails the suite, so a new endpoint cannot go untested.
  */
 import { ROUTES } from '../../src/catalogue/api-catalogue';
 import { SANDBOX_ADDED_FIELDS } from '../../src/sandbox/data';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 import { BANKS_ENVELOPE_FIELDS, SPEC_FIELDS, type SpecField } from '../support/spec-fields';
+import { call } from '../support/http-call';
 
 type Json = Record<string, unknown>;
 const ISO_NO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/;
@@ -220,6 +222,19 @@ describe('every catalogue GET through the gateway', () => {
     const { status, body } = await get(testCase.path(ids));
     expect(status).toBe(200);
     testCase.check(body);
+  });
+});
+
+describe('HEAD and Cache-Control on every catalogue GET', () => {
+  it.each(Object.keys(CASES))("%s answers HEAD with the GET's status and headers and no body, both Cache-Control: no-store", async (apiId) => {
+    const path = CASES[apiId]!.path(ids);
+    const headers = { 'X-Vendor-Token': SANDBOX_KEYS.demo };
+    const got = await call(`${gateway.url}${path}`, { headers });
+    const head = await call(`${gateway.url}${path}`, { method: 'HEAD', headers });
+    expect(head.status).toBe(got.status);
+    expect(head.body).toBe('');
+    for (const name of ['content-type', 'content-length', 'cache-control']) expect({ name, value: head.headers[name] }).toEqual({ name, value: got.headers[name] });
+    expect(got.headers['cache-control']).toBe('no-store');
   });
 });
 

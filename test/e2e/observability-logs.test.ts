@@ -72,9 +72,10 @@ describe('log output', () => {
     await vendor('/accounts/1', { headers: { 'X-Vendor-Token': SECRETS.vendorKey, Authorization: `Bearer ${SECRETS.bearer}`, Cookie: SECRETS.cookie } });
     await vendor('/accounts/1', { headers: { 'X-Vendor-Token': SECRETS.unknownKey } });
     await vendor(`/accounts/1?token=${SECRETS.queryToken}`, { headers: { 'X-Vendor-Token': SECRETS.vendorKey } });
-    await vendor('/api/transaction/savings/deposit', {
+    // A savings payment: its DTO has TempToken (a deposit's has not, and would refuse it as unknown).
+    await vendor('/api/transaction/savings/payment', {
       method: 'POST',
-      headers: { ...json, 'Idempotency-Key': 'log-deposit-1' },
+      headers: { ...json, 'Idempotency-Key': 'log-payment-1' },
       body: JSON.stringify({ cuAccountID: 1, amount: 10, overrideUserName: 'sup', overridePassword: SECRETS.overridePassword, tempToken: SECRETS.tempToken }),
     });
     await vendor('/bankaccounts/add', {
@@ -144,7 +145,7 @@ describe('log output', () => {
     expect(access[0]?.upstreamMs as number).toBeLessThanOrEqual(access[0]?.durationMs as number);
     expect(access[1]).toMatchObject({ api: 'GETaccounts/{accountId}', vendor: 'anonymous', status: 401 });
     expect(access[1]?.upstreamMs).toBeUndefined();
-    expect(access[3]).toMatchObject({ method: 'POST', api: 'POSTapi/transaction/savings/deposit', bytesIn: expect.any(Number) });
+    expect(access[3]).toMatchObject({ method: 'POST', api: 'POSTapi/transaction/savings/payment', bytesIn: expect.any(Number) });
   });
 
   it('logs the failing core call at warn level (the core is away, not our fault), with its request id and code', () => {

@@ -185,6 +185,19 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     expect(res.text).not.toContain('Secret-1');
   });
 
+  it('names each unknown JSON field in the 400 receipt instead of dropping it, and posts nothing', async () => {
+    const before = await getJsonText(gateway, '/accounts/50001');
+    const res = await post(gateway, DEPOSIT, '{"cuAccountID":50001,"Amount":1.00,"externalRefNo":"UNKNOWN-1","amout":2,"payfees":true}', 'application/json');
+    expect(res.status).toBe(400);
+    const body = JSON.parse(res.text) as { errors: unknown[]; errorMessage: string };
+    expect(body.errors).toEqual([
+      { field: 'amout', message: 'unknown field' },
+      { field: 'payfees', message: 'unknown field' },
+    ]);
+    expect(body.errorMessage).toContain('amout');
+    expect(await getJsonText(gateway, '/accounts/50001')).toBe(before);
+  });
+
   it('answers a body that is not XML at all as a receipt too, and a mistake the core finds in the same shape (errorMessage)', async () => {
     const malformed = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><Amount>1</Amount>', 'application/xml');
     expect(malformed.status).toBe(400);

@@ -38,8 +38,9 @@ describe('status port', () => {
   });
 
   it('counts answered requests per API id, status and vendor on /metrics', async () => {
-    await fetch(`${gateway.url}/accounts/5`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } });
-    await fetch(`${gateway.url}/accounts/5`);
+    // Read to the end: a request is counted when its answer has been written, which the last byte proves.
+    await (await fetch(`${gateway.url}/accounts/5`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } })).text();
+    await (await fetch(`${gateway.url}/accounts/5`)).text();
     const text = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
     expect(text).toMatch(/gateway_requests_total\{api="GETaccounts\/\{accountId\}",status="200",vendor="demo-vendor"\} 1/);
     expect(text).toMatch(/gateway_auth_failures_total\{reason="missing"\} 1/);

@@ -317,6 +317,21 @@ describe('two-factor steps (memory store)', () => {
     expect((await add(h, code)).status).toBe(201);
   });
 
+  it("refuses a number in Ofcom's drama range with a real core (400 naming MobileNumber), and takes it in sandbox mode", async () => {
+    Object.assign(h.data.customers.get(X) as object, { Telephone2: 447700900123 });
+    const refused = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07700 900123' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: expect.stringContaining('drama range') }] });
+    expect(h.outbox?.list()).toEqual([]);
+    const sandbox = await startHarness({ sandboxMode: true });
+    try {
+      Object.assign(sandbox.data.customers.get(X) as object, { Telephone2: 447700900123 });
+      expect((await call(sandbox, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07700 900123' })).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('refuses a landline or a 070 number with 400 naming MobileNumber, and sends nothing', async () => {
     for (const number of ['020 7946 0000', '07011 123456']) {
       const refused = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: number });

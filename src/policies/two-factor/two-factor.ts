@@ -35,7 +35,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Principal } from '../../access/access-index';
-import { normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
+import { isDramaMobile, normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
@@ -229,6 +229,9 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId, to };
       if (body.Code != null && !deps.sandboxMode) {
         throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
+      }
+      if (isDramaMobile(body.MobileNumber) && !deps.sandboxMode) {
+        throw refused('MobileNumber', "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes", 'No phone has a number in the drama range; use the customer\'s real mobile number with a real core.');
       }
       await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
 

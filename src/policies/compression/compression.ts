@@ -1,0 +1,31 @@
+/**
+ * Pipeline step: compress the vendor API's JSON and XML answers (problems included) with gzip,
+ * br or deflate, whichever the client's Accept-Encoding prefers, when they are at least
+ * `compression.thresholdBytes` long. Streamed answers are compressed as they flow, chunk by
+ * chunk, so a large list is never held whole.
+ *
+ * Reads Accept-Encoding, and the answer's Content-Type, Content-Length and Content-Encoding as
+ * later steps set them; sets Content-Encoding and `Vary: Accept-Encoding`. Never compresses an
+ * answer the core already encoded (its Content-Encoding passes through as it came), a HEAD, or
+ * anything but JSON and XML. Built on the `compression` package (zlib underneath).
+ */
+import compression from 'compression';
+import type { Request, RequestHandler, Response } from 'express';
+import type { CompressionConfig } from './compression.schema';
+
+/** application/json, text/json, application/xml, text/xml and their +json/+xml kin (problem+json, problem+xml). */
+const JSON_OR_XML = /^(?:application|text)\/(?:[\w.-]+\+)?(?:json|xml)\s*(?:;|$)/i;
+
+function isJsonOrXml(_req: Request, res: Response): boolean {
+  const type = res.getHeader('Content-Type');
+  return typeof type === 'string' && JSON_OR_XML.test(type);
+}
+
+/** Null when `compression.enabled` is false: the chain then has no such step at all. */
+export function compressAnswers(config: CompressionConfig): RequestHandler | null {
+  if (!config.enabled) return null;
+  const compress = compression({ threshold: config.thresholdBytes, filter: isJsonOrXml });
+  return function compressionStep(req, res, next) {
+    compress(req, res, next);
+  };
+}

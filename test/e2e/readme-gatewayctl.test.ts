@@ -1,0 +1,79 @@
+/**
+ * The README's gatewayctl lines, run exactly as written (through npm and a shell) against a
+ * running gateway: their output is the command's alone, so `export > access.yaml` writes a file
+ * that `apply` takes back, with no npm banner in it.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { TEST_ADMIN_TOKEN } from '../support/config';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { testTempDir } from '../support/temp-dir';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The `npm run -s gatewayctl -- …` lines of the README's gatewayctl section. */
+function readmeLines(): string[] {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### gatewayctl'), readme.indexOf('## Errors (public contract)'));
+  return section.split('\n').filter((line) => line.startsWith('npm run -s gatewayctl -- '));
+}
+
+function line(startingWith: string): string {
+  const found = readmeLines().find((l) => l.startsWith(`npm run -s gatewayctl -- ${startingWith}`));
+  if (!found) throw new Error(`the README's gatewayctl section has no line for "${startingWith}"`);
+  return found;
+}
+
+let gateway: TestGateway;
+
+/**
+ * Runs a shell command line from the repository root, as a reader pasting it would; never
+ * synchronously, since the gateway it talks to runs in this process.
+ */
+function sh(command: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, GATEWAY_ADMIN_URL: `http://127.0.0.1:${gateway.adminPort}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN };
+    execFile('bash', ['-c', command], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+});
+afterAll(() => gateway.stop());
+
+describe("the README's gatewayctl lines", () => {
+  it('are all run through npm -s, so nothing of npm reaches their output', () => {
+    expect(readmeLines().length).toBeGreaterThan(5);
+  });
+
+  it('export writes only the YAML document, which apply takes back', async () => {
+    const exportLine = line('export');
+    expect(exportLine).toBe('npm run -s gatewayctl -- export > access.yaml');
+    // The same line, redirected into a temporary folder instead of the checkout.
+    const [command] = exportLine.split(' > ');
+    const exported = await sh(command as string);
+    expect(exported.stderr).not.toMatch(/error/i);
+    expect(exported.status).toBe(0);
+    expect(exported.stdout).not.toMatch(/^>/m);
+    const document = parse(exported.stdout) as { vendors: Array<{ id: string }> };
+    expect(document.vendors.map((v) => v.id)).toContain('demo-vendor');
+
+    const file = path.join(testTempDir('cbg-readme-'), 'access.yaml');
+    writeFileSync(file, exported.stdout);
+    const applied = await sh(line('apply -f').replace('config/sandbox-access.yaml', file));
+    expect(applied.stderr).toBe('');
+    expect(applied.status).toBe(0);
+  }, 120_000);
+
+  it('vendors list prints the table alone', async () => {
+    const listed = await sh(line('vendors list'));
+    expect(listed.status).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^id\b/i);
+    expect(listed.stdout).toContain('demo-vendor');
+  }, 60_000);
+});
