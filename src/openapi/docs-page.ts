@@ -13,10 +13,11 @@
  * says for the keyed API: without it a documentation site revalidating with `If-None-Match` would
  * meet the keyed pipeline's 401.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { RequestHandler, Router } from 'express';
+import { publicFile, servePublicFile, type PublicFile } from './public-file';
 
 /** Where the page fetches the document from; the same origin, so `connect-src 'self'` allows it. */
 const DOCUMENT_PATH = '/openapi.json';
@@ -28,23 +29,6 @@ const PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Headers': 'Accept, If-None-Match, X-Request-Id',
   'Access-Control-Max-Age': '86400',
 };
-const EXPOSED_HEADERS = 'ETag, X-Request-Id';
-
-/**
- * Swagger UI sets styles through the DOM (allowed by `style-src 'self'`), draws its icons as
- * `data:` images, and fetches the document (and, with "Try it out", the API) from this origin.
- */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "form-action 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -75,36 +59,6 @@ window.SwaggerUIBundle({
 });
 `;
 
-interface StaticAnswer {
-  readonly body: Buffer;
-  readonly type: string;
-  readonly etag: string;
-}
-
-function answer(body: string | Buffer, type: string): StaticAnswer {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
-}
-
-/** The headers `/openapi.json` sets (see openApiHandler), plus the page's CSP; 304 on a matching If-None-Match. */
-function serve(file: StaticAnswer): RequestHandler {
-  return function docsAsset(req, res) {
-    res.setHeader('X-Request-Id', randomUUID());
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('ETag', file.etag);
-    const cached = req.headers['if-none-match'];
-    if (cached !== undefined && cached.split(',').some((tag) => tag.trim() === file.etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.type(file.type).send(file.body);
-  };
-}
-
 function preflight(): RequestHandler {
   return function publicPreflight(_req, res) {
     res.setHeader('X-Request-Id', randomUUID());
@@ -116,14 +70,14 @@ function preflight(): RequestHandler {
 export function registerDocsPage(app: Router): void {
   const resolve = createRequire(__filename).resolve;
   const javascript = 'text/javascript; charset=utf-8';
-  const files: ReadonlyArray<readonly [string, StaticAnswer]> = [
-    ['/docs', answer(PAGE, 'text/html; charset=utf-8')],
-    [`${ASSETS}/swagger-ui-bundle.js`, answer(readFileSync(resolve('swagger-ui-dist/swagger-ui-bundle.js')), javascript)],
-    [`${ASSETS}/swagger-ui.css`, answer(readFileSync(resolve('swagger-ui-dist/swagger-ui.css')), 'text/css; charset=utf-8')],
+  const files: ReadonlyArray<readonly [string, PublicFile]> = [
+    ['/docs', publicFile(PAGE, 'text/html; charset=utf-8')],
+    [`${ASSETS}/swagger-ui-bundle.js`, publicFile(readFileSync(resolve('swagger-ui-dist/swagger-ui-bundle.js')), javascript)],
+    [`${ASSETS}/swagger-ui.css`, publicFile(readFileSync(resolve('swagger-ui-dist/swagger-ui.css')), 'text/css; charset=utf-8')],
     // Named in the page, so the browser does not ask for /favicon.ico (a keyed path: 401).
-    [`${ASSETS}/favicon-32x32.png`, answer(readFileSync(resolve('swagger-ui-dist/favicon-32x32.png')), 'image/png')],
-    [`${ASSETS}/init.js`, answer(INIT_SCRIPT, javascript)],
+    [`${ASSETS}/favicon-32x32.png`, publicFile(readFileSync(resolve('swagger-ui-dist/favicon-32x32.png')), 'image/png')],
+    [`${ASSETS}/init.js`, publicFile(INIT_SCRIPT, javascript)],
   ];
-  for (const [path, file] of files) app.get(path, serve(file));
+  for (const [path, file] of files) app.get(path, servePublicFile(file));
   app.options([DOCUMENT_PATH, ...files.map(([path]) => path)], preflight());
 }

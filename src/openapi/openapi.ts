@@ -10,11 +10,11 @@
  * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
  * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
+import { publicFile, servePublicFile } from './public-file';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
 export interface OpenApiOptions {
@@ -329,25 +329,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   };
 }
 
-/** GET /openapi.json: the document, serialised once. */
-/**
- * Serves the document: readable from any origin (API tools and documentation sites fetch it
- * from the browser; it holds no secret), with an ETag so a client revalidates instead of
- * downloading it again, and an X-Request-Id like every other answer.
- */
+/** GET /openapi.json: the document, serialised once, served like the reference page's files (public-file.ts). */
 export function openApiHandler(document: OpenApiDocument): RequestHandler {
-  const body = JSON.stringify(document);
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return function openApiDocument(req, res) {
-    res.setHeader('X-Request-Id', randomUUID());
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('ETag', etag);
-    const cached = req.headers['if-none-match'];
-    if (cached !== undefined && cached.split(',').some((tag) => tag.trim() === etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.type('application/json').send(body);
-  };
+  return servePublicFile(publicFile(JSON.stringify(document), 'application/json; charset=utf-8'));
 }
