@@ -196,6 +196,6 @@ describe('bank-account body contracts', () => {
       required: ['CustomerId', 'PersonId', 'Name', 'AccountNumber', 'SortCode', 'TwoFactorCode'],
       properties: { SortCode: { type: 'string', description: expect.stringContaining('12-34-56') } },
     });
-    expect(components.BankAccountUpdate).toMatchObject({ properties: { DateClosed: { nullable: true } } });
+    expect(components.BankAccountUpdate).toMatchObject({ properties: { DateClosed: { type: ['string', 'null'] } } });
   });
 });
