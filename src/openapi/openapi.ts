@@ -270,6 +270,11 @@ function operation(route: Route, template: string, options: OpenApiOptions, comp
   return op;
 }
 
+/** A tag per resource root of the spec, or the receipts' `api` root. */
+function tagOf(name: string): OpenApiSchema {
+  return { name, description: name === 'api' ? 'Receipts: money movement on savings and loan accounts' : `The spec's ${name} resource and the paths that start with it` };
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA, ReceiptRefusal: RECEIPT_REFUSAL_SCHEMA };
   const sharedResponses: Record<string, OpenApiSchema> = {};
@@ -309,7 +314,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
     servers: [{ url: '/' }],
     paths,
-    tags: [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
+    tags: [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))].sort().map(tagOf),
     components: {
       schemas: components,
       responses: sharedResponses,
