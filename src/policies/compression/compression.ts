@@ -26,6 +26,12 @@ export function compressAnswers(config: CompressionConfig): RequestHandler | nul
   if (!config.enabled) return null;
   const compress = compression({ threshold: config.thresholdBytes, filter: isJsonOrXml });
   return function compressionStep(req, res, next) {
+    // No Accept-Encoding: identity whatever the answer, so the per-request wrapping is skipped (a
+    // cost every such call would pay); Vary is moot there too, every answer being no-store.
+    if (req.headers['accept-encoding'] === undefined) {
+      next();
+      return;
+    }
     compress(req, res, next);
   };
 }
