@@ -18,7 +18,7 @@ import type { AnyStruct, EnumField, FieldSpec } from './dto-schema';
 import { ARRAYS_NAMESPACE } from './dto-xml-writer';
 
 const XML_RULES =
-  "JSON members are read in camelCase or in the .NET spelling, any other member is refused; in XML, members are written in DataContract order (ordinal by name) and read in any order; an answer is in the request root's namespace, else the gateway's xml.responseNamespace (none by default)";
+  "In a request, JSON members are read in camelCase or in the .NET spelling and any other member is refused (400 naming it); an answer may carry members a newer core adds. In XML, members are written in DataContract order (ordinal by name) and read in any order; an answer is in the request root's namespace, else the gateway's xml.responseNamespace (none by default)";
 
 /** A `$ref` to the structure's component, adding it (and what it refers to) on first use. */
 export function structSchemaRef(struct: AnyStruct, enums: ReceiptEnums, components: Record<string, OpenApiSchema>): OpenApiSchema {
@@ -35,8 +35,6 @@ export function structSchemaRef(struct: AnyStruct, enums: ReceiptEnums, componen
     }
     component.properties = properties;
     if (required.length > 0) component.required = required;
-    // Any other JSON member is refused (400 naming it); the .NET (PascalCase) spelling of a member is read too.
-    component.additionalProperties = false;
   }
   return { $ref: `#/components/schemas/${struct.name}` };
 }

@@ -80,6 +80,8 @@ describe("headers of the core's answer to the vendor", () => {
     ['the core on another port', 'http://core.internal:6000/x', 'http://core.internal:5000/', undefined],
     ['a path outside the base path', '/admin/secret', 'http://core.internal:5000/core/v1/', undefined],
     ['a scheme-relative URL to another host', '//evil.example/x', 'http://core.internal:5000/', undefined],
+    ['a path that normalises to a scheme-relative one', '/.//evil.example/x', 'http://core.internal:5000/', undefined],
+    ['an absolute URL on the core whose path starts with //', 'http://core.internal:5000//evil.example/x', 'http://core.internal:5000/', undefined],
   ])('carry a Location as a gateway path: %s', (_case, location, base, expected) => {
     expect(vendorLocation(location, new URL(base))).toBe(expected);
     const passed = Object.fromEntries(vendorResponseHeaders({ location }, [], new URL(base)));

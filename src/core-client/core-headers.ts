@@ -74,7 +74,8 @@ export function coreRequestHeaders(
 /**
  * The core's Location as the vendor follows it through the gateway: resolved against the core's
  * base URL, kept only on the core's own origin and under its base path, and given as the path
- * below it (the gateway's paths are the core's). Undefined when it points anywhere else.
+ * below it (the gateway's paths are the core's). Undefined when it points anywhere else, or when
+ * the path would read as another host's (`//evil.example/x`, which `/.//evil.example/x` becomes).
  */
 export function vendorLocation(location: string | undefined, coreBase: URL): string | undefined {
   if (location === undefined) return undefined;
@@ -86,7 +87,9 @@ export function vendorLocation(location: string | undefined, coreBase: URL): str
   }
   const basePath = coreBase.pathname.replace(/\/+$/, '');
   if (target.origin !== coreBase.origin || !target.pathname.startsWith(`${basePath}/`)) return undefined;
-  return target.pathname.slice(basePath.length) + target.search;
+  const path = target.pathname.slice(basePath.length);
+  if (path.startsWith('//') || path.includes('\\')) return undefined;
+  return path + target.search;
 }
 
 /** The core's answer headers a vendor may see: `core.passResponseHeaders`, a Location within the core (as a gateway path), and the answer's own length. */

@@ -121,6 +121,9 @@ describe('OpenAPI document', () => {
       expect({ name, valid: validate(example), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
     }
     expect(schemas.Account).not.toHaveProperty('examples');
+    // The document is keyless: the sandbox's realistic personal details are not published in it.
+    expect(components.Person?.examples?.[0]).toMatchObject({ SocialSecurityNumber: 'QQ123456C', DateOfBirth: '1980-01-01T00:00:00', HealthDetails: '' });
+    expect(components.BankAccount?.examples?.[0]).toMatchObject({ SortCode: '000000', AccountNumber: '00000000' });
   });
 
   it('documents every problem status an operation answers with the codes it can carry, and Retry-After, Allow and the rate-limit headers', () => {

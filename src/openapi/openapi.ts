@@ -99,7 +99,7 @@ const HEADERS: Readonly<Record<string, OpenApiSchema>> = {
   'RateLimit-Policy': { schema: { type: 'string' }, description: 'IETF RateLimit-Policy: the key\'s quota and window, e.g. "per-key";q=6000;w=60' },
   'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
   Allow: { schema: { type: 'string' }, description: 'The methods the path takes' },
-  Location: { required: true, schema: { type: 'string' }, description: 'Where the created record is read through the gateway' },
+  Location: { schema: { type: 'string' }, description: "Where the created record is read through the gateway: the core's Location as a gateway path (absent when the core sends none)" },
   'Idempotent-Replayed': { schema: { type: 'boolean' }, description: 'true when this is the stored answer to an earlier request with the same idempotency key' },
 };
 
@@ -205,7 +205,7 @@ function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Recor
   const alsoProblem = (status: number): string => `; or a problem: ${(problems.get(status) ?? []).join(', ')}`;
   responses['201'] = {
     description: 'Receipt posted',
-    headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
+    headers: headerRefs(...COMMON_HEADERS, 'Location', 'Idempotent-Replayed'),
     content: receiptContent,
   };
   responses['400'] = {

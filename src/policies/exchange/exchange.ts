@@ -11,7 +11,7 @@
  *   reached the core, so the claim is released.
  * Streamed routes (no parsed body) go on to the forward step.
  *
- * Reads the route, principal and parsed body from the context; sets the response (with the
+ * Reads the route, principal and parsed body from the context; sets the response (a 201 with the
  * core's Location as a gateway path, kept for replays too).
  */
 import type { RequestHandler } from 'express';
@@ -71,13 +71,14 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
 
+    // Location only with a created record (201): a refusal points nowhere.
+    const location = answer.status === 201 ? answer.location : undefined;
     if (answer.status >= 400) {
       await guard.abandon();
       await ctx.secondFactor?.restore();
-    }
-    else await guard.complete({ status: answer.status, contentType: mediaType, body: payload, ...(answer.location ? { location: answer.location } : {}) });
+    } else await guard.complete({ status: answer.status, contentType: mediaType, body: payload, ...(location ? { location } : {}) });
     res.status(answer.status).setHeader('Content-Type', mediaType);
-    if (answer.location) res.setHeader('Location', answer.location);
+    if (location) res.setHeader('Location', location);
     res.end(payload);
   };
 }
