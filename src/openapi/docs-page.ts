@@ -67,7 +67,7 @@ function preflight(): RequestHandler {
 }
 
 /** Mounts `/docs` and its assets on the vendor app, before the keyed pipeline, and the preflight of every public path. */
-export function registerDocsPage(app: Router): void {
+export function registerDocsPage(app: Router, trustedRequestId: RegExp): void {
   const resolve = createRequire(__filename).resolve;
   const javascript = 'text/javascript; charset=utf-8';
   const files: ReadonlyArray<readonly [string, PublicFile]> = [
@@ -78,6 +78,6 @@ export function registerDocsPage(app: Router): void {
     [`${ASSETS}/favicon-32x32.png`, publicFile(readFileSync(resolve('swagger-ui-dist/favicon-32x32.png')), 'image/png')],
     [`${ASSETS}/init.js`, publicFile(INIT_SCRIPT, javascript)],
   ];
-  for (const [path, file] of files) app.get(path, servePublicFile(file));
+  for (const [path, file] of files) app.get(path, servePublicFile(file, trustedRequestId));
   app.options([DOCUMENT_PATH, ...files.map(([path]) => path)], preflight());
 }

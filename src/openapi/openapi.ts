@@ -335,6 +335,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 }
 
 /** GET /openapi.json: the document, serialised once, served like the reference page's files (public-file.ts). */
-export function openApiHandler(document: OpenApiDocument): RequestHandler {
-  return servePublicFile(publicFile(JSON.stringify(document), 'application/json; charset=utf-8'));
+export function openApiHandler(document: OpenApiDocument, trustedRequestId: RegExp): RequestHandler {
+  return servePublicFile(publicFile(JSON.stringify(document), 'application/json; charset=utf-8'), trustedRequestId);
 }

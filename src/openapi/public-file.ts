@@ -39,9 +39,11 @@ export function publicFile(body: string | Buffer, type: string): PublicFile {
   return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
 }
 
-export function servePublicFile(file: PublicFile): RequestHandler {
+/** `trustedRequestId`: a client's X-Request-Id matching it is kept (request-context's rule), so a vendor can quote it. */
+export function servePublicFile(file: PublicFile, trustedRequestId: RegExp): RequestHandler {
   return function publicFileAnswer(req, res) {
-    res.setHeader('X-Request-Id', randomUUID());
+    const sent = req.headers['x-request-id'];
+    res.setHeader('X-Request-Id', typeof sent === 'string' && trustedRequestId.test(sent) ? sent : randomUUID());
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     res.setHeader('Cache-Control', 'no-cache');

@@ -93,7 +93,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     sandboxMode: config.core.url === null,
     onBudgetExhausted: (vendor) => metrics.smsBudgetExhaustedTotal.inc({ vendor }),
   });
-  // The API description needs no key: vendors read it before they have one.
+  // The API description and its page need no key: vendors read them before they have one.
+  const trustedRequestId = new RegExp(config.requestContext.trustedRequestIdPattern);
   app.get(
     '/openapi.json',
     openApiHandler(
@@ -105,10 +106,11 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
         receiptTokenHeader: config.authentication.receiptTokenHeader,
         examples: deps.openApiExamples,
       }),
+      trustedRequestId,
     ),
   );
   // The reference page rendered from that document: keyless too.
-  registerDocsPage(app);
+  registerDocsPage(app, trustedRequestId);
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const compressionStep = compressAnswers(config.compression);
   const steps: RequestHandler[] = [
