@@ -7,7 +7,8 @@
  * core 0 and the upstream and load generators on core 1. Measures, interleaved round by round
  * (A B C D A B C D …) so a burst of outside load hits every target alike: maximum throughput
  * (autocannon, 50 connections), latency at a fixed open-loop rate of 1,000 req/s, the
- * gateway's XML and JSON deposits, and the XML translation alone. Prints a table and writes
+ * gateway's XML and JSON deposits (throughput, and latency at the same rate), and the XML
+ * translation alone. Prints a table and writes
  * it as JSON to bench/results/<timestamp>.json and bench/results/latest.json.
  *
  * `npm run bench -- --soak [minutes]` instead runs the gateway at 50 % of its maximum for the
@@ -235,6 +236,19 @@ async function bench(): Promise<void> {
         log(`latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${r.failed} failed)`);
       }
     }
+    // The money path's latency at the same open-loop rate, each deposit with its own reference.
+    const latencyEndpoints = endpoints.filter((e) => e.request.method === 'POST');
+    const endpointLat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(latencyEndpoints.map((e) => [e.name, { p50: [], p99: [], failed: 0 }]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const e of latencyEndpoints) {
+        const r = await runLoad(openLoopSpec(fixture.gateway.url, e.request, LATENCY_RATE, LATENCY_SECONDS));
+        const entry = endpointLat.get(e.name)!;
+        entry.p50.push(r.p50Ms);
+        entry.p99.push(r.p99Ms);
+        entry.failed += r.failed;
+        log(`latency round ${round} ${e.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${r.failed} failed)`);
+      }
+    }
     const endpointRps = new Map<string, number[]>(endpoints.map((e) => [e.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const e of endpoints) {
@@ -268,7 +282,11 @@ async function bench(): Promise<void> {
     });
     const endpointRows = endpoints.map((e) => {
       const r = median(endpointRps.get(e.name)!);
-      return { target: e.name, requestsPerSecond: Math.round(r), vsBareProxy: r / bare, vsExpressHpm: r / hpm, failed: failures.get(e.name) ?? 0 };
+      const l = endpointLat.get(e.name);
+      const latency = l
+        ? { p50MsAt1k: median(l.p50), p99MsAt1k: median(l.p99), addedP50Ms: median(l.p50) - median(direct.p50), addedP99Ms: median(l.p99) - median(direct.p99) }
+        : {};
+      return { target: e.name, requestsPerSecond: Math.round(r), vsBareProxy: r / bare, vsExpressHpm: r / hpm, ...latency, failed: (failures.get(e.name) ?? 0) + (l?.failed ?? 0) };
     });
     const result = {
       when: new Date().toISOString(),
@@ -292,7 +310,7 @@ async function bench(): Promise<void> {
 
 function printTable(
   rows: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; p50MsAt1k: number; p99MsAt1k: number; addedP50Ms: number; addedP99Ms: number; failed: number }>,
-  endpoints: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; failed: number }>,
+  endpoints: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; p50MsAt1k?: number; p99MsAt1k?: number; addedP50Ms?: number; addedP99Ms?: number; failed: number }>,
   xml: { gatewayDocsPerSecond: number; rawDocsPerSecond: number; ratio: number },
 ): void {
   const pad = (s: string, n: number): string => s.padEnd(n);
@@ -301,7 +319,10 @@ function printTable(
   for (const r of rows) {
     console.log(`${pad(r.target, 28)} ${num(r.requestsPerSecond, 0)} ${num(r.vsBareProxy)} ${num(r.vsExpressHpm)} ${num(r.p50MsAt1k)} ${num(r.p99MsAt1k)} ${num(r.addedP50Ms)} ${num(r.addedP99Ms)} ${r.failed}`);
   }
-  for (const e of endpoints) console.log(`${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${' '.repeat(35)} ${e.failed}`);
+  for (const e of endpoints) {
+    const latency = e.p50MsAt1k === undefined ? ' '.repeat(35) : `${num(e.p50MsAt1k)} ${num(e.p99MsAt1k ?? 0)} ${num(e.addedP50Ms ?? 0)} ${num(e.addedP99Ms ?? 0)}`;
+    console.log(`${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${latency} ${e.failed}`);
+  }
   console.log(`\nXML translation: gateway ${xml.gatewayDocsPerSecond} docs/s, raw fast-xml-parser parse+build ${xml.rawDocsPerSecond} docs/s, ratio ${xml.ratio.toFixed(2)}×`);
   console.log('latencies in ms, median of rounds; +p50/+p99 = added over direct; ×bare / ×hpm = throughput ratios');
 }

@@ -120,7 +120,8 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     };
   }
   const health = new RedisHealth(logger);
-  const client = createRedisClient(config.redis, { name: 'cbg-main' });
+  // The request path's connection (rate limit, idempotency, two-factor codes): one command per request.
+  const client = createRedisClient(config.redis, { name: 'cbg-main', autoPipelining: true });
   health.watch(client, 'main');
   // The access store's own connection: its loads and whole-document swaps are bulk work, off the
   // request path, so they get a longer command timeout than the hot path's.

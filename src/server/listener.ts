@@ -102,14 +102,16 @@ export function openListener(
     state.connections.add(socket);
     socket.once('close', () => state.connections.delete(socket));
   });
+  // Built once per listener, not per request: 'close' fires once per response.
+  function responseClosed(this: http.ServerResponse): void {
+    state.inFlight.delete(this);
+    // A response whose headers left before the drain kept its connection alive: close it now it is idle.
+    if (state.draining) setImmediate(() => server.closeIdleConnections());
+  }
   server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (state.draining) res.setHeader('Connection', 'close');
     state.inFlight.add(res);
-    res.once('close', () => {
-      state.inFlight.delete(res);
-      // A response whose headers left before the drain kept its connection alive: close it now it is idle.
-      if (state.draining) setImmediate(() => server.closeIdleConnections());
-    });
+    res.on('close', responseClosed);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Raw bytes must not land in the middle of a response already on the wire.

@@ -10,9 +10,9 @@
  * only when the request presents one of them (see tls/client-certificate.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { NextFunction, RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
-import type { AuthFailureReason, Principal } from '../../access/access-index';
+import type { AccessIndex, AuthFailureReason, Principal } from '../../access/access-index';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 import type { AuthenticateConfig } from './authenticate.schema';
@@ -30,6 +30,34 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
   // spelling, which HTTP itself treats case-insensitively.
   const tokenHeader = config.tokenHeader.toLowerCase();
   const receiptTokenHeader = config.receiptTokenHeader.toLowerCase();
+  type Authenticated = Extract<ReturnType<AccessIndex['authenticate']>, { ok: true }>;
+
+  // Built once, not per request: the step below only calls them.
+  function refuse(next: NextFunction, headerName: string, reason: AuthFailureReason, detail?: string): void {
+    deps.onFailure?.(reason);
+    // Closed after the answer: a caller without a key gets no keep-alive socket to hold.
+    next(new GatewayError('unauthorized', detail ?? `A valid API key is required in the ${headerName} header.`, { headers: { Connection: 'close' } }));
+  }
+
+  /** The key in `header`, checked, with its certificate binding; null after answering 401. */
+  function authenticated(index: AccessIndex, req: IncomingMessage, next: NextFunction, header: string, headerName: string): Authenticated | null {
+    const raw = req.headers[header];
+    const result = index.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
+    if (!result.ok) {
+      refuse(next, headerName, result.reason);
+      return null;
+    }
+    const bound = result.principal.certificateThumbprints;
+    if (bound.length > 0) {
+      const presented = deps.presentedCertificate?.(req) ?? null;
+      if (presented === null || !bound.includes(presented)) {
+        refuse(next, headerName, 'certificate_mismatch', 'This API key is bound to a client certificate, and the request did not present it.');
+        return null;
+      }
+    }
+    return result;
+  }
+
   return function authenticateStep(req, res, next) {
     const ctx = context(res);
     const index = deps.access.index;
@@ -37,39 +65,16 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
       next(new GatewayError('store_unavailable', 'Access configuration is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } }));
       return;
     }
-    const refuse = (headerName: string, reason: AuthFailureReason, detail?: string): void => {
-      deps.onFailure?.(reason);
-      // Closed after the answer: a caller without a key gets no keep-alive socket to hold.
-      next(new GatewayError('unauthorized', detail ?? `A valid API key is required in the ${headerName} header.`, { headers: { Connection: 'close' } }));
-    };
-    /** The key in `header`, checked, with its certificate binding; null after answering 401. */
-    const authenticated = (header: string, headerName: string): Extract<ReturnType<typeof index.authenticate>, { ok: true }> | null => {
-      const raw = req.headers[header];
-      const result = index.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
-      if (!result.ok) {
-        refuse(headerName, result.reason);
-        return null;
-      }
-      const bound = result.principal.certificateThumbprints;
-      if (bound.length > 0) {
-        const presented = deps.presentedCertificate?.(req) ?? null;
-        if (presented === null || !bound.includes(presented)) {
-          refuse(headerName, 'certificate_mismatch', 'This API key is bound to a client certificate, and the request did not present it.');
-          return null;
-        }
-      }
-      return result;
-    };
     // Every request carries the token header; a receipt also the receipt header when that one is
     // configured apart (the same key may stand in both), and the two keys must be one vendor's.
-    const general = authenticated(tokenHeader, config.tokenHeader);
+    const general = authenticated(index, req, next, tokenHeader, config.tokenHeader);
     if (!general) return;
     let result = general;
     if (ctx.route?.group === 'receipts' && receiptTokenHeader !== tokenHeader) {
-      const receipt = authenticated(receiptTokenHeader, config.receiptTokenHeader);
+      const receipt = authenticated(index, req, next, receiptTokenHeader, config.receiptTokenHeader);
       if (!receipt) return;
       if (receipt.vendor.id !== general.vendor.id) {
-        refuse(config.receiptTokenHeader, 'token_mismatch', `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`);
+        refuse(next, config.receiptTokenHeader, 'token_mismatch', `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`);
         return;
       }
       result = receipt;

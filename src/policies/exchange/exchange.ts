@@ -14,13 +14,14 @@
  * Reads the route, principal and parsed body from the context; sets the response (a 201 with the
  * core's Location as a gateway path, kept for replays too).
  */
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
 import { renderAnswerForVendor } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
-import { context } from '../../request/context';
+import { context, type ParsedBody } from '../../request/context';
+import type { BodySchemaId, Route } from '../../catalogue/api-catalogue';
 
 export interface ExchangeDeps {
   readonly coreClient: CoreClient;
@@ -30,13 +31,18 @@ export interface ExchangeDeps {
 const JSON_MEDIA_TYPE = /^application\/(problem\+)?json\b/i;
 
 export function exchange(deps: ExchangeDeps): RequestHandler {
-  return async function exchangeStep(req, res, next) {
-    const ctx = context(res);
-    const { route, body } = ctx;
+  // Synchronous for the requests it lets pass (no parsed body): no promise per request.
+  return function exchangeStep(req, res, next) {
+    const { route, body } = context(res);
     if (!route || !body || !route.bodySchema) {
       next();
       return;
     }
+    return exchangeWithCore(req, res, next, route, route.bodySchema, body);
+  };
+
+  async function exchangeWithCore(req: Request, res: Response, next: NextFunction, route: Route, bodySchema: BodySchemaId, body: ParsedBody): Promise<void> {
+    const ctx = context(res);
     const guard = ctx.idempotencyGuard;
     let answer;
     guard.coreCallStarted();
@@ -55,7 +61,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
 
-    const contract = deps.contracts.get(route.bodySchema);
+    const contract = deps.contracts.get(bodySchema);
     const contentType = answer.contentType;
     // The core's own error documents (not a DTO) pass through as the core wrote them.
     const isDto = contract !== undefined && JSON_MEDIA_TYPE.test(contentType) && !/problem\+json/i.test(contentType);
@@ -80,7 +86,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
     res.status(answer.status).setHeader('Content-Type', mediaType);
     if (location) res.setHeader('Location', location);
     res.end(payload);
-  };
+  }
 }
 
 function outcomeUnknown(cause: CoreCallError): GatewayError {

@@ -37,6 +37,8 @@ const POLICY_NAME = '"per-key"';
 /** Limiters are built once per distinct policy, not per request. */
 export class RateLimiters {
   private readonly byPolicy = new Map<string, PolicyLimiter>();
+  /** Per vendor policy record, so a request finds its limiter without building the policy's key. */
+  private readonly byRecord = new WeakMap<RateLimit, PolicyLimiter>();
 
   constructor(
     private readonly config: RateLimitConfig,
@@ -44,6 +46,13 @@ export class RateLimiters {
   ) {}
 
   forPolicy(policy: RateLimit | undefined): PolicyLimiter {
+    if (!policy) return this.forValues(undefined);
+    let entry = this.byRecord.get(policy);
+    if (!entry) this.byRecord.set(policy, (entry = this.forValues(policy)));
+    return entry;
+  }
+
+  private forValues(policy: RateLimit | undefined): PolicyLimiter {
     const points = policy?.points ?? this.config.defaultPoints;
     const duration = policy?.durationSeconds ?? this.config.defaultDurationSeconds;
     const id = `${points}:${duration}`;

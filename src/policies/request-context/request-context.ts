@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { newContext, setContext, type RequestContext } from '../../request/context';
+import { context, newContext, setContext, type RequestContext } from '../../request/context';
 import type { RequestContextConfig } from './request-context.schema';
 
 /** Called once when the exchange ends, finished or cut off (access log, metrics). */
@@ -23,13 +23,19 @@ export interface RequestContextDeps {
 export function requestContext(config: RequestContextConfig, deps: RequestContextDeps = {}): RequestHandler {
   const trusted = new RegExp(config.trustedRequestIdPattern);
   const onFinish = deps.onFinish;
+  // One listener for every response, built once: 'close' fires once per exchange, so no
+  // per-request closure or once-wrapper is needed to tell the observer.
+  const exchangeClosed = onFinish
+    ? function exchangeClosed(this: Response): void {
+        onFinish(this.req, this, context(this));
+      }
+    : null;
   return function requestContextStep(req, res, next) {
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
-    const ctx = newContext(requestId);
-    setContext(res, ctx);
+    setContext(res, newContext(requestId));
     // 'close' fires for every exchange, also when the client goes away before the end.
-    if (onFinish) res.once('close', () => onFinish(req, res, ctx));
+    if (exchangeClosed) res.on('close', exchangeClosed);
     res.setHeader('X-Request-Id', requestId);
     if (deps.cacheControl) res.setHeader('Cache-Control', deps.cacheControl);
     next();

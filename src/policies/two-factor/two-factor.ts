@@ -33,7 +33,7 @@
  * mobile number is logged masked (`+*********456`), and the send limits count it under an HMAC.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Principal } from '../../access/access-index';
 import { isDramaMobile, normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
 import type { CoreClient } from '../../core-client/core-client';
@@ -218,78 +218,92 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     withoutCode(ctx);
   }
 
+  async function sendCode(req: Request, res: Response): Promise<void> {
+    const ctx = context(res);
+    const body = validBody(ctx, validateBankAccountVerification);
+    const vendorId = principalOf(ctx).vendorId;
+    const owner: CodeOwner = { customerId: body.CustomerId };
+    const to = maskPhoneNumber(body.MobileNumber);
+    const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId, to };
+    if (body.Code != null && !deps.sandboxMode) {
+      throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
+    }
+    if (isDramaMobile(body.MobileNumber) && !deps.sandboxMode) {
+      throw refused('MobileNumber', "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes", 'No phone has a number in the drama range; use the customer\'s real mobile number with a real core.');
+    }
+    await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
+
+    const permit = await limits.take(hmac('mobile', body.MobileNumber), String(body.CustomerId), vendorId);
+    if (!permit.granted) {
+      const retryAfter = secondsFromMs(permit.retryAfterMs);
+      logger.info({ ...log, refusedBy: permit.refusedBy }, 'two-factor code not sent: send limit reached');
+      if (permit.refusedBy.includes('vendor')) deps.onBudgetExhausted?.(vendorId);
+      const which = permit.refusedBy.includes('vendor') ? "this vendor's SMS budget is spent" : 'too many codes were sent to this number or for this customer';
+      throw new GatewayError('rate_limited', `No code sent: ${which}; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+    }
+    const code = body.Code ?? String(randomInt(100_000, 1_000_000));
+    const hash = codeHash(vendorId, owner, code);
+    let issued;
+    try {
+      issued = await store.issue(owner, { hash, now: now(), ttlMs });
+    } catch (err) {
+      await permit.refund();
+      throw err;
+    }
+    if (issued.kind === 'locked') {
+      await permit.refund();
+      throw locked(issued.retryAfterMs);
+    }
+    try {
+      await sms.send({ to: body.MobileNumber, text: messageText(code) });
+    } catch (err) {
+      await permit.refund();
+      await store.discard(owner, hash).catch((discardError: unknown) => {
+        // A code left behind still ends with its lifetime; nothing else depends on it.
+        logger.error({ ...log, err: discardError }, 'could not discard an unsent two-factor code');
+      });
+      logger.warn({ ...log, provider: sms.kind, reason: (err as Error).message }, 'two-factor code not sent: SMS provider failed');
+      throw new GatewayError('sms_provider_failed', 'The SMS could not be sent, and no code is pending; retry shortly.', { cause: err });
+    }
+    logger.info({ ...log, provider: sms.kind }, 'two-factor code sent');
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(200).json({ status: 'sent', expiresInSeconds: config.codeTtlSeconds });
+  }
+
+  async function checkCode(req: Request, res: Response, next: NextFunction, apiId: string): Promise<void> {
+    const ctx = context(res);
+    try {
+      if (apiId === ADD_API_ID) {
+        const add = validBody(ctx, validateBankAccountAdd);
+        await redeem(ctx, { customerId: add.CustomerId }, add.TwoFactorCode);
+        withoutCode(ctx);
+      } else {
+        await checkUpdate(req, ctx);
+      }
+    } catch (err) {
+      // The core was not reached: free the idempotency key, so a retry with the right code may use it.
+      await ctx.idempotencyGuard.abandon();
+      throw err;
+    }
+    next();
+  }
+
+  // The steps stay synchronous for the requests they let pass (most of them): no promise per request.
   return {
-    verification: async function twoFactorVerification(req, res, next) {
-      const ctx = context(res);
-      if (!ctx.route?.answeredByGateway) return next();
-      const body = validBody(ctx, validateBankAccountVerification);
-      const vendorId = principalOf(ctx).vendorId;
-      const owner: CodeOwner = { customerId: body.CustomerId };
-      const to = maskPhoneNumber(body.MobileNumber);
-      const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId, to };
-      if (body.Code != null && !deps.sandboxMode) {
-        throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
+    verification: function twoFactorVerification(req, res, next) {
+      if (!context(res).route?.answeredByGateway) {
+        next();
+        return;
       }
-      if (isDramaMobile(body.MobileNumber) && !deps.sandboxMode) {
-        throw refused('MobileNumber', "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes", 'No phone has a number in the drama range; use the customer\'s real mobile number with a real core.');
-      }
-      await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
-
-      const permit = await limits.take(hmac('mobile', body.MobileNumber), String(body.CustomerId), vendorId);
-      if (!permit.granted) {
-        const retryAfter = secondsFromMs(permit.retryAfterMs);
-        logger.info({ ...log, refusedBy: permit.refusedBy }, 'two-factor code not sent: send limit reached');
-        if (permit.refusedBy.includes('vendor')) deps.onBudgetExhausted?.(vendorId);
-        const which = permit.refusedBy.includes('vendor') ? "this vendor's SMS budget is spent" : 'too many codes were sent to this number or for this customer';
-        throw new GatewayError('rate_limited', `No code sent: ${which}; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
-      }
-      const code = body.Code ?? String(randomInt(100_000, 1_000_000));
-      const hash = codeHash(vendorId, owner, code);
-      let issued;
-      try {
-        issued = await store.issue(owner, { hash, now: now(), ttlMs });
-      } catch (err) {
-        await permit.refund();
-        throw err;
-      }
-      if (issued.kind === 'locked') {
-        await permit.refund();
-        throw locked(issued.retryAfterMs);
-      }
-      try {
-        await sms.send({ to: body.MobileNumber, text: messageText(code) });
-      } catch (err) {
-        await permit.refund();
-        await store.discard(owner, hash).catch((discardError: unknown) => {
-          // A code left behind still ends with its lifetime; nothing else depends on it.
-          logger.error({ ...log, err: discardError }, 'could not discard an unsent two-factor code');
-        });
-        logger.warn({ ...log, provider: sms.kind, reason: (err as Error).message }, 'two-factor code not sent: SMS provider failed');
-        throw new GatewayError('sms_provider_failed', 'The SMS could not be sent, and no code is pending; retry shortly.', { cause: err });
-      }
-      logger.info({ ...log, provider: sms.kind }, 'two-factor code sent');
-      res.setHeader('Cache-Control', 'no-store');
-      res.status(200).json({ status: 'sent', expiresInSeconds: config.codeTtlSeconds });
+      return sendCode(req, res);
     },
-
-    check: async function twoFactorCheck(req, res, next) {
-      const ctx = context(res);
-      const apiId = ctx.route?.apiId;
-      if (apiId !== ADD_API_ID && apiId !== UPDATE_API_ID) return next();
-      try {
-        if (apiId === ADD_API_ID) {
-          const add = validBody(ctx, validateBankAccountAdd);
-          await redeem(ctx, { customerId: add.CustomerId }, add.TwoFactorCode);
-          withoutCode(ctx);
-        } else {
-          await checkUpdate(req, ctx);
-        }
-      } catch (err) {
-        // The core was not reached: free the idempotency key, so a retry with the right code may use it.
-        await ctx.idempotencyGuard.abandon();
-        throw err;
+    check: function twoFactorCheck(req, res, next) {
+      const apiId = context(res).route?.apiId;
+      if (apiId !== ADD_API_ID && apiId !== UPDATE_API_ID) {
+        next();
+        return;
       }
-      next();
+      return checkCode(req, res, next, apiId);
     },
   };
 }
