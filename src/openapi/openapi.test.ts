@@ -216,6 +216,11 @@ describe('OpenAPI document', () => {
       expect(etag).toMatch(/^"[\w-]+"$/);
       const again = await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': etag } });
       expect(again.status).toBe(304);
+      // Weak comparison, as RFC 9110 asks of If-None-Match, and `*`.
+      for (const validator of [`W/${etag}`, `"other", ${etag}`, '*']) {
+        expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': validator } })).status).toBe(304);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
       expect(await again.text()).toBe('');
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

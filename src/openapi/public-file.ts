@@ -50,11 +50,16 @@ export function servePublicFile(file: PublicFile, trustedRequestId: RegExp): Req
     res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('ETag', file.etag);
-    const cached = req.headers['if-none-match'];
-    if (cached !== undefined && cached.split(',').some((tag) => tag.trim() === file.etag)) {
+    if (notModified(req.headers['if-none-match'], file.etag)) {
       res.status(304).end();
       return;
     }
     res.type(file.type).send(file.body);
   };
+}
+
+/** RFC 9110's If-None-Match: `*`, or any listed tag equal to ours by weak comparison (a `W/` prefix ignored). */
+function notModified(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

@@ -97,6 +97,27 @@ describe("the core's answers", () => {
   });
 
   it.each([
+    ['a path that reads as another host', 201, '/.//evil.example/phish', undefined],
+    ['an absolute URL to another host', 201, 'https://evil.example/phish', undefined],
+    ['a refusal pointing somewhere', 400, '/accounts/50001', undefined],
+    ['a created record on the core', 201, '/bankaccounts/7', '/bankaccounts/7'],
+  ])("passes a money movement's Location only as a gateway path on a 201, for the first answer and its replay (%s)", async (_label, status, location, expected) => {
+    respond = (_request, res) => {
+      res.writeHead(status, { 'content-type': 'application/json', location });
+      res.end('{"receiptNo":0,"errorMessage":null}');
+    };
+    const headers = { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `location-${status}-${location}` };
+    const first = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+    expect(first.status).toBe(status);
+    expect(first.headers.location).toBe(expected);
+    if (status === 201) {
+      const replay = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers.location).toBe(expected);
+    }
+  });
+
+  it.each([
     ['with a Content-Length', true],
     ['chunked', false],
   ])('answers 502 to a buffered answer over core.maxBufferedResponseBytes (%s), and never sends that key again', async (_label, declared) => {
