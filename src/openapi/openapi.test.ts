@@ -12,7 +12,8 @@ import { loadReceiptEnums } from '../contracts/enums';
 import { createBodyContracts } from '../contracts/registry';
 import { createSandboxData } from '../sandbox/data';
 import { openApiExamples } from '../sandbox/examples';
-import { buildOpenApiDocument, openApiHandler, type OpenApiDocument } from './openapi';
+import { buildOpenApiDocument, openApiFile, type OpenApiDocument } from './openapi';
+import { publicFileRoutes } from './public-file';
 
 const enums = loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml'));
 const receiptContracts = createBodyContracts({ enums, adjustmentNotesRequired: false });
@@ -197,9 +198,9 @@ describe('OpenAPI document', () => {
     expect(add.requestBody.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/BankAccountAdd' } } });
   });
 
-  it('is served by its handler as JSON, to any origin, with an ETag that answers 304', async () => {
+  it('is served by the public-file layer as JSON, to any origin, with an ETag that answers 304', async () => {
     const app = express();
-    app.get('/openapi.json', openApiHandler(doc, /^[\w-]{8,64}$/));
+    app.use(publicFileRoutes([['/openapi.json', openApiFile(doc)]], /^[\w-]{8,64}$/));
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -221,6 +222,13 @@ describe('OpenAPI document', () => {
         expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': validator } })).status).toBe(304);
       }
       expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+      // Matched as an Express route would be (any case, one trailing slash); HEAD without a body; other methods go on.
+      expect((await fetch(`http://127.0.0.1:${port}/OpenAPI.json/`)).status).toBe(200);
+      const head = await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'HEAD' });
+      expect([head.status, await head.text(), head.headers.get('etag')]).toEqual([200, '', etag]);
+      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'POST' })).status).toBe(404);
+      const preflight = await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'OPTIONS', headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET' } });
+      expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
       expect(await again.text()).toBe('');
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,11 +10,10 @@
  * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
  * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
  */
-import type { RequestHandler } from 'express';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
-import { publicFile, servePublicFile } from './public-file';
+import { publicFile, type PublicFile } from './public-file';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
 export interface OpenApiOptions {
@@ -334,7 +333,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   };
 }
 
-/** GET /openapi.json: the document, serialised once, served like the reference page's files (public-file.ts). */
-export function openApiHandler(document: OpenApiDocument, trustedRequestId: RegExp): RequestHandler {
-  return servePublicFile(publicFile(JSON.stringify(document), 'application/json; charset=utf-8'), trustedRequestId);
+/** GET /openapi.json: the document, serialised once, served with the reference page's files (public-file.ts). */
+export function openApiFile(document: OpenApiDocument): PublicFile {
+  return publicFile(JSON.stringify(document), 'application/json; charset=utf-8');
 }

@@ -1,6 +1,6 @@
 /**
  * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets), served
- * alike: read or built once at start-up, readable from any origin (they hold no secret;
+ * alike, in one route layer before the keyed pipeline: read or built once at start-up, readable from any origin (they hold no secret;
  * documentation sites fetch them from the browser), with an ETag a client revalidates with
  * If-None-Match (304), an X-Request-Id like every other answer, and the reference page's strict
  * Content-Security-Policy (harmless on the other files, and one policy to read).
@@ -8,7 +8,7 @@
  * Reads nothing; sets the answer's headers and body.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * Swagger UI sets styles through the DOM (allowed by `style-src 'self'`), draws its icons as
@@ -28,6 +28,14 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
 
 const EXPOSED_HEADERS = 'ETag, X-Request-Id';
 
+/** What a cross-origin script may send to, and read from, the public paths (their CORS preflight). */
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD',
+  'Access-Control-Allow-Headers': 'Accept, If-None-Match, X-Request-Id',
+  'Access-Control-Max-Age': '86400',
+};
+
 export interface PublicFile {
   readonly body: Buffer;
   readonly type: string;
@@ -40,22 +48,47 @@ export function publicFile(body: string | Buffer, type: string): PublicFile {
 }
 
 /** `trustedRequestId`: a client's X-Request-Id matching it is kept (request-context's rule), so a vendor can quote it. */
-export function servePublicFile(file: PublicFile, trustedRequestId: RegExp): RequestHandler {
-  return function publicFileAnswer(req, res) {
-    const sent = req.headers['x-request-id'];
-    res.setHeader('X-Request-Id', typeof sent === 'string' && trustedRequestId.test(sent) ? sent : randomUUID());
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('ETag', file.etag);
-    if (notModified(req.headers['if-none-match'], file.etag)) {
-      res.status(304).end();
+/**
+ * The public files as one route layer in front of the keyed pipeline: GET and HEAD of a file's
+ * path answer it, OPTIONS answers the CORS preflight (204, any origin, whatever
+ * `cors.allowedOrigins` says for the keyed API: a documentation site revalidating with
+ * If-None-Match would otherwise meet the keyed pipeline's 401); anything else goes on to the
+ * pipeline. One map lookup per request instead of a router layer per path: every API call passes
+ * here first. Paths match as Express routes do by default: any letter case, one trailing slash.
+ */
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, trustedRequestId: RegExp): RequestHandler {
+  const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
+  return function publicFileRoute(req, res, next) {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const file = byPath.get(path.toLowerCase());
+    if (file === undefined) return next();
+    res.setHeader('X-Request-Id', requestIdOf(req.headers['x-request-id'], trustedRequestId));
+    if (req.method === 'OPTIONS') {
+      res.set(PREFLIGHT_HEADERS).status(204).end();
       return;
     }
-    res.type(file.type).send(file.body);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    serve(file, req, res);
   };
+}
+
+/** A client's sane X-Request-Id (request-context's rule) is kept, so the id a vendor quotes is its own. */
+function requestIdOf(sent: string | string[] | undefined, trustedRequestId: RegExp): string {
+  return typeof sent === 'string' && trustedRequestId.test(sent) ? sent : randomUUID();
+}
+
+function serve(file: PublicFile, req: Request, res: Response): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('ETag', file.etag);
+  if (notModified(req.headers['if-none-match'], file.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.type(file.type).send(file.body);
 }
 
 /** RFC 9110's If-None-Match: `*`, or any listed tag equal to ours by weak comparison (a `W/` prefix ignored). */

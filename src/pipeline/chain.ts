@@ -16,8 +16,9 @@ import type { CoreClient } from '../core-client/core-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
-import { buildOpenApiDocument, openApiHandler } from '../openapi/openapi';
-import { registerDocsPage } from '../openapi/docs-page';
+import { buildOpenApiDocument, openApiFile } from '../openapi/openapi';
+import { docsPageFiles } from '../openapi/docs-page';
+import { publicFileRoutes } from '../openapi/public-file';
 import { body } from '../policies/body/body';
 import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
@@ -93,24 +94,16 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     sandboxMode: config.core.url === null,
     onBudgetExhausted: (vendor) => metrics.smsBudgetExhaustedTotal.inc({ vendor }),
   });
-  // The API description and its page need no key: vendors read them before they have one.
-  const trustedRequestId = new RegExp(config.requestContext.trustedRequestIdPattern);
-  app.get(
-    '/openapi.json',
-    openApiHandler(
-      buildOpenApiDocument({
-        routes: ROUTES,
-        contracts: deps.bodyContracts,
-        version: deps.version,
-        tokenHeader: config.authentication.tokenHeader,
-        receiptTokenHeader: config.authentication.receiptTokenHeader,
-        examples: deps.openApiExamples,
-      }),
-      trustedRequestId,
-    ),
-  );
-  // The reference page rendered from that document: keyless too.
-  registerDocsPage(app, trustedRequestId);
+  // The API description and its reference page need no key: vendors read them before they have one.
+  const apiDocument = buildOpenApiDocument({
+    routes: ROUTES,
+    contracts: deps.bodyContracts,
+    version: deps.version,
+    tokenHeader: config.authentication.tokenHeader,
+    receiptTokenHeader: config.authentication.receiptTokenHeader,
+    examples: deps.openApiExamples,
+  });
+  app.use(publicFileRoutes([['/openapi.json', openApiFile(apiDocument)], ...docsPageFiles()], new RegExp(config.requestContext.trustedRequestIdPattern)));
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const compressionStep = compressAnswers(config.compression);
   const steps: RequestHandler[] = [
