@@ -197,6 +197,7 @@ describe('three gateway processes on one Redis behind a round-robin proxy', () =
     let killedAt: number | null = null;
     let exitedAt: number | null = null;
     let inFlightBound = 0;
+    let openAtKill = 0;
     let assignedAtKill = 0;
     const done = load({
       port: proxy.port,
@@ -208,7 +209,8 @@ describe('three gateway processes on one Redis behind a round-robin proxy', () =
       onProgress: (count) => {
         if (count < 300 || killedAt !== null) return;
         killedAt = performance.now();
-        inFlightBound = proxy.open()[victimIndex] ?? 0;
+        openAtKill = proxy.open()[victimIndex] ?? 0;
+        inFlightBound = openAtKill;
         assignedAtKill = proxy.assigned()[victimIndex] ?? 0;
         victim.child.kill('SIGKILL');
         void victim.exited.then(() => {
@@ -223,7 +225,9 @@ describe('three gateway processes on one Redis behind a round-robin proxy', () =
     expect(exitedAt).not.toBeNull();
     expect(outcomes.length).toBeGreaterThan(400);
     expect(failures.length).toBeLessThanOrEqual(inFlightBound);
-    expect(inFlightBound).toBeLessThanOrEqual(12);
+    // At most the load's concurrency was in flight at the kill; the bound also counts what the
+    // proxy handed over before the process died, which a loaded machine makes longer (13 seen).
+    expect(openAtKill).toBeLessThanOrEqual(12);
     // The two survivors answer everything sent after the death.
     const after = await load({ port: proxy.port, key: keys.steady, concurrency: 6, maxRequests: 60, maxMs: 30_000, stop: () => false });
     expect(after.filter(failed)).toEqual([]);
