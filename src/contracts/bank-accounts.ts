@@ -74,7 +74,7 @@ const DRAMA_MOBILE = /^(?:\+44|0044|44|0)7700900(\d{3})$/;
 
 /** Whether a normalised (`+447…`) number is in Ofcom's drama range: no phone has one, so only the sandbox's customers do. */
 export function isDramaMobile(e164: string): boolean {
-  return e164.startsWith('+447700900');
+  return DRAMA_MOBILE.test(e164);
 }
 
 export type MobileNumberResult = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly message: string };

@@ -81,6 +81,18 @@ describe("the core's answers", () => {
     for (const name of ['set-cookie', 'x-core-node', 'server', 'via', 'x-powered-by', 'access-control-allow-origin']) expect(answer.headers[name]).toBeUndefined();
   });
 
+  it("makes the core's strong ETag weak on an answer the gateway compresses, and keeps it on the identity answer", async () => {
+    const list = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ AccountId: 50_000 + i, Description: 'Share Account' })));
+    respond = (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(list)), etag: '"v1"' });
+      res.end(list);
+    };
+    const gzip = await call(`${gateway.url}/accounts`, { headers: { ...DEMO, 'Accept-Encoding': 'gzip' } });
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.etag]).toEqual([200, 'gzip', 'W/"v1"']);
+    const identity = await call(`${gateway.url}/accounts`, { headers: DEMO });
+    expect([identity.status, identity.headers['content-encoding'], identity.headers.etag]).toEqual([200, undefined, '"v1"']);
+  });
+
   it('tells a money movement whose core failed with a 5xx that its outcome is unknown, and never sends that key again', async () => {
     respond = (_request, res) => {
       res.writeHead(503, { 'content-type': 'text/html' });

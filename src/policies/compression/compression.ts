@@ -5,7 +5,8 @@
  * chunk, so a large list is never held whole.
  *
  * Reads Accept-Encoding, and the answer's Content-Type, Content-Length and Content-Encoding as
- * later steps set them; sets Content-Encoding and `Vary: Accept-Encoding`. Never compresses an
+ * later steps set them; sets Content-Encoding and `Vary: Accept-Encoding`, and makes an encoded
+ * answer's ETag weak. Never compresses an
  * answer the core already encoded (its Content-Encoding passes through as it came), a HEAD, or
  * anything but JSON and XML. Built on the `compression` package (zlib underneath).
  */
@@ -21,6 +22,21 @@ function isJsonOrXml(_req: Request, res: Response): boolean {
   return typeof type === 'string' && JSON_OR_XML.test(type);
 }
 
+/**
+ * An encoded answer's ETag turns weak (`W/"…"`): the core's strong validator names the identity
+ * bytes, and RFC 9110 gives each content coding a validator of its own; If-None-Match compares
+ * weakly, so revalidation still works. Wrapped before the compression package wraps writeHead,
+ * so this runs after it has chosen (and set) the encoding.
+ */
+function weakenEtagWhenEncoded(res: Response): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function writeHeadWithWeakEtag(this: Response, ...args: Parameters<Response['writeHead']>) {
+    const etag = this.getHeader('ETag');
+    if (typeof etag === 'string' && !etag.startsWith('W/') && this.getHeader('Content-Encoding') !== undefined) this.setHeader('ETag', `W/${etag}`);
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
+}
+
 /** Null when `compression.enabled` is false: the chain then has no such step at all. */
 export function compressAnswers(config: CompressionConfig): RequestHandler | null {
   if (!config.enabled) return null;
@@ -32,6 +48,7 @@ export function compressAnswers(config: CompressionConfig): RequestHandler | nul
       next();
       return;
     }
+    weakenEtagWhenEncoded(res);
     compress(req, res, next);
   };
 }
