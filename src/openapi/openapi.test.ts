@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ROUTES } from '../catalogue/api-catalogue';
@@ -227,6 +228,24 @@ describe('OpenAPI document', () => {
       const head = await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'HEAD' });
       expect([head.status, await head.text(), head.headers.get('etag')]).toEqual([200, '', etag]);
       expect((await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'POST' })).status).toBe(404);
+      // Encoded once per encoding, each with its own validator; identity for a client that asks for it.
+      const raw = (encoding: string): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> =>
+        new Promise((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port, path: '/openapi.json', headers: { 'Accept-Encoding': encoding } }, (answer) => {
+              const chunks: Buffer[] = [];
+              answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+              answer.on('end', () => resolve({ headers: answer.headers, body: Buffer.concat(chunks) }));
+            })
+            .on('error', reject);
+        });
+      const identity = await raw('identity');
+      const gzipped = await raw('gzip');
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      expect(gzipped.headers).toMatchObject({ 'content-encoding': 'gzip', vary: 'Accept-Encoding' });
+      expect(gzipped.headers.etag).not.toBe(identity.headers.etag);
+      expect(gunzipSync(gzipped.body).equals(identity.body)).toBe(true);
+      expect(gzipped.body.length).toBeLessThan(identity.body.length / 5);
       const preflight = await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'OPTIONS', headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET' } });
       expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
       expect(await again.text()).toBe('');

@@ -1,13 +1,17 @@
 /**
  * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets), served
- * alike, in one route layer before the keyed pipeline: read or built once at start-up, readable from any origin (they hold no secret;
- * documentation sites fetch them from the browser), with an ETag a client revalidates with
- * If-None-Match (304), an X-Request-Id like every other answer, and the reference page's strict
- * Content-Security-Policy (harmless on the other files, and one policy to read).
+ * alike, in one route layer before the keyed pipeline: read or built once at start-up, readable
+ * from any origin (they hold no secret; documentation sites fetch them from the browser), with
+ * an ETag a client revalidates with If-None-Match (304), an X-Request-Id like every other answer,
+ * and the reference page's strict Content-Security-Policy (harmless on the other files, and one
+ * policy to read). A file of 1 KiB or more goes br- or gzip-encoded to a client that accepts it,
+ * each encoding compressed once, on first use, and given its own ETag: the Swagger UI bundle is
+ * 1.7 MB, and compressing it per request would let any keyless caller spend the gateway's CPU.
  *
- * Reads nothing; sets the answer's headers and body.
+ * Reads the request's Accept-Encoding and If-None-Match; sets the answer's headers and body.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**
@@ -36,18 +40,39 @@ const PREFLIGHT_HEADERS = {
   'Access-Control-Max-Age': '86400',
 };
 
-export interface PublicFile {
+/** Below this, an encoding saves too little to be worth a second representation. */
+const ENCODE_FROM_BYTES = 1024;
+
+type Encoding = 'br' | 'gzip';
+
+/** One representation of a file: its bytes and their validator. */
+interface Representation {
   readonly body: Buffer;
-  readonly type: string;
   readonly etag: string;
+}
+
+export interface PublicFile extends Representation {
+  readonly type: string;
+  /** Encoded representations, made on first use. */
+  readonly encoded: Map<Encoding, Representation>;
 }
 
 export function publicFile(body: string | Buffer, type: string): PublicFile {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+  return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`, encoded: new Map() };
 }
 
-/** `trustedRequestId`: a client's X-Request-Id matching it is kept (request-context's rule), so a vendor can quote it. */
+/** The file in `encoding`, compressed once (brotli at a middle quality: the best ones take seconds on 1.7 MB). */
+function encodedRepresentation(file: PublicFile, encoding: Encoding): Representation {
+  let representation = file.encoded.get(encoding);
+  if (!representation) {
+    const body = encoding === 'br' ? brotliCompressSync(file.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 6 } }) : gzipSync(file.body, { level: 9 });
+    representation = { body, etag: `${file.etag.slice(0, -1)}-${encoding}"` };
+    file.encoded.set(encoding, representation);
+  }
+  return representation;
+}
+
 /**
  * The public files as one route layer in front of the keyed pipeline: GET and HEAD of a file's
  * path answer it, OPTIONS answers the CORS preflight (204, any origin, whatever
@@ -56,6 +81,7 @@ export function publicFile(body: string | Buffer, type: string): PublicFile {
  * pipeline. One map lookup per request instead of a router layer per path: every API call passes
  * here first. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
+/** `trustedRequestId`: a client's X-Request-Id matching it is kept (request-context's rule), so a vendor can quote it. */
 export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, trustedRequestId: RegExp): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
@@ -78,17 +104,22 @@ function requestIdOf(sent: string | string[] | undefined, trustedRequestId: RegE
 }
 
 function serve(file: PublicFile, req: Request, res: Response): void {
+  const accepted = file.body.length >= ENCODE_FROM_BYTES ? req.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  const encoding = accepted === 'br' || accepted === 'gzip' ? accepted : null;
+  const representation = encoding ? encodedRepresentation(file, encoding) : file;
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   res.setHeader('Cache-Control', 'no-cache');
   res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('ETag', file.etag);
-  if (notModified(req.headers['if-none-match'], file.etag)) {
+  if (file.body.length >= ENCODE_FROM_BYTES) res.setHeader('Vary', 'Accept-Encoding');
+  res.setHeader('ETag', representation.etag);
+  if (notModified(req.headers['if-none-match'], representation.etag)) {
     res.status(304).end();
     return;
   }
-  res.type(file.type).send(file.body);
+  if (encoding) res.setHeader('Content-Encoding', encoding);
+  res.type(file.type).send(representation.body);
 }
 
 /** RFC 9110's If-None-Match: `*`, or any listed tag equal to ours by weak comparison (a `W/` prefix ignored). */
