@@ -41,6 +41,8 @@ import { createMetrics } from './metrics/metrics';
 import { createBodyContracts } from './contracts/registry';
 import { loadReceiptEnums } from './contracts/enums';
 import { buildVendorApp } from './pipeline/chain';
+import { ROUTES } from './catalogue/api-catalogue';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi';
 import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
@@ -62,6 +64,8 @@ export interface RunningGateway {
   readonly coreUrl: string;
   readonly access: AccessCache;
   readonly store: AccessStore;
+  /** The OpenAPI document the vendor port serves. */
+  readonly apiDocument: OpenApiDocument;
   /**
    * Readiness turns 503 at once; after `lameDuckMs` the listeners stop accepting, responses
    * ask for `Connection: close`, idle keep-alive connections close, in-flight requests finish
@@ -260,6 +264,14 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,
   });
   const vendorTraffic = new VendorTraffic();
+  const apiDocument = buildOpenApiDocument({
+    routes: ROUTES,
+    contracts: bodyContracts,
+    version: packageVersion(),
+    tokenHeader: config.authentication.tokenHeader,
+    receiptTokenHeader: config.authentication.receiptTokenHeader,
+    examples: openApiExamples,
+  });
   const vendorApp = buildVendorApp({
     vendorTraffic,
     config,
@@ -268,13 +280,12 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreClient,
     storeHeld: () => storeEpoch?.held ?? false,
     tracing,
-    openApiExamples,
+    apiDocument,
     metrics,
     redis: backend.redis,
     keyUsage,
     bodyContracts,
     sms: sms.provider,
-    version: packageVersion(),
   });
   const statusApp = createStatusApp({
     registry: metrics.registry,
@@ -331,6 +342,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     coreUrl,
     access,
     store,
+    apiDocument,
     async stop(overrides) {
       const options: ShutdownConfig = { ...config.shutdown, ...overrides };
       shuttingDown = true;

@@ -199,9 +199,9 @@ describe('OpenAPI document', () => {
     expect(add.requestBody.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/BankAccountAdd' } } });
   });
 
-  it('is served by the public-file layer as JSON, to any origin, with an ETag that answers 304', async () => {
+  it('is served by the public-file step as JSON, to any origin, with an ETag that answers 304', async () => {
     const app = express();
-    app.use(publicFileRoutes([['/openapi.json', openApiFile(doc)]], /^[\w-]{8,64}$/));
+    app.use(publicFileRoutes([['/openapi.json', openApiFile(doc)]]));
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -211,9 +211,6 @@ describe('OpenAPI document', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await res.json()).toEqual(JSON.parse(JSON.stringify(doc)));
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
-      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-      const quoted = await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'X-Request-Id': 'vendor-trace-0001' } });
-      expect(quoted.headers.get('x-request-id')).toBe('vendor-trace-0001');
       const etag = res.headers.get('etag') as string;
       expect(etag).toMatch(/^"[\w-]+"$/);
       const again = await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'If-None-Match': etag } });

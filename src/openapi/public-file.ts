@@ -1,16 +1,17 @@
 /**
  * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets), served
- * alike, in one route layer before the keyed pipeline: read or built once at start-up, readable
- * from any origin (they hold no secret; documentation sites fetch them from the browser), with
- * an ETag a client revalidates with If-None-Match (304), an X-Request-Id like every other answer,
- * and the reference page's strict Content-Security-Policy (harmless on the other files, and one
+ * alike, by one pipeline step right after the request context (so each answer has its
+ * X-Request-Id, access-log line and metrics, as `unmatched`: they are not API ids) and before
+ * any key is asked for: read or built once at start-up, readable from any origin (they hold no
+ * secret; documentation sites fetch them from the browser), with an ETag a client revalidates
+ * with If-None-Match (304), and the reference page's strict Content-Security-Policy (harmless on the other files, and one
  * policy to read). A file of 1 KiB or more goes br- or gzip-encoded to a client that accepts it,
  * each encoding compressed once, on first use, and given its own ETag: the Swagger UI bundle is
  * 1.7 MB, and compressing it per request would let any keyless caller spend the gateway's CPU.
  *
  * Reads the request's Accept-Encoding and If-None-Match; sets the answer's headers and body.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 
@@ -74,21 +75,18 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
 }
 
 /**
- * The public files as one route layer in front of the keyed pipeline: GET and HEAD of a file's
- * path answer it, OPTIONS answers the CORS preflight (204, any origin, whatever
+ * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS answers the CORS preflight (204, any origin, whatever
  * `cors.allowedOrigins` says for the keyed API: a documentation site revalidating with
  * If-None-Match would otherwise meet the keyed pipeline's 401); anything else goes on to the
- * pipeline. One map lookup per request instead of a router layer per path: every API call passes
- * here first. Paths match as Express routes do by default: any letter case, one trailing slash.
+ * next step. One map lookup per request instead of a router layer per path: every API call
+ * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
-/** `trustedRequestId`: a client's X-Request-Id matching it is kept (request-context's rule), so a vendor can quote it. */
-export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, trustedRequestId: RegExp): RequestHandler {
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     const file = byPath.get(path.toLowerCase());
     if (file === undefined) return next();
-    res.setHeader('X-Request-Id', requestIdOf(req.headers['x-request-id'], trustedRequestId));
     if (req.method === 'OPTIONS') {
       res.set(PREFLIGHT_HEADERS).status(204).end();
       return;
@@ -96,11 +94,6 @@ export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFi
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     serve(file, req, res);
   };
-}
-
-/** A client's sane X-Request-Id (request-context's rule) is kept, so the id a vendor quotes is its own. */
-function requestIdOf(sent: string | string[] | undefined, trustedRequestId: RegExp): string {
-  return typeof sent === 'string' && trustedRequestId.test(sent) ? sent : randomUUID();
 }
 
 function serve(file: PublicFile, req: Request, res: Response): void {

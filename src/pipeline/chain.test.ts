@@ -43,7 +43,7 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
     keyUsage: new KeyUsageTracker(new MemoryKeyUsageStore(), 1000, logger),
     bodyContracts: createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false }),
     sms: createSmsProvider(smsSchema.parse({})).provider,
-    version: '0.0.0-test',
+    apiDocument: { openapi: '3.1.1', paths: {} },
   });
   breakers.shutdown();
   return app;
@@ -55,10 +55,10 @@ describe('vendor pipeline', () => {
     const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string }; handle: { steps?: Array<{ name: string }> } }> } }).router.stack;
     const names = layers.flatMap((layer) => layer.handle.steps?.map((step) => step.name) ?? [layer.route?.path ?? layer.name]);
     expect(names).toEqual([
-      // The API description, its reference page and their preflight, keyless, in one layer.
-      'publicFileRoute',
       'requestContextStep',
       'traceStep',
+      // The API description, its reference page and their preflight: keyless.
+      'publicFileRoute',
       'compressionStep',
       'framingStep',
       'routeMatchStep',
@@ -76,9 +76,9 @@ describe('vendor pipeline', () => {
     ]);
   });
 
-  it('runs in three router layers: the public files (document and reference page), the steps, the error handler', () => {
+  it('runs the steps in one router layer, then the error handler', () => {
     const app = buildTestApp();
     const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string } }> } }).router.stack;
-    expect(layers.map((layer) => layer.route?.path ?? layer.name)).toEqual(['publicFileRoute', 'vendorPipeline', 'errorHandler']);
+    expect(layers.map((layer) => layer.route?.path ?? layer.name)).toEqual(['vendorPipeline', 'errorHandler']);
   });
 });

@@ -16,7 +16,7 @@ import type { CoreClient } from '../core-client/core-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
-import { buildOpenApiDocument, openApiFile } from '../openapi/openapi';
+import { openApiFile, type OpenApiDocument } from '../openapi/openapi';
 import { docsPageFiles } from '../openapi/docs-page';
 import { publicFileRoutes } from '../openapi/public-file';
 import { body } from '../policies/body/body';
@@ -53,16 +53,14 @@ export interface VendorPipelineDeps {
   /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
   readonly storeHeld: () => boolean;
   readonly metrics: GatewayMetrics;
-  /** Example records for the OpenAPI document (the sandbox's data, in sandbox mode). */
-  readonly openApiExamples?: ReadonlyMap<string, unknown>;
+  /** The vendor API's OpenAPI document, served keyless at /openapi.json (and rendered at /docs). */
+  readonly apiDocument: OpenApiDocument;
   /** Null in sandbox mode: rate-limit counters live in this process. */
   readonly redis: RedisClient | null;
   readonly keyUsage: KeyUsageTracker;
   /** Body schemas of receipts and bank-account operations (validation, formats, responses). */
   readonly bodyContracts: BodyContracts;
   readonly sms: SmsProvider;
-  /** The version OpenAPI states. */
-  readonly version: string;
   /** Per-vendor answers of the last 15 minutes, for the admin UI's overview. */
   readonly vendorTraffic?: VendorTraffic;
 }
@@ -94,16 +92,6 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     sandboxMode: config.core.url === null,
     onBudgetExhausted: (vendor) => metrics.smsBudgetExhaustedTotal.inc({ vendor }),
   });
-  // The API description and its reference page need no key: vendors read them before they have one.
-  const apiDocument = buildOpenApiDocument({
-    routes: ROUTES,
-    contracts: deps.bodyContracts,
-    version: deps.version,
-    tokenHeader: config.authentication.tokenHeader,
-    receiptTokenHeader: config.authentication.receiptTokenHeader,
-    examples: deps.openApiExamples,
-  });
-  app.use(publicFileRoutes([['/openapi.json', openApiFile(apiDocument)], ...docsPageFiles()], new RegExp(config.requestContext.trustedRequestIdPattern)));
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const compressionStep = compressAnswers(config.compression);
   const steps: RequestHandler[] = [
@@ -111,6 +99,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
+    // Before any key is asked for: vendors read the API description and its page before they hold one.
+    publicFileRoutes([['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()]),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
     ...(compressionStep ? [compressionStep] : []),
     // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.

@@ -76,6 +76,14 @@ describe('GET /docs, the API reference page', () => {
     },
   );
 
+  it('gives the public files the request context every answer has: the client\'s sane X-Request-Id, no-cache, an access-log line\'s metrics as unmatched', async () => {
+    const quoted = await fetch(`${gateway.url}/openapi.json`, { headers: { 'X-Request-Id': 'vendor-trace-0001' } });
+    await quoted.arrayBuffer();
+    expect([quoted.headers.get('x-request-id'), quoted.headers.get('cache-control')]).toEqual(['vendor-trace-0001', 'no-cache']);
+    const metrics = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_requests_total\{api="unmatched",status="200",vendor="anonymous"\} [1-9]/m);
+  });
+
   it.each(['/openapi.json', '/docs', '/docs/assets/init.js'])('answers a CORS preflight to %s without a key: any origin, GET and HEAD, If-None-Match', async (path) => {
     const res = await fetch(`${gateway.url}${path}`, {
       method: 'OPTIONS',
