@@ -30,7 +30,6 @@ export interface OpenApiOptions {
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
 
 const PROBLEM_MEDIA_TYPES = ['application/problem+json', 'application/problem+xml'];
-const XML_MEDIA_TYPES = new Set(['application/xml', 'text/xml']);
 
 const PROBLEM_SCHEMA: OpenApiSchema = {
   type: 'object',
@@ -116,10 +115,11 @@ function problemCodes(route: Route): Map<number, ErrorCode[]> {
       codes.set(status, [...(codes.get(status) ?? []), code]);
     }
   };
-  const twoFactor = route.path === 'bankaccounts/add' || route.path === 'bankaccounts/{bankaccountid}' || route.path === 'bankaccounts/verification';
+  const sendsCode = route.path === 'bankaccounts/verification';
+  const checksCode = route.path === 'bankaccounts/add' || route.path === 'bankaccounts/{bankaccountid}';
   const writesRecord = route.method !== 'GET' && route.group !== 'receipts' && !route.answeredByGateway;
   add('invalid_request');
-  if (twoFactor && route.path !== 'bankaccounts/verification') add('two_factor_invalid');
+  if (checksCode) add('two_factor_invalid');
   add('unauthorized', 'licence_required', 'permission_denied', 'vendor_suspended', 'not_found');
   if (route.path === 'transactions/{memberId}' && route.method !== 'GET') add('method_not_allowed');
   if (route.movesMoney) add('idempotency_in_progress', 'outcome_unknown');
@@ -128,16 +128,16 @@ function problemCodes(route: Route): Map<number, ErrorCode[]> {
   if (route.movesMoney) add('idempotency_key_reused');
   if (writesRecord) add('unprocessable_content');
   add('rate_limited');
-  if (twoFactor) add('two_factor_locked');
+  if (sendsCode || checksCode) add('two_factor_locked');
   add('request_header_fields_too_large', 'internal_error', 'bad_gateway');
-  if (route.path === 'bankaccounts/verification') add('sms_provider_failed');
+  if (sendsCode) add('sms_provider_failed');
   add('core_unavailable', 'store_unavailable', 'core_timeout');
   return codes;
 }
 
 const pascal = (code: string): string => code.split('_').map(capitalised).join('');
 
-/** The headers that go with a problem of these codes. */
+/** The headers that go with a problem of this status. */
 function problemHeaders(status: number): string[] {
   if (status === 405) return [...COMMON_HEADERS, 'Allow'];
   if (status === 409 || status === 429 || status === 503) return [...COMMON_HEADERS, 'Retry-After'];
@@ -198,8 +198,6 @@ const contentOf = (mediaTypes: readonly string[], schema: OpenApiSchema): Record
 
 /** A receipt operation's answers that carry the receipt: 201, and the 400, 409 and 422 the spec answers with it. */
 function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Record<string, OpenApiSchema>, problems: Map<number, ErrorCode[]>): void {
-  const jsonTypes = route.produces.filter((type) => !XML_MEDIA_TYPES.has(type));
-  const xmlTypes = route.produces.filter((type) => XML_MEDIA_TYPES.has(type));
   const receiptContent = contentOf(route.produces, receipt);
   const alsoProblem = (status: number): string => `; or a problem: ${(problems.get(status) ?? []).join(', ')}`;
   responses['201'] = {
@@ -216,8 +214,7 @@ function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Recor
     content: {
       'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } },
       'application/problem+xml': { schema: { $ref: '#/components/schemas/Problem' } },
-      ...contentOf(jsonTypes, receipt),
-      ...contentOf(xmlTypes, receipt),
+      ...receiptContent,
     },
   };
   responses['409'] = {

@@ -75,17 +75,17 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
 }
 
 /**
- * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS answers the CORS preflight (204, any origin, whatever
- * `cors.allowedOrigins` says for the keyed API: a documentation site revalidating with
- * If-None-Match would otherwise meet the keyed pipeline's 401); anything else goes on to the
- * next step. One map lookup per request instead of a router layer per path: every API call
+ * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS
+ * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
+ * API: a documentation site revalidating with If-None-Match would otherwise meet the keyed
+ * pipeline's 401); anything else goes on to the next step. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
 export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    const file = byPath.get(path.toLowerCase());
+    const { path } = req;
+    const file = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
     if (file === undefined) return next();
     if (req.method === 'OPTIONS') {
       res.set(PREFLIGHT_HEADERS).status(204).end();
