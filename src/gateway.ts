@@ -143,6 +143,7 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     seed: shouldSeedRedis(config) ? accessFile(config) : undefined,
     audit,
     changeRetentionMs: config.redis.accessChangeRetentionSeconds * 1000,
+    stageTtlMs: config.redis.accessStageTtlMs,
   });
   try {
     // Without Redis at start there is no last good copy to serve: fail, and let the
@@ -222,8 +223,17 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const access = new AccessCache(store, logger);
   await access.start();
 
-  const metrics = createMetrics(undefined, { accessConfigAgeSeconds: () => access.status().ageSeconds });
+  const metrics = createMetrics(undefined, {
+    accessConfigAgeSeconds: () => access.status().ageSeconds,
+    accessConfigRecords: () => access.recordCounts(),
+  });
   access.onVersion((version) => metrics.accessConfigVersion.set(version));
+  const reportProblem = (problem: string | null): void => {
+    metrics.accessConfigInconsistent.set(problem === null ? 0 : 1);
+    if (problem !== null) metrics.accessConfigInconsistenciesTotal.inc();
+  };
+  reportProblem(access.problem);
+  access.onProblem(reportProblem);
   if (health) {
     metrics.redisUp.set(health.up ? 1 : 0);
     health.onChange((up) => metrics.redisUp.set(up ? 1 : 0));

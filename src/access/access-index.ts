@@ -263,6 +263,10 @@ export class AccessIndex {
     return this.keys.size;
   }
 
+  get userCount(): number {
+    return this.users.size;
+  }
+
   /** Vendor ids in order, for paged lists. */
   vendorIds(): readonly string[] {
     this.sortedVendorIds ??= [...this.vendors.keys()].sort(byId);

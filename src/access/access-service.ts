@@ -488,14 +488,17 @@ export class AccessService {
     const outcome = await this.writer.queued(async (): Promise<Outcome<ReplaceResult>> => {
       for (let attempt = 1; ; attempt++) {
         const { version, ops, index, diff } = await plan();
-        if (ops.length === 0) return { result: { dryRun: false, applied: false, version, diff }, change: null };
+        // A store that lost records is mended by rewriting them all, even to what this instance serves.
+        const mending = this.cache.problem !== null;
+        if (ops.length === 0 && !mending) return { result: { dryRun: false, applied: false, version, diff }, change: null };
         refuseRevivedKeys(index, nextRecords);
         // The script raises the version by one when this one still holds: the audit entry can say so.
-        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { version: version + 1, diff } };
+        const after = mending ? { version: version + 1, diff, mended: this.cache.problem } : { version: version + 1, diff };
+        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after };
         const audit = auditEntry(writer, change);
         try {
           let newVersion: number;
-          if (ops.length > this.bulkThreshold) {
+          if (ops.length > this.bulkThreshold || mending) {
             const written = await this.cache.writeWhole(nextRecords, () => this.store.replaceAll(nextRecords, { expectedVersion: version, audit }));
             newVersion = written.version;
           } else {

@@ -57,6 +57,12 @@ export interface LoadedAccess {
   readonly version: number;
   /** Where to follow changes from (`changesSince`). */
   readonly cursor: string;
+  /**
+   * True when the store proved the records whole for this version (the Redis store's manifest,
+   * written by the same script as the version); false when it cannot tell (a store written by an
+   * earlier release), and the cache then judges a load by what it held before.
+   */
+  readonly vouched?: boolean;
 }
 
 /** This instance's newest copy, which a shared store writes back when it is found behind it. */
@@ -85,6 +91,11 @@ export interface AccessStore {
   subscribe(onChange: () => void): () => void;
   /** Where a shared store finds this instance's newest copy when it must heal. */
   serveAsLastGoodCopy?(source: LastGoodCopy): void;
+  /**
+   * What is wrong with the shared store's records as its latest check found them (records gone
+   * while the version stayed), or null. A change of answer is reported to `subscribe`'s listeners.
+   */
+  integrityProblem?(): string | null;
   close(): Promise<void>;
 }
 
@@ -95,6 +106,18 @@ export class VersionConflictError extends Error {
     readonly actual: number,
   ) {
     super(`access config changed meanwhile (expected version ${expected}, found ${actual})`);
+  }
+}
+
+/**
+ * A shared store whose records do not add up to its version: they expired, were evicted or were
+ * deleted while the version stayed. Loading it would serve a config with vendors and keys
+ * missing, and a change computed on it would be written on top of the loss.
+ */
+export class AccessStoreIntegrityError extends Error {
+  override readonly name = 'AccessStoreIntegrityError';
+  constructor(readonly problem: string) {
+    super(`the access store is inconsistent: ${problem}`);
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import { GatewayError } from '../errors/error-catalogue';
 import type { AuditEntryInput } from '../admin/audit';
-import { RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
+import { AccessStoreIntegrityError, RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
 import { RECORD_SCHEMAS, removedKeyIds, type AccessOp } from './access-state';
 import type { AccessIndex } from './access-index';
 import type { AccessCache } from './cache';
@@ -76,6 +76,14 @@ export const unchanged = <T>(result: T): Plan<T> => ({ result, change: null, ops
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The 503 of any change to a store whose records do not add up to its version. */
+function inconsistentStore(problem: string, holdsCopy: boolean): GatewayError {
+  const mend = holdsCopy
+    ? 'A whole-document write (PUT /v1/access, gatewayctl apply) rewrites every record and mends it.'
+    : 'This instance holds no copy of the config: send a whole-document write (PUT /v1/access, gatewayctl apply) to an instance that serves one (operations guide, GatewayAccessConfigInconsistent).';
+  return new GatewayError('store_unavailable', `The access config in Redis is inconsistent: ${problem}. Changes are refused until it is mended. ${mend}`);
+}
+
 /** Each record a write would store, checked by its schema: a 400 naming every bad field. */
 function validateOps(ops: readonly AccessOp[]): void {
   for (const op of ops) {
@@ -120,10 +128,20 @@ export class AccessWriter {
     this.keyUsage = options.keyUsage;
   }
 
-  /** The index at the store's current version: what any instance last wrote. */
-  async index(): Promise<AccessIndex> {
-    await this.cache.sync();
+  /**
+   * The index at the store's current version: what any instance last wrote. With a store found
+   * inconsistent, the copy this instance serves (reads, and the whole-document write that mends
+   * the store); `forChange` refuses any other change then (503).
+   */
+  async index(options: { readonly forChange?: boolean } = {}): Promise<AccessIndex> {
+    try {
+      await this.cache.sync();
+    } catch (err) {
+      if (!(err instanceof AccessStoreIntegrityError)) throw err;
+    }
     const index = this.cache.index;
+    const problem = this.cache.problem;
+    if (problem !== null && (options.forChange || !index)) throw inconsistentStore(problem, index !== null);
     if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } });
     return index;
   }
@@ -141,7 +159,7 @@ export class AccessWriter {
     if (preview) return this.index().then((index) => plan(index));
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
-        const index = await this.index();
+        const index = await this.index({ forChange: true });
         const { result, change, ops } = plan(index);
         if (change === null || ops.length === 0) {
           if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
@@ -166,6 +184,7 @@ export class AccessWriter {
 
   /** Rethrows anything but a lost race, and a lost race once the attempts are spent. */
   async afterConflict(err: unknown, attempt: number): Promise<void> {
+    if (err instanceof AccessStoreIntegrityError) throw inconsistentStore(err.problem, this.cache.index !== null);
     if (err instanceof RecordConflictError && err.reason === 'duplicate_key_hash') {
       throw new GatewayError('conflict', `Key "${err.id}" has the same hash as another key; every key needs its own secret.`, { cause: err });
     }

@@ -7,17 +7,38 @@
  * missed, each applied in one synchronous step, so a request sees the config before a change or
  * after it, never half of it. A change too large to replay (a whole-document write) is loaded the
  * same way as a gap. Sets the index, and reports loaded/version/age for health.
+ *
+ * A load is never taken on trust: a store whose records do not add up to its version (see
+ * AccessStoreIntegrityError), or, where the store cannot vouch for its records, a load that has
+ * lost most of the keys or vendors held before without a whole-document write, is refused. The
+ * instance keeps serving the copy it holds (none at start: it then stays not ready), reports the
+ * problem, and tries again on the store's next change or check.
  */
 import type { Logger } from '../logging/logger';
 import { AccessIndex } from './access-index';
-import type { AccessStore, LoadedAccess } from './access-store';
+import { AccessStoreIntegrityError, type AccessStore, type LoadedAccess } from './access-store';
 import type { AccessRecords } from './access-state';
 
 export interface AccessCacheStatus {
   readonly loaded: boolean;
   readonly version: number | null;
   readonly ageSeconds: number | null;
+  /** Why the store's config is not being served as it stands, or null (see the module header). */
+  readonly problem: string | null;
 }
+
+/** The served index's record counts, for `gateway_access_config_records{kind}`. */
+export interface AccessRecordCounts {
+  readonly vendor: number;
+  readonly key: number;
+  readonly user: number;
+}
+
+/**
+ * A load that keeps less than this share of the keys or vendors served before, unvouched and
+ * without a whole-document write, is taken for lost records rather than a change.
+ */
+const SHRINK_LIMIT = 0.5;
 
 /** Past this many operations in a catch-up, loading everything again is the cheaper road. */
 const REPLAY_LIMIT = 5000;
@@ -31,6 +52,13 @@ export class AccessCache {
   /** Set while this instance writes the whole config (see writeWhole). */
   private holding: Promise<void> | null = null;
   private readonly versionListeners = new Set<(version: number) => void>();
+  private readonly problemListeners = new Set<(problem: string | null) => void>();
+  /** A load refused here (it shrank unvouched), or the store's integrity error from the last load. */
+  private ownProblem: string | null = null;
+  /** The last problem announced, so listeners hear each change once. */
+  private announcedProblem: string | null = null;
+  /** Set when the latest catch-up stopped at a whole-document write: a shrink then is intended. */
+  private wholeWriteSeen = false;
 
   constructor(
     private readonly store: AccessStore,
@@ -39,12 +67,37 @@ export class AccessCache {
     store.serveAsLastGoodCopy?.(() => (this.current ? { version: this.current.version, records: this.current.records() } : null));
   }
 
-  /** Loads the config and follows changes from then on. */
+  /**
+   * Loads the config and follows changes from then on. A store found inconsistent does not stop
+   * the start: the instance reports not ready, and loads as soon as the store is mended.
+   */
   async start(): Promise<void> {
-    await this.sync();
+    try {
+      await this.sync();
+    } catch (err) {
+      if (!(err instanceof AccessStoreIntegrityError)) throw err;
+    }
     this.unsubscribe = this.store.subscribe(() => {
-      this.sync().catch((err: unknown) => this.logger.warn({ err }, 'access config refresh failed; serving the last good copy'));
+      this.sync().catch((err: unknown) => {
+        if (!(err instanceof AccessStoreIntegrityError)) this.logger.warn({ err }, 'access config refresh failed; serving the last good copy');
+      });
     });
+  }
+
+  /** Calls `listener` with each new problem (a string) and when it ends (null). */
+  onProblem(listener: (problem: string | null) => void): void {
+    this.problemListeners.add(listener);
+  }
+
+  /** Why the store's config is not served as it stands, or null. */
+  get problem(): string | null {
+    return this.ownProblem ?? this.store.integrityProblem?.() ?? null;
+  }
+
+  /** The served index's record counts (zero while none is loaded). */
+  recordCounts(): AccessRecordCounts {
+    const index = this.current;
+    return { vendor: index?.vendorCount ?? 0, key: index?.keyCount ?? 0, user: index?.userCount ?? 0 };
   }
 
   /** Calls `listener` with each new version once it serves requests. */
@@ -59,8 +112,9 @@ export class AccessCache {
 
   status(nowMs = Date.now()): AccessCacheStatus {
     const index = this.current;
-    if (!index) return { loaded: false, version: null, ageSeconds: null };
-    return { loaded: true, version: index.version, ageSeconds: Math.round((nowMs - index.changedAtMs) / 1000) };
+    const problem = this.problem;
+    if (!index) return { loaded: false, version: null, ageSeconds: null, problem };
+    return { loaded: true, version: index.version, ageSeconds: Math.round((nowMs - index.changedAtMs) / 1000), problem };
   }
 
   /**
@@ -80,8 +134,12 @@ export class AccessCache {
     this.syncing = (async () => {
       try {
         if (!this.current || !(await this.catchUp(this.current))) await this.reload();
+      } catch (err) {
+        if (err instanceof AccessStoreIntegrityError) this.ownProblem = null;
+        throw err;
       } finally {
         this.syncing = null;
+        this.announceProblem();
       }
     })();
     return this.syncing;
@@ -109,6 +167,9 @@ export class AccessCache {
   }
 
   private adopt(records: AccessRecords, loaded: LoadedAccess): void {
+    // What this instance wrote whole is the config: a refusal of an earlier load no longer holds.
+    this.ownProblem = null;
+    this.announceProblem();
     if (this.current && this.current.version >= loaded.version) return;
     this.current = AccessIndex.fromRecords(records, loaded.version);
     this.cursor = loaded.cursor;
@@ -120,6 +181,7 @@ export class AccessCache {
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.versionListeners.clear();
+    this.problemListeners.clear();
   }
 
   /** Replays the changes after the cursor; false when only a full load can bring it up to date. */
@@ -130,7 +192,10 @@ export class AccessCache {
     if (changes.length === 0) return true;
     let operations = 0;
     for (const change of changes) {
-      if (change.ops === null) return false;
+      if (change.ops === null) {
+        this.wholeWriteSeen = true;
+        return false;
+      }
       operations += change.ops.length;
     }
     if (operations > REPLAY_LIMIT) return false;
@@ -152,6 +217,15 @@ export class AccessCache {
       const previousCursor = this.cursor;
       this.cursor = loaded.cursor;
       if (await this.catchUp(fresh, loaded.cursor)) {
+        const shrank = this.shrankUnvouched(fresh, loaded);
+        this.wholeWriteSeen = false;
+        if (shrank) {
+          this.cursor = previousCursor;
+          this.ownProblem = shrank;
+          this.logger.error({ problem: shrank, serving: this.current?.version }, 'access config load refused; serving the copy held before');
+          return;
+        }
+        this.ownProblem = null;
         this.current = fresh;
         this.logger.info({ version: fresh.version, keys: fresh.keyCount, vendors: fresh.vendorCount, ms: Date.now() - started }, 'access config loaded');
         this.announce(fresh);
@@ -161,6 +235,28 @@ export class AccessCache {
       this.cursor = previousCursor;
       if (attempt >= 3) throw new Error('the access config kept changing wholesale while loading; will retry on the next change');
     }
+  }
+
+  /**
+   * Why a load that the store could not vouch for is not taken: it lost every key or vendor, or
+   * more than half of them, against the copy served before, with no whole-document write between.
+   */
+  private shrankUnvouched(fresh: AccessIndex, loaded: LoadedAccess): string | null {
+    const before = this.current;
+    if (!before || loaded.vouched !== false || this.wholeWriteSeen) return null;
+    const lost = (now: number, was: number): boolean => was > 0 && (now === 0 || now < was * SHRINK_LIMIT);
+    if (!lost(fresh.keyCount, before.keyCount) && !lost(fresh.vendorCount, before.vendorCount)) return null;
+    return (
+      `version ${fresh.version} holds ${fresh.keyCount} keys and ${fresh.vendorCount} vendors where version ${before.version} held ` +
+      `${before.keyCount} and ${before.vendorCount}, with no whole-document write between: taken for lost records`
+    );
+  }
+
+  private announceProblem(): void {
+    const problem = this.problem;
+    if (problem === this.announcedProblem) return;
+    this.announcedProblem = problem;
+    for (const listener of this.problemListeners) listener(problem);
   }
 
   private announce(index: AccessIndex): void {

@@ -8,6 +8,9 @@
  *   <prefix>{access}:keys      hash: key id -> key record (JSON, with its vendorId)
  *   <prefix>{access}:users     hash: user id -> user record (JSON, with permissions)
  *   <prefix>{access}:keyhash   hash: key hash -> key id (keeps hashes unique)
+ *   <prefix>{access}:admins    hash: admin id -> admin account (JSON)
+ *   <prefix>{access}:pending   hash: change id -> change waiting for a second admin (JSON)
+ *   <prefix>{access}:manifest  hash: the version and how many records of each kind it holds
  *   <prefix>{access}:changes   stream of changes (version + operations), trimmed by age
  *   <prefix>{access}:audit     the audit stream (audit.ts), written by the same script
  *   <prefix>{access}:changed   the channel every change publishes its new version on
@@ -17,7 +20,11 @@
  * script, which appends a "load again" marker instead of a delta. Instances replay the changes
  * they missed (`changesSince`) and load every record (chunked HSCAN) only at start or on a gap.
  * They learn of changes from the channel, from a version check every `pollIntervalMs` (heals a
- * lost message), and from a check as soon as Redis is back. A Redis found behind this instance
+ * lost message), and from a check as soon as Redis is back. No live key ever expires. Every
+ * check and load also compares the records with the manifest the same script wrote with the
+ * version: records that vanished (expired, evicted, deleted) while the version stayed are a
+ * problem that a load refuses (AccessStoreIntegrityError), a commit refuses, and only a
+ * whole-document write mends. A Redis found behind this instance
  * (restarted empty, or a lagging replica promoted) gets this instance's last good copy written
  * back, newest copy winning. The earlier single-document key `{access}:doc` is moved into records
  * once, at start.
@@ -31,7 +38,8 @@ import type { Logger } from '../logging/logger';
 import { accessDocumentSchema } from './model';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
-import { AUDIT_APPEND_LUA, type AuditEntryInput, type AuditStreamTarget } from '../admin/audit';
+import type { AuditEntryInput, AuditStreamTarget } from '../admin/audit';
+import { BACKFILL_MANIFEST_SCRIPT, COMMIT_SCRIPT, HEAD_SCRIPT, MANIFEST_KINDS, PERSIST_SCRIPT, SWAP_SCRIPT } from './redis-access-scripts';
 import {
   canonicalJson,
   documentToRecords,
@@ -45,6 +53,7 @@ import {
   type RecordValues,
 } from './access-state';
 import {
+  AccessStoreIntegrityError,
   RecordConflictError,
   VersionConflictError,
   type AccessChange,
@@ -62,7 +71,14 @@ async function unavailableOnRedisError<T>(pending: Promise<T>): Promise<T> {
   try {
     return await pending;
   } catch (err) {
-    if (err instanceof InvalidAccessDocumentError || err instanceof VersionConflictError || err instanceof RecordConflictError) throw err;
+    if (
+      err instanceof InvalidAccessDocumentError ||
+      err instanceof VersionConflictError ||
+      err instanceof RecordConflictError ||
+      err instanceof AccessStoreIntegrityError
+    ) {
+      throw err;
+    }
     throw new StoreUnavailableError(err);
   }
 }
@@ -81,6 +97,8 @@ export interface RedisAccessStoreOptions {
   readonly audit?: AuditStreamTarget;
   /** How long changes stay replayable; an instance further behind loads everything again. */
   readonly changeRetentionMs?: number;
+  /** How long a staged whole-document write may wait for its swap (a writer that died leaves it). */
+  readonly stageTtlMs?: number;
 }
 
 export class InvalidAccessDocumentError extends Error {
@@ -92,115 +110,8 @@ const DEFAULT_CHANGE_RETENTION_MS = 3_600_000;
 const BATCH = 1000;
 /** Changes per XRANGE when catching up. */
 const CHANGE_BATCH = 500;
-/** A staged write left behind by a writer that died is removed after this. */
-const STAGE_TTL_MS = 600_000;
-
-const TIME_LUA = `
-local function now_ms()
-  local now = redis.call('TIME')
-  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-end
-`;
-
-// KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, pending changes. ARGV:
-// expected version ('' for any), highest version this instance has seen, channel, operations JSON, audit entry ('' for
-// none), audit retention ms, audit max entries, change retention ms. Every check runs before the
-// first write: a script that stopped half-way would leave half a change. The new version is
-// above this instance's last one too, so that a version number instances hold is never reused.
-const COMMIT_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {0, current} end
-if current < tonumber(ARGV[2]) then return {-4, current} end
-local ops = cjson.decode(ARGV[4])
-local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4], admin = KEYS[8], change = KEYS[9]}
-local touched_keys, vendor_after = {}, {}
-for _, op in ipairs(ops) do
-  if op.k == 'key' then touched_keys[op.id] = true end
-  if op.k == 'vendor' then vendor_after[op.id] = (op.v ~= '') end
-end
-for _, op in ipairs(ops) do
-  if op.e ~= nil then
-    local stored = redis.call('HGET', hashes[op.k], op.id) or ''
-    if stored ~= op.e then return {-1, current, op.k, op.id} end
-  end
-  if op.k == 'key' and op.v ~= '' then
-    local exists = vendor_after[op.vid]
-    if exists == nil then exists = redis.call('HEXISTS', KEYS[2], op.vid) == 1 end
-    if not exists then return {-2, current, 'vendor', op.vid} end
-    local owner = redis.call('HGET', KEYS[5], op.h)
-    if owner and owner ~= op.id and not touched_keys[owner] then return {-3, current, 'key', op.id} end
-  end
-end
-for _, op in ipairs(ops) do
-  local hash = hashes[op.k]
-  if op.k == 'key' then
-    local old = redis.call('HGET', hash, op.id)
-    if old then
-      local old_hash = cjson.decode(old).hash
-      if redis.call('HGET', KEYS[5], old_hash) == op.id then redis.call('HDEL', KEYS[5], old_hash) end
-    end
-    if op.v ~= '' then redis.call('HSET', KEYS[5], op.h, op.id) end
-  end
-  if op.v == '' then redis.call('HDEL', hash, op.id) else redis.call('HSET', hash, op.id, op.v) end
-end
-local version = math.max(current, tonumber(ARGV[2])) + 1
-redis.call('SET', KEYS[1], version)
-redis.call('XADD', KEYS[6], '*', 'v', version, 'ops', ARGV[4])
-redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
-local audit_id, early = '', 0
-if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
-redis.call('PUBLISH', ARGV[3], version)
-return {1, version, audit_id, early}
-`;
-
-// KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
-// same order, the earlier single document, admins, pending changes, and their two staged hashes.
-// A whole-document write ('replace') leaves admins and pending changes as they are. ARGV: mode, version (expected for 'replace', '' for
-// any; the copy's own for 'restore'), highest version this instance has seen, channel, audit entry
-// ('' for none), audit retention ms, audit max entries, change retention ms.
-//   replace: a new version made of the staged records (whole-document writes).
-//   restore: write back a copy only while Redis holds an older version (healing, seeding).
-//   migrate: move the earlier single document in, keeping its version, once.
-const SWAP_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local version
-if ARGV[1] == 'replace' then
-  if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= current then return {0, current} end
-  if current < tonumber(ARGV[3]) then return {-4, current} end
-  version = math.max(current, tonumber(ARGV[3])) + 1
-elseif ARGV[1] == 'restore' then
-  if current >= tonumber(ARGV[2]) then return {0, current} end
-  version = tonumber(ARGV[2])
-else
-  if redis.call('EXISTS', KEYS[12]) == 0 then return {0, current} end
-  version = math.max(current, tonumber(ARGV[2]))
-end
-local function swap_in(staged, live)
-  if redis.call('EXISTS', staged) == 1 then redis.call('RENAME', staged, live) else redis.call('DEL', live) end
-end
-for i = 2, 5 do swap_in(KEYS[i + 6], KEYS[i]) end
-if ARGV[1] ~= 'replace' then
-  swap_in(KEYS[15], KEYS[13])
-  swap_in(KEYS[16], KEYS[14])
-end
-redis.call('DEL', KEYS[12])
-redis.call('SET', KEYS[1], version)
-local change_id = redis.call('XADD', KEYS[6], '*', 'v', version, 'reload', '1')
-redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
-local audit_id, early = '', 0
-if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
-redis.call('PUBLISH', ARGV[4], version)
-return {1, version, audit_id, early, change_id}
-`;
-
-// KEYS: version, changes, the earlier document. The version and the newest change's id, read
-// together, so a load knows exactly which changes come after what it reads.
-const HEAD_SCRIPT = `
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-local id = '0-0'
-if last[1] then id = last[1][1] end
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), id, redis.call('EXISTS', KEYS[3])}
-`;
+/** A staged write left behind by a writer that died is removed after this (live records never expire). */
+const DEFAULT_STAGE_TTL_MS = 600_000;
 
 function describeIssues(error: ZodError): string {
   return error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
@@ -242,11 +153,15 @@ export class RedisAccessStore implements AccessStore {
     readonly changes: string;
     readonly audit: string;
     readonly legacyDocument: string;
+    readonly manifest: string;
   };
   private readonly channel: string;
   private readonly audit: AuditStreamTarget | undefined;
   private readonly changeRetentionMs: number;
   private readonly seed: AccessDocument | undefined;
+  private readonly stageTtlMs: number;
+  /** What the latest check or load found wrong with the records, or null. */
+  private problem: string | null = null;
   private readonly listeners = new Set<() => void>();
   /** The highest version this instance has read or written. */
   private knownVersion = 0;
@@ -273,11 +188,13 @@ export class RedisAccessStore implements AccessStore {
       changes: `${base}:changes`,
       audit: options.audit?.key ?? `${base}:audit`,
       legacyDocument: `${base}:doc`,
+      manifest: `${base}:manifest`,
     };
     this.channel = `${base}:changed`;
     this.audit = options.audit;
     this.changeRetentionMs = options.changeRetentionMs ?? DEFAULT_CHANGE_RETENTION_MS;
     this.seed = options.seed;
+    this.stageTtlMs = options.stageTtlMs ?? DEFAULT_STAGE_TTL_MS;
     this.client.on('ready', this.onClientReady);
     this.subscriber.on('ready', this.onSubscriberReady);
     this.subscriber.on('message', this.onMessage);
@@ -295,12 +212,18 @@ export class RedisAccessStore implements AccessStore {
       async () => {
         await this.subscriber.subscribe(this.channel);
         await this.migrateLegacyDocument();
+        await this.repairLifetimes();
+        await this.backfillManifest();
         const { version } = await this.head();
         if (version === 0 && this.seed) await this.writeSeed(this.seed);
       },
       // A bad document is not tried again.
       (err) => err instanceof InvalidAccessDocumentError,
     );
+  }
+
+  integrityProblem(): string | null {
+    return this.problem;
   }
 
   /** The cache's newest copy: what this instance writes back when Redis is found behind it. */
@@ -311,7 +234,9 @@ export class RedisAccessStore implements AccessStore {
   async load(onBatch: (records: Partial<AccessRecords>) => void): Promise<LoadedAccess> {
     return unavailableOnRedisError(
       (async () => {
-        const { version, cursor } = await this.head();
+        const { version, cursor, problem, vouched } = await this.head();
+        this.setProblem(problem);
+        if (problem !== null) throw new AccessStoreIntegrityError(problem);
         for (const kind of RECORD_KINDS) {
           let scan = '0';
           do {
@@ -323,7 +248,7 @@ export class RedisAccessStore implements AccessStore {
           } while (scan !== '0');
         }
         this.knownVersion = Math.max(this.knownVersion, version);
-        return { version, cursor };
+        return { version, cursor, vouched };
       })(),
     );
   }
@@ -360,10 +285,11 @@ export class RedisAccessStore implements AccessStore {
     const reply = (await unavailableOnRedisError(
       this.client.eval(
         COMMIT_SCRIPT,
-        9,
+        10,
         ...this.scriptKeys(),
         this.keys.records.admin,
         this.keys.records.change,
+        this.keys.manifest,
         change.expectedVersion === undefined ? '' : String(change.expectedVersion),
         String(this.knownVersion),
         this.channel,
@@ -422,9 +348,10 @@ export class RedisAccessStore implements AccessStore {
   private check(): Promise<void> {
     this.checking ??= (async () => {
       try {
-        const version = this.parseVersion(await this.client.get(this.keys.version));
+        const { version, problem } = await this.head();
+        const problemChanged = this.setProblem(problem);
         if (version < this.knownVersion) await this.heal();
-        else if (version !== this.knownVersion) this.notify();
+        else if (version !== this.knownVersion || problemChanged) this.notify();
       } finally {
         this.checking = null;
       }
@@ -449,6 +376,31 @@ export class RedisAccessStore implements AccessStore {
   private async writeSeed(seed: AccessDocument): Promise<void> {
     const [written] = await this.swap('restore', documentToRecords(seed), '1', null);
     if (written === 1) this.logger.info('Redis held no access config; wrote the seed');
+  }
+
+  /**
+   * A store written by a release whose whole-document swap carried the staging lifetime over to
+   * the live records: take the lifetime off before the records vanish.
+   */
+  private async repairLifetimes(): Promise<void> {
+    const { version, records, changes, manifest } = this.keys;
+    const found = (await this.client.eval(PERSIST_SCRIPT, 9, version, manifest, changes, ...MANIFEST_KINDS.map((kind) => records[kind]))) as string[];
+    if (found.length > 0) this.logger.warn({ keys: found }, 'live access config records had an expiry (left by an earlier release); removed it');
+  }
+
+  /** A store written by an earlier release has no manifest yet: count what it holds now. */
+  private async backfillManifest(): Promise<void> {
+    const written = await this.client.eval(BACKFILL_MANIFEST_SCRIPT, 8, this.keys.version, this.keys.manifest, ...MANIFEST_KINDS.map((kind) => this.keys.records[kind]));
+    if (written === 1) this.logger.info('wrote the access config record manifest (counts of each kind at this version)');
+  }
+
+  /** Records the check's finding; true when it differs from the one before. */
+  private setProblem(problem: string | null): boolean {
+    if (problem === this.problem) return false;
+    if (problem !== null) this.logger.error({ problem }, 'the access config in Redis is inconsistent: records are missing while the version stayed');
+    else this.logger.info('the access config in Redis is consistent again');
+    this.problem = problem;
+    return true;
   }
 
   private async migrateLegacyDocument(): Promise<void> {
@@ -477,7 +429,7 @@ export class RedisAccessStore implements AccessStore {
         if (chunk.length === 0) return;
         // A pipeline answers each command's error in its results rather than failing: a chunk
         // lost to a dropped connection must stop the swap, not let it swap in a partial config.
-        const results = await this.client.pipeline().hset(key, ...chunk).pexpire(key, STAGE_TTL_MS).exec();
+        const results = await this.client.pipeline().hset(key, ...chunk).pexpire(key, this.stageTtlMs).exec();
         const failed = (results ?? []).find(([err]) => err !== null)?.[0];
         if (failed) throw failed;
         chunk = [];
@@ -515,7 +467,7 @@ export class RedisAccessStore implements AccessStore {
       const reply = (await unavailableOnRedisError(
         this.client.eval(
           SWAP_SCRIPT,
-          16,
+          17,
           ...this.scriptKeys(),
           staged.vendor,
           staged.key,
@@ -526,6 +478,7 @@ export class RedisAccessStore implements AccessStore {
           this.keys.records.change,
           staged.admin,
           staged.change,
+          this.keys.manifest,
           mode,
           version,
           String(this.knownVersion),
@@ -536,6 +489,8 @@ export class RedisAccessStore implements AccessStore {
       )) as ScriptReply;
       // A whole-document write leaves it to its writer to serve what it wrote (see AccessCache.adopt).
       if (reply[0] === 1) {
+        // Every record was rewritten: whatever was missing before is not now.
+        this.setProblem(null);
         this.knownVersion = Math.max(this.knownVersion, reply[1]);
         if (mode !== 'replace') this.notify();
       }
@@ -569,14 +524,26 @@ export class RedisAccessStore implements AccessStore {
     if (status === -1) throw new RecordConflictError('changed', reply[2] as RecordKind, String(reply[3]));
     if (status === -2) throw new RecordConflictError('no_vendor', 'vendor', String(reply[3]));
     if (status === -3) throw new RecordConflictError('duplicate_key_hash', 'key', String(reply[3]));
+    if (status === -5) {
+      this.setProblem(String(reply[2]));
+      throw new AccessStoreIntegrityError(String(reply[2]));
+    }
     // -4: Redis is behind this instance (it lost data): heal first, then the caller retries.
     if (status === -4) await this.check();
     throw new VersionConflictError(expectedVersion ?? version, version);
   }
 
-  private async head(): Promise<{ version: number; cursor: string }> {
-    const [version, cursor] = (await this.client.eval(HEAD_SCRIPT, 3, this.keys.version, this.keys.changes, this.keys.legacyDocument)) as [number, string, number];
-    return { version, cursor };
+  /** The version, where its changes start, and whether the records add up to it. */
+  private async head(): Promise<{ version: number; cursor: string; problem: string | null; vouched: boolean }> {
+    const { version, changes, legacyDocument, manifest, records } = this.keys;
+    const reply = (await this.client.eval(HEAD_SCRIPT, 10, version, changes, legacyDocument, manifest, ...MANIFEST_KINDS.map((kind) => records[kind]))) as [
+      number,
+      string,
+      number,
+      string,
+      number,
+    ];
+    return { version: reply[0], cursor: reply[1], problem: reply[3] === '' ? null : reply[3], vouched: reply[4] === 1 };
   }
 
   private parseVersion(text: string | null): number {

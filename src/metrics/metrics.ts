@@ -8,7 +8,9 @@
  *
  * Additions to the contract list: `gateway_access_config_age_seconds` (the dashboard's config
  * age), `gateway_sms_sent_total{outcome}` (two-factor SMS) and
- * `gateway_audit_trimmed_before_retention_total` (audit entries lost to the count guard).
+ * `gateway_audit_trimmed_before_retention_total` (audit entries lost to the count guard),
+ * `gateway_access_config_records{kind}`, `gateway_access_config_inconsistent` and
+ * `gateway_access_config_inconsistencies_total` (an access store whose records vanished).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -24,6 +26,9 @@ export interface GatewayMetrics {
   readonly accessDeniedTotal: Counter<'reason'>;
   readonly accessConfigVersion: Gauge;
   readonly accessConfigAge: Gauge;
+  readonly accessConfigRecords: Gauge<'kind'>;
+  readonly accessConfigInconsistent: Gauge;
+  readonly accessConfigInconsistenciesTotal: Counter;
   readonly redisUp: Gauge;
   readonly redisDataLossHold: Gauge;
   readonly adminAuthFailuresTotal: Counter;
@@ -43,6 +48,8 @@ export interface MetricsOptions {
   readonly defaultMetrics?: boolean;
   /** Seconds since the served access config was loaded, read at scrape time; null while none is. */
   readonly accessConfigAgeSeconds?: () => number | null;
+  /** The served config's records by kind, read at scrape time. */
+  readonly accessConfigRecords?: () => Readonly<Record<'vendor' | 'key' | 'user', number>>;
 }
 
 /** `gateway_circuit_state` values (public contract). */
@@ -62,6 +69,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   }
   const registers = [registry];
   const ageSource = options.accessConfigAgeSeconds;
+  const recordsSource = options.accessConfigRecords;
   return {
     registry,
     requestsTotal: new Counter({
@@ -108,6 +116,27 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
         const age = ageSource?.();
         if (age !== undefined && age !== null) this.set(age);
       },
+    }),
+    accessConfigRecords: new Gauge({
+      name: 'gateway_access_config_records',
+      help: 'Records of the access config this instance serves, by kind (vendor, key, user)',
+      labelNames: ['kind'] as const,
+      registers,
+      collect() {
+        const counts = recordsSource?.();
+        if (!counts) return;
+        for (const [kind, count] of Object.entries(counts)) this.set({ kind }, count);
+      },
+    }),
+    accessConfigInconsistent: new Gauge({
+      name: 'gateway_access_config_inconsistent',
+      help: "1 while the access store's records do not add up to its version (records expired, evicted or deleted) or a load was refused for losing most of them, else 0",
+      registers,
+    }),
+    accessConfigInconsistenciesTotal: new Counter({
+      name: 'gateway_access_config_inconsistencies_total',
+      help: 'Times this instance found the access store inconsistent (each finding, until it is mended, counts once)',
+      registers,
     }),
     redisUp: new Gauge({
       name: 'gateway_redis_up',

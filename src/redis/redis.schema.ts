@@ -72,6 +72,12 @@ export const redisSchema = z
       .min(60)
       .default(3600)
       .describe('How long access config changes stay replayable; an instance cut off for longer loads the whole config again'),
+    accessStageTtlMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(600_000)
+      .describe('How long a staged whole-document write may wait for its swap before Redis drops it (a writer that died mid-write); the live records never expire'),
     connectTimeoutMs: ms.default(1000).describe('Longest wait for a connection to Redis to open'),
     seedAccessFile: z
       .enum(['sandbox-only', 'always', 'never'])

@@ -33,7 +33,7 @@ async function serve(world: World): Promise<{ url: string; server: Server }> {
 }
 
 describe('status app', () => {
-  const world: World = { access: { loaded: false, version: null, ageSeconds: null }, shuttingDown: false, redisUp: true, resources: 'closed' };
+  const world: World = { access: { loaded: false, version: null, ageSeconds: null, problem: null }, shuttingDown: false, redisUp: true, resources: 'closed' };
   let url: string;
   let server: Server;
   beforeAll(async () => ({ url, server } = await serve(world)));
@@ -42,11 +42,35 @@ describe('status app', () => {
   it('is not ready before the access config is loaded', async () => {
     const res = await fetch(`${url}/health/ready`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ status: 'not_ready', accessConfig: { loaded: false, version: null, ageSeconds: null } });
+    expect(await res.json()).toMatchObject({
+      status: 'not_ready',
+      reason: 'the access config is not loaded yet',
+      accessConfig: { loaded: false, version: null, ageSeconds: null },
+    });
+  });
+
+  it('is not ready while the store is inconsistent and no copy is held, and says why', async () => {
+    world.access = { loaded: false, version: null, ageSeconds: null, problem: 'version 2 holds no vendor, key or user record' };
+    const res = await fetch(`${url}/health/ready`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      status: 'not_ready',
+      reason: 'the access config in Redis is inconsistent: version 2 holds no vendor, key or user record',
+      accessConfig: { loaded: false, problem: 'version 2 holds no vendor, key or user record' },
+    });
+  });
+
+  it('stays ready while it serves a good copy of an inconsistent store, reporting the problem', async () => {
+    world.access = { loaded: true, version: 2, ageSeconds: 5, problem: 'version 2 has lost records (keys 0 of 40)' };
+    const res = await fetch(`${url}/health/ready`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'ready', accessConfig: { loaded: true, problem: 'version 2 has lost records (keys 0 of 40)' } });
+    expect(body).not.toHaveProperty('reason');
   });
 
   it('is ready once loaded, and stays ready with Redis down and a breaker open, reporting both', async () => {
-    world.access = { loaded: true, version: 4, ageSeconds: 30 };
+    world.access = { loaded: true, version: 4, ageSeconds: 30, problem: null };
     world.redisUp = false;
     world.resources = 'open';
     const res = await fetch(`${url}/health/ready`);
@@ -63,7 +87,7 @@ describe('status app', () => {
     world.shuttingDown = true;
     const ready = await fetch(`${url}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'not_ready', shuttingDown: true });
+    expect(await ready.json()).toMatchObject({ status: 'not_ready', reason: 'shutting down', shuttingDown: true });
     const live = await fetch(`${url}/health/live`);
     expect(live.status).toBe(200);
     expect(await live.json()).toEqual({ status: 'ok' });

@@ -3,11 +3,13 @@
  *
  * `/health/live` says only that the event loop turns (a restart cannot fix anything else);
  * `/health/ready` is 503 until the access config is loaded and from the moment shutdown
- * begins, so a load balancer stops sending before the listeners close. Its body reports the
- * access config (loaded, version, age), Redis, and each circuit breaker's state; neither Redis
- * nor an open breaker makes the instance unready: every instance shares the same core and
- * Redis, so taking them all out of the load balancer would only turn 503s into refused
- * connections.
+ * begins, so a load balancer stops sending before the listeners close; a 503 says why
+ * (`reason`). Its body reports the access config (loaded, version, age, and any problem with
+ * the store's records), Redis, and each circuit breaker's state. An instance that found the
+ * store inconsistent at start holds no config, so it is not ready and says so; one that still
+ * serves a good copy stays ready and reports the problem (its alert pages). Neither Redis nor an
+ * open breaker makes the instance unready either: every instance shares the same core and Redis,
+ * so taking them all out of the load balancer would only turn 503s into refused connections.
  *
  * `/metrics` is the Prometheus exposition; it lives here, not on the vendor port, so vendors
  * never see it.
@@ -42,8 +44,16 @@ export function createStatusApp(deps: StatusAppDeps): Express {
     const access = deps.accessStatus();
     const shuttingDown = deps.isShuttingDown();
     const ready = access.loaded && !shuttingDown;
+    const reason = shuttingDown
+      ? 'shutting down'
+      : access.loaded
+        ? null
+        : access.problem !== null
+          ? `the access config in Redis is inconsistent: ${access.problem}`
+          : 'the access config is not loaded yet';
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
+      ...(reason === null ? {} : { reason }),
       shuttingDown,
       mode: deps.mode,
       accessConfig: access,

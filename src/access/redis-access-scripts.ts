@@ -1,0 +1,209 @@
+/**
+ * The Lua scripts of the Redis access store (redis-access-store.ts), each one atomic step on the
+ * keys of the `{access}` slot. Kept apart from the store so that the store reads as TypeScript
+ * and each script's KEYS and ARGV are stated once, beside it.
+ *
+ * Every script that raises the version also writes the record manifest (`{access}:manifest`:
+ * the version and the number of records of each kind it holds), so that a load, and every
+ * version check, can tell a store whose records vanished (expired, evicted, deleted by hand)
+ * from a store that was emptied on purpose. Reads nothing; sets nothing.
+ */
+import { AUDIT_APPEND_LUA } from '../admin/audit';
+
+/** The record hashes, in the order the scripts' integrity helpers take them (store key names). */
+export const MANIFEST_KINDS = ['vendor', 'key', 'user', 'keyhash', 'admin', 'change'] as const;
+/** Each one's field in the manifest, and its name in a problem's text. */
+const MANIFEST_FIELDS = ['vendors', 'keys', 'users', 'keyhash', 'admins', 'pending'] as const;
+
+const TIME_LUA = `
+local function now_ms()
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+end
+`;
+
+// record_hashes: the six record hashes in MANIFEST_KINDS order. A manifest written for another
+// version (an instance of an earlier release wrote since) vouches for nothing: only an empty
+// store at a version above zero is then known to be wrong.
+const INTEGRITY_LUA = `
+local MANIFEST_FIELDS = {${MANIFEST_FIELDS.map((f) => `'${f}'`).join(', ')}}
+local function write_manifest(manifest_key, version, record_hashes)
+  local args = {'version', version}
+  for i, field in ipairs(MANIFEST_FIELDS) do
+    args[#args + 1] = field
+    args[#args + 1] = redis.call('HLEN', record_hashes[i])
+  end
+  redis.call('DEL', manifest_key)
+  redis.call('HSET', manifest_key, unpack(args))
+end
+-- '' when the records are those the version's manifest counts; else what is wrong, for a person.
+local function integrity_problem(version, manifest_key, record_hashes)
+  if version == 0 then return '' end
+  local flat = redis.call('HGETALL', manifest_key)
+  if #flat == 0 then
+    local held = 0
+    for i = 1, 3 do held = held + redis.call('HLEN', record_hashes[i]) end
+    if held == 0 then return 'version ' .. version .. ' holds no vendor, key or user record' end
+    return ''
+  end
+  local manifest = {}
+  for i = 1, #flat, 2 do manifest[flat[i]] = tonumber(flat[i + 1]) end
+  if manifest['version'] ~= version then return '' end
+  local wrong = {}
+  for i, field in ipairs(MANIFEST_FIELDS) do
+    local held = redis.call('HLEN', record_hashes[i])
+    local counted = manifest[field] or 0
+    if held ~= counted then wrong[#wrong + 1] = field .. ' ' .. held .. ' of ' .. counted end
+  end
+  if #wrong == 0 then return '' end
+  return 'version ' .. version .. ' has lost records (' .. table.concat(wrong, ', ') .. ')'
+end
+`;
+
+// KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, pending changes, manifest.
+// ARGV: expected version ('' for any), highest version this instance has seen, channel,
+// operations JSON, audit entry ('' for none), audit retention ms, audit max entries, change
+// retention ms. Every check runs before the first write: a script that stopped half-way would
+// leave half a change. The new version is above this instance's last one too, so that a version
+// number instances hold is never reused. A store that has lost records takes no change: a change
+// computed against records that are not there would be written on top of the loss.
+export const COMMIT_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local record_hashes = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[8], KEYS[9]}
+local problem = integrity_problem(current, KEYS[10], record_hashes)
+if problem ~= '' then return {-5, current, problem} end
+if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {0, current} end
+if current < tonumber(ARGV[2]) then return {-4, current} end
+local ops = cjson.decode(ARGV[4])
+local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4], admin = KEYS[8], change = KEYS[9]}
+local touched_keys, vendor_after = {}, {}
+for _, op in ipairs(ops) do
+  if op.k == 'key' then touched_keys[op.id] = true end
+  if op.k == 'vendor' then vendor_after[op.id] = (op.v ~= '') end
+end
+for _, op in ipairs(ops) do
+  if op.e ~= nil then
+    local stored = redis.call('HGET', hashes[op.k], op.id) or ''
+    if stored ~= op.e then return {-1, current, op.k, op.id} end
+  end
+  if op.k == 'key' and op.v ~= '' then
+    local exists = vendor_after[op.vid]
+    if exists == nil then exists = redis.call('HEXISTS', KEYS[2], op.vid) == 1 end
+    if not exists then return {-2, current, 'vendor', op.vid} end
+    local owner = redis.call('HGET', KEYS[5], op.h)
+    if owner and owner ~= op.id and not touched_keys[owner] then return {-3, current, 'key', op.id} end
+  end
+end
+for _, op in ipairs(ops) do
+  local hash = hashes[op.k]
+  if op.k == 'key' then
+    local old = redis.call('HGET', hash, op.id)
+    if old then
+      local old_hash = cjson.decode(old).hash
+      if redis.call('HGET', KEYS[5], old_hash) == op.id then redis.call('HDEL', KEYS[5], old_hash) end
+    end
+    if op.v ~= '' then redis.call('HSET', KEYS[5], op.h, op.id) end
+  end
+  if op.v == '' then redis.call('HDEL', hash, op.id) else redis.call('HSET', hash, op.id, op.v) end
+end
+local version = math.max(current, tonumber(ARGV[2])) + 1
+redis.call('SET', KEYS[1], version)
+write_manifest(KEYS[10], version, record_hashes)
+redis.call('XADD', KEYS[6], '*', 'v', version, 'ops', ARGV[4])
+redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
+local audit_id, early = '', 0
+if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
+redis.call('PUBLISH', ARGV[3], version)
+return {1, version, audit_id, early}
+`;
+
+// KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
+// same order, the earlier single document, admins, pending changes, their two staged hashes, and
+// the manifest. A whole-document write ('replace') leaves admins and pending changes as they are.
+// ARGV: mode, version (expected for 'replace', '' for any; the copy's own for 'restore'), highest
+// version this instance has seen, channel, audit entry ('' for none), audit retention ms, audit
+// max entries, change retention ms.
+//   replace: a new version made of the staged records (whole-document writes). It is also the
+//            road out of a store that has lost records: it rewrites every record it owns.
+//   restore: write back a copy only while Redis holds an older version (healing, seeding).
+//   migrate: move the earlier single document in, keeping its version, once.
+// Staged hashes carry a lifetime (a writer that dies mid-write leaves nothing for ever), and
+// RENAME moves a key's lifetime with it: PERSIST takes it off, or the live records would vanish
+// when the staging lifetime ends.
+export const SWAP_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local version
+if ARGV[1] == 'replace' then
+  if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= current then return {0, current} end
+  if current < tonumber(ARGV[3]) then return {-4, current} end
+  version = math.max(current, tonumber(ARGV[3])) + 1
+elseif ARGV[1] == 'restore' then
+  if current >= tonumber(ARGV[2]) then return {0, current} end
+  version = tonumber(ARGV[2])
+else
+  if redis.call('EXISTS', KEYS[12]) == 0 then return {0, current} end
+  version = math.max(current, tonumber(ARGV[2]))
+end
+local function swap_in(staged, live)
+  if redis.call('EXISTS', staged) == 1 then
+    redis.call('RENAME', staged, live)
+    redis.call('PERSIST', live)
+  else
+    redis.call('DEL', live)
+  end
+end
+for i = 2, 5 do swap_in(KEYS[i + 6], KEYS[i]) end
+if ARGV[1] ~= 'replace' then
+  swap_in(KEYS[15], KEYS[13])
+  swap_in(KEYS[16], KEYS[14])
+end
+redis.call('DEL', KEYS[12])
+redis.call('SET', KEYS[1], version)
+write_manifest(KEYS[17], version, {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[13], KEYS[14]})
+local change_id = redis.call('XADD', KEYS[6], '*', 'v', version, 'reload', '1')
+redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
+local audit_id, early = '', 0
+if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
+redis.call('PUBLISH', ARGV[4], version)
+return {1, version, audit_id, early, change_id}
+`;
+
+// KEYS: version, changes, the earlier document, manifest, then the six record hashes in
+// MANIFEST_KINDS order. The version, the newest change's id and the records' integrity, read
+// together, so a load knows exactly which changes come after what it reads and whether the
+// records it is about to read are whole.
+export const HEAD_SCRIPT = `${INTEGRITY_LUA}
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local id = '0-0'
+if last[1] then id = last[1][1] end
+local version = tonumber(redis.call('GET', KEYS[1]) or '0')
+local problem = integrity_problem(version, KEYS[4], {KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]})
+local vouched = 0
+if problem == '' and version > 0 and tonumber(redis.call('HGET', KEYS[4], 'version') or '-1') == version then vouched = 1 end
+return {version, id, redis.call('EXISTS', KEYS[3]), problem, vouched}
+`;
+
+// KEYS: every live key of the access config. Takes any lifetime off them (a store written by a
+// release whose swap carried the staging lifetime over) and answers the keys it found with one.
+export const PERSIST_SCRIPT = `
+local found = {}
+for _, key in ipairs(KEYS) do
+  if redis.call('PTTL', key) > 0 then
+    redis.call('PERSIST', key)
+    found[#found + 1] = key
+  end
+end
+return found
+`;
+
+// KEYS: version, manifest, then the six record hashes in MANIFEST_KINDS order. Writes the
+// manifest of a store written by an earlier release (none yet) when its records are there to
+// count; an empty store at a version above zero is left for the integrity check to report.
+export const BACKFILL_MANIFEST_SCRIPT = `${INTEGRITY_LUA}
+local version = tonumber(redis.call('GET', KEYS[1]) or '0')
+if version == 0 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local record_hashes = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
+if integrity_problem(version, KEYS[2], record_hashes) ~= '' then return 0 end
+write_manifest(KEYS[2], version, record_hashes)
+return 1
+`;
