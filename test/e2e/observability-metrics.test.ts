@@ -188,7 +188,7 @@ describe('readiness body', () => {
         status: 'ready',
         shuttingDown: false,
         mode: { accessStore: 'redis', core: 'sandbox' },
-        accessConfig: { loaded: true, version: expect.any(Number), ageSeconds: expect.any(Number) },
+        accessConfig: { loaded: true, version: expect.any(Number), ageSeconds: expect.any(Number), problem: null },
         redis: { up: true, downSeconds: 0 },
         breakers: { resources: 'closed', bankaccounts: 'closed', receipts: 'closed' },
       });
