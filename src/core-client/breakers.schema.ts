@@ -1,8 +1,10 @@
 /**
  * Config of the circuit breakers to the core, one per breaker group (config key `core.breakers`).
  *
- * Defaults follow Envoy's outlier detection: a clear burst of failures opens the breaker, it
- * stays open about 30 s, then lets one probe through. Reads nothing; exports the schema.
+ * Defaults follow Envoy's outlier detection and resilience4j's backed-off wait: a clear burst of
+ * failures opens the breaker; its first probe goes after 2 s, so a short outage ends for the
+ * vendors soon after the core is back; each failed probe doubles the wait, up to 30 s, so a long
+ * outage costs one failed vendor call per probe and no more. Reads nothing; exports the schema.
  */
 import { z } from 'zod';
 
@@ -33,7 +35,17 @@ const groupSchema = z
       .int()
       .min(1)
       .default(30_000)
-      .describe('How long an open breaker answers 503 before it lets one probe call through (half-open)'),
+      .describe(
+        'Longest time an open breaker answers 503 before it lets one probe call through (half-open): the wait after firstProbeDelayMs doubles up to this',
+      ),
+    firstProbeDelayMs: z
+      .number()
+      .int()
+      .min(1)
+      .default(2000)
+      .describe(
+        'How long a breaker that opened from closed waits before its first probe; doubled after each failed probe up to resetTimeoutMs, back to this once the breaker closes; above resetTimeoutMs it is resetTimeoutMs',
+      ),
   })
   .strict();
 

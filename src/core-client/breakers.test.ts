@@ -1,21 +1,23 @@
 /**
  * The breaker wrapper on its own: its refusals and timeouts come back as typed errors (and an
  * attempt's own errors unchanged, even one whose code is ETIMEDOUT), Retry-After counts down
- * the reset time, and `gateway_circuit_state` follows every state change.
+ * to the next probe, the wait before a probe starts short and doubles per failed probe up to
+ * resetTimeoutMs, and `gateway_circuit_state` follows every state change. Real timers.
  */
 import { createLogger } from '../logging/logger';
 import { createMetrics, type GatewayMetrics } from '../metrics/metrics';
-import { BreakerTimeoutError, CircuitOpenError, CoreBreakers } from './breakers';
-import { breakersSchema } from './breakers.schema';
+import { BreakerTimeoutError, CircuitOpenError, CoreBreakers, type CoreBreaker } from './breakers';
+import { breakersSchema, type BreakersConfig } from './breakers.schema';
 
 const RESET_MS = 300;
 
-function build(): { breakers: CoreBreakers; metrics: GatewayMetrics } {
-  const metrics = createMetrics(undefined, { defaultMetrics: false });
-  const config = breakersSchema.parse({
+function build(
+  config: BreakersConfig = breakersSchema.parse({
     resources: { timeoutMs: 100, volumeThreshold: 2, resetTimeoutMs: RESET_MS },
-    bankaccounts: { volumeThreshold: 1, resetTimeoutMs: 5000 },
-  });
+    bankaccounts: { volumeThreshold: 1, resetTimeoutMs: 5000, firstProbeDelayMs: 5000 },
+  }),
+): { breakers: CoreBreakers; metrics: GatewayMetrics } {
+  const metrics = createMetrics(undefined, { defaultMetrics: false });
   return { breakers: new CoreBreakers(config, { defaultTimeoutMs: 5000, metrics, logger: createLogger('silent') }), metrics };
 }
 
@@ -25,6 +27,18 @@ async function gauge(metrics: GatewayMetrics, group: string): Promise<number | u
 }
 
 const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => null, (e: unknown) => e);
+const failing = (): Promise<never> => Promise.reject(new Error('refused'));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Milliseconds from now until the breaker turns half-open, polled every 2 ms. */
+async function untilHalfOpen(breaker: CoreBreaker, withinMs: number): Promise<number> {
+  const started = performance.now();
+  while (breaker.state !== 'half-open') {
+    if (performance.now() - started > withinMs) throw new Error(`not half-open within ${withinMs} ms (${breaker.state})`);
+    await sleep(2);
+  }
+  return performance.now() - started;
+}
 
 describe('CoreBreakers', () => {
   let built: ReturnType<typeof build>;
@@ -79,5 +93,67 @@ describe('CoreBreakers', () => {
     expect(breaker.state).toBe('closed');
     expect(await gauge(built.metrics, 'resources')).toBe(0);
     expect(built.breakers.states()).toEqual({ resources: 'closed', bankaccounts: 'closed', receipts: 'closed' });
+  });
+});
+
+describe('CoreBreaker recovery', () => {
+  let built: ReturnType<typeof build> | undefined;
+  afterEach(() => built?.breakers.shutdown());
+
+  it('probes after firstProbeDelayMs, doubles the wait per failed probe up to resetTimeoutMs, and starts short again once closed', async () => {
+    const FIRST_MS = 100;
+    const CAP_MS = 800;
+    built = build(breakersSchema.parse({ resources: { volumeThreshold: 1, firstProbeDelayMs: FIRST_MS, resetTimeoutMs: CAP_MS } }));
+    const breaker = built.breakers.get('resources');
+
+    await rejection(breaker.run(failing));
+    expect(breaker.state).toBe('open');
+    const waits = [await untilHalfOpen(breaker, CAP_MS * 2)];
+    for (let probe = 0; probe < 4; probe += 1) {
+      await rejection(breaker.run(failing));
+      expect(breaker.state).toBe('open');
+      waits.push(await untilHalfOpen(breaker, CAP_MS * 2));
+    }
+    const expected = [100, 200, 400, 800, 800];
+    waits.forEach((wait, i) => {
+      // Node starts a timer from the event loop's cached clock, so it may fire a few ms early as
+      // seen from here; never a doubling early.
+      expect(wait).toBeGreaterThanOrEqual(expected[i]! - 10);
+      expect(wait).toBeLessThan(expected[i]! + 80);
+    });
+
+    expect(await breaker.run(() => Promise.resolve('ok'))).toBe('ok');
+    expect(breaker.state).toBe('closed');
+    await rejection(breaker.run(failing));
+    const afterClose = await untilHalfOpen(breaker, CAP_MS * 2);
+    expect(afterClose).toBeGreaterThanOrEqual(FIRST_MS - 10);
+    expect(afterClose).toBeLessThan(FIRST_MS + 80);
+  });
+
+  it("tells Retry-After from the open period's own wait, which grows with the failed probes", async () => {
+    built = build(breakersSchema.parse({ resources: { volumeThreshold: 1, firstProbeDelayMs: 1000, resetTimeoutMs: 2000 } }));
+    const breaker = built.breakers.get('resources');
+    await rejection(breaker.run(failing));
+    const refused = await rejection(breaker.run(() => Promise.resolve(1)));
+    expect((refused as CircuitOpenError).retryAfterSeconds).toBe(1);
+
+    await untilHalfOpen(breaker, 1500);
+    await rejection(breaker.run(failing));
+    const reopenedAt = Date.now();
+    const refusedAgain = await rejection(breaker.run(() => Promise.resolve(1)));
+    expect((refusedAgain as CircuitOpenError).retryAfterSeconds).toBe(2);
+    expect(breaker.retryAfterSeconds(reopenedAt + 1200)).toBe(1);
+  });
+
+  it('keeps the fixed wait of a config whose resetTimeoutMs is below firstProbeDelayMs', async () => {
+    built = build(breakersSchema.parse({ resources: { volumeThreshold: 1, resetTimeoutMs: 150 } }));
+    const breaker = built.breakers.get('resources');
+    await rejection(breaker.run(failing));
+    for (let probe = 0; probe < 3; probe += 1) {
+      const wait = await untilHalfOpen(breaker, 1000);
+      expect(wait).toBeGreaterThanOrEqual(140);
+      expect(wait).toBeLessThan(150 + 80);
+      await rejection(breaker.run(failing));
+    }
   });
 });

@@ -7,9 +7,14 @@
  * never wraps a whole streamed exchange. Its own refusals come back as CircuitOpenError (the
  * core was not called) and BreakerTimeoutError (the caller must abort its request).
  *
+ * Recovery follows the core: a breaker that opens from closed probes after `firstProbeDelayMs`
+ * (short, so vendors see the core again within seconds of its return); each failed probe doubles
+ * the wait up to `resetTimeoutMs` (a core that stays down costs one failed vendor call per
+ * probe, fewer as the outage lasts); closing sets the wait back to the short one.
+ *
  * Reads the `core.breakers` config; sets `gateway_circuit_state{group}` from the breaker's
- * events and logs each state change; exposes each breaker's `gateway_upstream_duration_seconds`
- * child so callers observe without a label lookup.
+ * events and logs each state change with the wait before the next probe; exposes each breaker's
+ * `gateway_upstream_duration_seconds` child so callers observe without a label lookup.
  */
 import CircuitBreaker from 'opossum';
 import type { Histogram, Gauge } from 'prom-client';
@@ -61,8 +66,16 @@ export class CoreBreaker {
   /** `gateway_upstream_duration_seconds{group}` of this group. */
   readonly upstreamDuration: Histogram.Internal<'group'>;
   private readonly breaker: CircuitBreaker<[Attempt], unknown>;
-  private readonly resetTimeoutMs: number;
+  /**
+   * The options object opossum keeps (it does not copy it) and reads `resetTimeout` from each
+   * time it opens: setting `resetTimeout` here sets the wait of the next open period.
+   */
+  private readonly breakerOptions: CircuitBreaker.Options & { resetTimeout: number };
+  private readonly firstProbeDelayMs: number;
+  private readonly maxProbeDelayMs: number;
   private openedAtMs = 0;
+  /** The wait before the probe of the current open period (what opossum's timer was set to). */
+  private openForMs = 0;
 
   constructor(
     readonly group: BreakerGroup,
@@ -71,32 +84,43 @@ export class CoreBreaker {
     deps: CoreBreakerDeps,
   ) {
     this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
-    this.resetTimeoutMs = config.resetTimeoutMs;
-    this.breaker = new CircuitBreaker(runAttempt, {
+    this.maxProbeDelayMs = config.resetTimeoutMs;
+    // A config from before firstProbeDelayMs with a short resetTimeoutMs keeps its fixed wait.
+    this.firstProbeDelayMs = Math.min(config.firstProbeDelayMs, config.resetTimeoutMs);
+    this.breakerOptions = {
       name: `core-${group}`,
       timeout: this.timeoutMs,
       errorThresholdPercentage: config.errorThresholdPercentage,
       volumeThreshold: config.volumeThreshold,
       rollingCountTimeout: config.rollingCountTimeoutMs,
-      resetTimeout: config.resetTimeoutMs,
+      resetTimeout: this.firstProbeDelayMs,
       // Latency percentiles and snapshots cost a sort and a timer per window; metrics do that job.
       rollingPercentilesEnabled: false,
       enableSnapshots: false,
-    });
+    };
+    this.breaker = new CircuitBreaker(runAttempt, this.breakerOptions);
     this.upstreamDuration = deps.metrics.upstreamDuration.labels(group);
     const gauge: Gauge.Internal<'group'> = deps.metrics.circuitState.labels(group);
     gauge.set(CIRCUIT_STATE_VALUE.closed);
     const { logger } = deps;
+    // opossum sets its half-open timer in its own 'open' listener, registered before this one.
     this.breaker.on('open', () => {
       this.openedAtMs = Date.now();
+      this.openForMs = this.breakerOptions.resetTimeout;
       gauge.set(CIRCUIT_STATE_VALUE.open);
-      logger.warn({ group, resetTimeoutMs: this.resetTimeoutMs }, 'circuit breaker opened: the core is failing; answering 503 without calling it');
+      logger.warn(
+        { group, nextProbeInMs: this.openForMs, resetTimeoutMs: this.maxProbeDelayMs },
+        'circuit breaker opened: the core is failing; answering 503 without calling it',
+      );
     });
     this.breaker.on('halfOpen', () => {
+      // Set before the probe settles: should it fail, the breaker reopens for this longer wait.
+      this.breakerOptions.resetTimeout = Math.min(this.openForMs * 2, this.maxProbeDelayMs);
       gauge.set(CIRCUIT_STATE_VALUE['half-open']);
       logger.info({ group }, 'circuit breaker half-open: the next call probes the core');
     });
     this.breaker.on('close', () => {
+      this.breakerOptions.resetTimeout = this.firstProbeDelayMs;
       gauge.set(CIRCUIT_STATE_VALUE.closed);
       logger.info({ group }, 'circuit breaker closed: the core answers again');
     });
@@ -119,10 +143,10 @@ export class CoreBreaker {
     }) as Promise<T>;
   }
 
-  /** Whole seconds until an open breaker lets a probe through; 1 while a probe is out. */
+  /** Whole seconds until an open breaker lets a probe through (this open period's wait); 1 while a probe is out. */
   retryAfterSeconds(nowMs = Date.now()): number {
     if (!this.breaker.opened) return 1;
-    return Math.max(1, Math.ceil((this.openedAtMs + this.resetTimeoutMs - nowMs) / 1000));
+    return Math.max(1, Math.ceil((this.openedAtMs + this.openForMs - nowMs) / 1000));
   }
 
   /** Stops the breaker's timers; every later call is refused. */

@@ -1,8 +1,10 @@
 /**
  * Resilience of the streamed forward step against a controllable fake core, real sockets
  * throughout: the circuit breaker's whole cycle (closed, open, half-open with one probe,
- * closed) with its state gauge, 4xx that never open it, the timeout (504 at the configured
- * time, request aborted), no second send of a POST, one retry of a GET, body limits, and header
+ * closed) with its state gauge; recovery that follows the core (closed within the short first
+ * probe wait of the core's return, probes backed off while it keeps failing, Retry-After
+ * telling the next probe); 4xx that never open it, the timeout (504 at the configured time,
+ * request aborted), no second send of a POST, one retry of a GET, body limits, and header
  * hygiene for `Expect: 100-continue`.
  */
 import http from 'node:http';
@@ -86,7 +88,10 @@ describe('circuit breaker against a core that refuses connections', () => {
     gateway = await startTestGateway({
       core: {
         url: core.url,
-        breakers: { resources: { volumeThreshold: 5, errorThresholdPercentage: 50, rollingCountTimeoutMs: WINDOW_MS, resetTimeoutMs: RESET_MS, timeoutMs: 2000 } },
+        breakers: {
+          // One fixed wait: the first probe's is the reset time here.
+          resources: { volumeThreshold: 5, errorThresholdPercentage: 50, rollingCountTimeoutMs: WINDOW_MS, resetTimeoutMs: RESET_MS, firstProbeDelayMs: RESET_MS, timeoutMs: 2000 },
+        },
       },
       access: { file: writeAccessFile(accessDocument()) },
     });
@@ -171,6 +176,100 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
+
+interface TimedAnswer extends Answer {
+  /** performance.now() when the call was sent. */
+  readonly sentAt: number;
+}
+
+/** Calls `url` one after another, 25 ms apart, until `done` holds for an answer; every answer, timed. */
+async function callUntil(url: string, done: (answer: TimedAnswer) => boolean, withinMs: number): Promise<TimedAnswer[]> {
+  const answers: TimedAnswer[] = [];
+  const started = performance.now();
+  for (;;) {
+    const sentAt = performance.now();
+    const answer = { ...(await call(url)), sentAt };
+    answers.push(answer);
+    if (done(answer)) return answers;
+    if (sentAt - started > withinMs) throw new Error(`not done within ${withinMs} ms; last status ${answer.status}`);
+    await sleep(25);
+  }
+}
+
+describe('recovery that follows the core', () => {
+  let core: FakeCore;
+  let gateway: TestGateway;
+
+  afterEach(async () => {
+    await gateway.stop();
+    await core.close();
+  });
+
+  it('closes within about the first probe wait (2 s by default) of the core coming back, not after resetTimeoutMs (30 s)', async () => {
+    core = await startFakeCore();
+    gateway = await startTestGateway({
+      core: { url: core.url, breakers: { resources: { volumeThreshold: 5, rollingCountTimeoutMs: 2000 } } },
+      access: { file: writeAccessFile(accessDocument()) },
+    });
+    expect(gateway.config.core.breakers.resources).toMatchObject({ firstProbeDelayMs: 2000, resetTimeoutMs: 30_000 });
+    expect((await call(`${gateway.url}/accounts/1`)).status).toBe(200);
+
+    await core.down();
+    const outage = await callUntil(`${gateway.url}/accounts/1`, (a) => a.status === 503, 2000);
+    expect(await breakerState(gateway, 'resources')).toBe('open');
+    expect(outage.at(-1)?.headers['retry-after']).toBe('2');
+
+    await core.up();
+    const backAt = performance.now();
+    const recovery = await callUntil(`${gateway.url}/accounts/1`, (a) => a.status === 200, 5000);
+    const recoveredMs = performance.now() - backAt;
+    expect(recovery.slice(0, -1).every((a) => a.status === 503)).toBe(true);
+    expect(recoveredMs).toBeLessThan(2000 + 500);
+    expect(await breakerState(gateway, 'resources')).toBe('closed');
+    console.info(`core back → first 200 through the gateway: ${recoveredMs.toFixed(0)} ms (first probe wait 2000 ms, resetTimeoutMs 30000)`);
+  });
+
+  it('backs its probes off while the core keeps failing (1 s, 2 s, 2 s: doubled up to resetTimeoutMs), Retry-After tells each 503 the next probe, and it closes on the next probe once the core answers', async () => {
+    const FIRST_MS = 1000;
+    const CAP_MS = 2000;
+    core = await startFakeCore({ kind: 'answer', status: 500 });
+    gateway = await startTestGateway({
+      core: { url: core.url, breakers: { resources: { volumeThreshold: 5, rollingCountTimeoutMs: 2000, firstProbeDelayMs: FIRST_MS, resetTimeoutMs: CAP_MS } } },
+      access: { file: writeAccessFile(accessDocument()) },
+    });
+    const opening = await callUntil(`${gateway.url}/accounts/1`, (a) => a.status === 503, 2000);
+    const openedAt = opening.at(-1)!.sentAt;
+
+    // Every call after the opening is a 503 (refused) or a 502 (a probe the core failed).
+    const startedAt = performance.now();
+    const whileFailing = await callUntil(`${gateway.url}/accounts/1`, () => performance.now() - startedAt > FIRST_MS + 2 * CAP_MS + 500, 8000);
+    expect(new Set(whileFailing.map((a) => a.status))).toEqual(new Set([502, 503]));
+    const probes = whileFailing.filter((a) => a.status === 502).map((a) => a.sentAt);
+    expect(probes).toHaveLength(3);
+    const gaps = [probes[0]! - openedAt, probes[1]! - probes[0]!, probes[2]! - probes[1]!];
+    // A probe goes with the first call after the breaker half-opens: up to one call (and pause) late.
+    gaps.forEach((gap, i) => {
+      const wait = [FIRST_MS, CAP_MS, CAP_MS][i]!;
+      expect(gap).toBeGreaterThan(wait - 50);
+      expect(gap).toBeLessThan(wait + 150);
+    });
+    for (const refused of whileFailing.filter((a) => a.status === 503)) {
+      const nextProbe = probes.find((p) => p > refused.sentAt);
+      if (nextProbe === undefined) continue;
+      const retryAfterMs = Number(refused.headers['retry-after']) * 1000;
+      // Truthful: the probe comes within Retry-After, and not a whole second sooner.
+      expect(nextProbe - refused.sentAt).toBeLessThan(retryAfterMs + 150);
+      expect(nextProbe - refused.sentAt).toBeGreaterThan(retryAfterMs - 1000 - 50);
+    }
+    expect(whileFailing.filter((a) => a.status === 503).map((a) => a.headers['retry-after'])).toEqual(expect.arrayContaining(['1', '2']));
+
+    core.behaviour = { kind: 'answer', status: 200 };
+    const backAt = performance.now();
+    await callUntil(`${gateway.url}/accounts/1`, (a) => a.status === 200, CAP_MS + 1000);
+    expect(performance.now() - backAt).toBeLessThan(CAP_MS + 200);
+    expect(await breakerState(gateway, 'resources')).toBe('closed');
+  });
+});
 
 describe('answers the breaker judges', () => {
   let core: FakeCore;
