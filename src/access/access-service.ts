@@ -15,7 +15,7 @@ import { stringify as toYaml } from 'yaml';
 import { GatewayError } from '../errors/error-catalogue';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 import { parseAccessDocumentInPlace, rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
-import { VersionConflictError, type AccessStore } from './access-store';
+import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from './access-store';
 import { diffAccessDocuments, sameValue, type AccessDiff } from './access-diff';
 import {
   keyRecord,
@@ -459,6 +459,20 @@ export class AccessService {
    * the records that differ, as one version; many changes are staged and swapped in whole. The
    * audit change holds the versions and the diff, not two copies of the document.
    */
+  /**
+   * Swaps a document's records in whole. A whole-document write leaves admins and pending changes
+   * as they are in the store, so the writer serves the records with the ones it holds; mending a
+   * store that lost records writes those too, from the same copy. Without a copy to mend from
+   * (`index` is not the served one), the document's records go in alone and the cache loads the
+   * result.
+   */
+  private async swapWhole(index: AccessIndex, records: AccessRecords, change: AccessReplaceAll & { readonly expectedVersion: number }): Promise<number> {
+    if (index !== this.cache.index) return (await this.store.replaceAll(records, { ...change, mend: false })).version;
+    const served: AccessRecords = { ...records, admins: index.adminList(), changes: index.pendingChangeList() };
+    const written = await this.cache.writeWhole(served, () => this.store.replaceAll(change.mend ? served : records, change));
+    return written.version;
+  }
+
   async replaceDocument(input: unknown, by: WriteBy, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
     // An empty body must not read as "an empty document" and wipe every vendor.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -474,7 +488,7 @@ export class AccessService {
     const writer = writerOf(by);
     const { actor, preview, approving } = writer;
     const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex }> => {
-      const index = await this.writer.index();
+      const index = await this.writer.wholeWriteIndex();
       const { version } = index;
       if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
       const ops = operationsBetween(index.records(), nextRecords);
@@ -489,18 +503,17 @@ export class AccessService {
       for (let attempt = 1; ; attempt++) {
         const { version, ops, index, diff } = await plan();
         // A store that lost records is mended by rewriting them all, even to what this instance serves.
-        const mending = this.cache.problem !== null;
-        if (ops.length === 0 && !mending) return { result: { dryRun: false, applied: false, version, diff }, change: null };
+        const problem = this.cache.problem;
+        if (ops.length === 0 && problem === null) return { result: { dryRun: false, applied: false, version, diff }, change: null };
         refuseRevivedKeys(index, nextRecords);
         // The script raises the version by one when this one still holds: the audit entry can say so.
-        const after = mending ? { version: version + 1, diff, mended: this.cache.problem } : { version: version + 1, diff };
+        const after = problem === null ? { version: version + 1, diff } : { version: version + 1, diff, mended: problem };
         const change: Change = { action: 'access.replace', target: 'access', before: { version }, after };
         const audit = auditEntry(writer, change);
         try {
           let newVersion: number;
-          if (ops.length > this.bulkThreshold || mending) {
-            const written = await this.cache.writeWhole(nextRecords, () => this.store.replaceAll(nextRecords, { expectedVersion: version, audit }));
-            newVersion = written.version;
+          if (ops.length > this.bulkThreshold || problem !== null) {
+            newVersion = await this.swapWhole(index, nextRecords, { expectedVersion: version, audit, mend: problem !== null });
           } else {
             newVersion = await this.store.commit({ ops, expectedVersion: version, audit });
           }
@@ -508,6 +521,8 @@ export class AccessService {
           return { result: { dryRun: false, applied: true, version: newVersion, diff }, change };
         } catch (err) {
           if (expectedVersion !== undefined && err instanceof VersionConflictError) throw this.staleVersion(expectedVersion, err.actual);
+          // The commit found the store inconsistent before any check here did: plan again, as a mend.
+          if (err instanceof AccessStoreIntegrityError && problem === null) continue;
           await this.writer.afterConflict(err, attempt);
         }
       }

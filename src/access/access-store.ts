@@ -51,6 +51,11 @@ export interface AccessCommit {
 export interface AccessReplaceAll {
   readonly expectedVersion?: number;
   readonly audit: AuditEntryInput | null;
+  /**
+   * The write mends a store that lost records: the records carry admins and pending changes too
+   * (from the copy the writer serves), and they are written as well.
+   */
+  readonly mend?: boolean;
 }
 
 export interface LoadedAccess {
@@ -93,10 +98,17 @@ export interface AccessStore {
   serveAsLastGoodCopy?(source: LastGoodCopy): void;
   /**
    * What is wrong with the shared store's records as its latest check found them (records gone
-   * while the version stayed), or null. A change of answer is reported to `subscribe`'s listeners.
+   * while the version stayed), at which version, or null. A change of finding is reported to
+   * `subscribe`'s listeners.
    */
-  integrityProblem?(): string | null;
+  integrity?(): StoreIntegrityProblem | null;
   close(): Promise<void>;
+}
+
+export interface StoreIntegrityProblem {
+  readonly problem: string;
+  /** The store's version when it was found. */
+  readonly version: number;
 }
 
 export class VersionConflictError extends Error {

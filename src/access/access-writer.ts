@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/error-catalogue';
 import type { AuditEntryInput } from '../admin/audit';
 import { AccessStoreIntegrityError, RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
 import { RECORD_SCHEMAS, removedKeyIds, type AccessOp } from './access-state';
-import type { AccessIndex } from './access-index';
+import { AccessIndex } from './access-index';
 import type { AccessCache } from './cache';
 import type { KeyUsageTracker } from './key-usage';
 import type { PendingChange } from './model';
@@ -79,8 +79,8 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The 503 of any change to a store whose records do not add up to its version. */
 function inconsistentStore(problem: string, holdsCopy: boolean): GatewayError {
   const mend = holdsCopy
-    ? 'A whole-document write (PUT /v1/access, gatewayctl apply) rewrites every record and mends it.'
-    : 'This instance holds no copy of the config: send a whole-document write (PUT /v1/access, gatewayctl apply) to an instance that serves one (operations guide, GatewayAccessConfigInconsistent).';
+    ? 'A whole-document write (PUT /v1/access, gatewayctl apply) of the config this instance serves rewrites every record and mends it.'
+    : 'This instance holds no copy of the config: send the whole-document write (PUT /v1/access, gatewayctl apply) to an instance that serves one, or, where none does, apply your last exported or declarative file here.';
   return new GatewayError('store_unavailable', `The access config in Redis is inconsistent: ${problem}. Changes are refused until it is mended. ${mend}`);
 }
 
@@ -144,6 +144,22 @@ export class AccessWriter {
     if (problem !== null && (options.forChange || !index)) throw inconsistentStore(problem, index !== null);
     if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded yet; retry shortly.', { headers: { 'Retry-After': '1' } });
     return index;
+  }
+
+  /**
+   * What a whole-document write is planned on: the index (see `index`), or, where the store is
+   * inconsistent and this instance holds no copy, an empty index at the store's version: the
+   * write then rewrites the config from the document alone (the road back when no instance
+   * holds a copy to mend from).
+   */
+  async wholeWriteIndex(): Promise<AccessIndex> {
+    try {
+      return await this.index();
+    } catch (err) {
+      const version = this.cache.inconsistentStoreVersion;
+      if (version === null || this.cache.index) throw err;
+      return new AccessIndex(version);
+    }
   }
 
   queued<T>(run: () => Promise<T>): Promise<T> {

@@ -53,7 +53,7 @@ export class AccessCache {
   private holding: Promise<void> | null = null;
   private readonly versionListeners = new Set<(version: number) => void>();
   private readonly problemListeners = new Set<(problem: string | null) => void>();
-  /** A load refused here (it shrank unvouched), or the store's integrity error from the last load. */
+  /** Why this cache refused a load that the store could not vouch for (it shrank), or null. */
   private ownProblem: string | null = null;
   /** The last problem announced, so listeners hear each change once. */
   private announcedProblem: string | null = null;
@@ -91,7 +91,12 @@ export class AccessCache {
 
   /** Why the store's config is not served as it stands, or null. */
   get problem(): string | null {
-    return this.ownProblem ?? this.store.integrityProblem?.() ?? null;
+    return this.ownProblem ?? this.store.integrity?.()?.problem ?? null;
+  }
+
+  /** The store's version while it is found inconsistent, else null. */
+  get inconsistentStoreVersion(): number | null {
+    return this.store.integrity?.()?.version ?? null;
   }
 
   /** The served index's record counts (zero while none is loaded). */
@@ -135,9 +140,11 @@ export class AccessCache {
       try {
         if (!this.current || !(await this.catchUp(this.current))) await this.reload();
       } catch (err) {
+        // The store's own finding stands instead of this cache's.
         if (err instanceof AccessStoreIntegrityError) this.ownProblem = null;
         throw err;
       } finally {
+        this.wholeWriteSeen = false;
         this.syncing = null;
         this.announceProblem();
       }
@@ -218,7 +225,6 @@ export class AccessCache {
       this.cursor = loaded.cursor;
       if (await this.catchUp(fresh, loaded.cursor)) {
         const shrank = this.shrankUnvouched(fresh, loaded);
-        this.wholeWriteSeen = false;
         if (shrank) {
           this.cursor = previousCursor;
           this.ownProblem = shrank;

@@ -122,6 +122,15 @@ describe('live access records never expire', () => {
     await startInstance(prefix);
     for (const key of liveKeys(prefix)) expect(await raw.pttl(key)).toBe(-1);
   });
+
+  it('takes the expiry off at the next version check when an earlier release swaps records in while this one runs', async () => {
+    const prefix = uniquePrefix();
+    await startInstance(prefix, { seed: documentWith(2), pollIntervalMs: 50 });
+    // What an earlier release's whole-document write leaves: live keys with the staging lifetime.
+    for (const key of liveKeys(prefix)) await raw.pexpire(key, 60_000);
+    await within(2000, async () => (await raw.pttl(`${prefix}{access}:keys`)) === -1);
+    for (const key of liveKeys(prefix)) expect(await raw.pttl(key)).toBe(-1);
+  });
 });
 
 describe('records that vanish while the version stays', () => {
@@ -177,9 +186,72 @@ describe('records that vanish while the version stays', () => {
     await expect(service.createVendor({ id: 'initech', name: 'Initech', licences: [] }, 'admin:test')).resolves.toMatchObject({ change: { action: 'vendor.create' } });
   });
 
+  it('is found by the first commit when no version check ran since, and reported to the cache', async () => {
+    const prefix = uniquePrefix();
+    const serving = await startInstance(prefix, { seed: documentWith(4) });
+    const problems: (string | null)[] = [];
+    serving.cache.onProblem((problem) => problems.push(problem));
+    await loseRecords(prefix);
+    await expect(serving.store.commit({ ops: [{ kind: 'vendor', id: 'x', value: { id: 'x', name: 'X', licences: [] } as never }], audit: null })).rejects.toBeInstanceOf(
+      AccessStoreIntegrityError,
+    );
+    await within(2000, () => problems.length > 0);
+    expect(problems).toEqual(['version 1 has lost records (vendors 0 of 2, keys 0 of 4, users 0 of 1, keyhash 0 of 4)']);
+  });
+
+  it('mends admins and pending changes from the served copy too, and the mending instance keeps serving them', async () => {
+    const prefix = uniquePrefix();
+    const serving = await startInstance(prefix, { seed: documentWith(2) });
+    const admin = {
+      id: 'ops-lead',
+      name: 'Ops Lead',
+      role: 'owner',
+      tokenPrefix: 'cba_abcd',
+      tokenHash: `sha256:${'a'.repeat(64)}`,
+      createdAt: '2026-11-25T10:00:00.000Z',
+    } as const;
+    await serving.store.commit({ ops: [{ kind: 'admin', id: admin.id, value: admin, expect: null }], audit: null });
+    await serving.cache.sync();
+    await raw.del(...['vendors', 'keys', 'users', 'keyhash', 'admins'].map((name) => `${prefix}{access}:${name}`));
+    await serving.cache.sync().catch(() => undefined);
+
+    const service = new AccessService(serving.cache, serving.store);
+    const outcome = await service.replaceDocument(documentWith(2), 'admin:test');
+    expect(outcome.result).toMatchObject({ applied: true, version: 3 });
+    expect(await raw.hkeys(`${prefix}{access}:admins`)).toEqual(['ops-lead']);
+    expect(serving.cache.index?.admin('ops-lead')).toMatchObject({ role: 'owner' });
+    const fresh = await startInstance(prefix);
+    expect(fresh.cache.status()).toMatchObject({ loaded: true, version: 3, problem: null });
+    expect(fresh.cache.index?.admin('ops-lead')).toMatchObject({ role: 'owner' });
+  });
+
+  it('is mended by a whole-document write to an instance that holds no copy, from the document alone', async () => {
+    const prefix = uniquePrefix();
+    await startInstance(prefix, { seed: documentWith(4) });
+    await loseRecords(prefix);
+    const broken = await startInstance(prefix);
+    expect(broken.cache.status().loaded).toBe(false);
+
+    const service = new AccessService(broken.cache, broken.store);
+    const outcome = await service.replaceDocument(documentWith(3), 'admin:test');
+    expect(outcome.result).toMatchObject({ applied: true, version: 2 });
+    expect(broken.cache.status()).toMatchObject({ loaded: true, version: 2, problem: null });
+    expect(broken.cache.index?.keyCount).toBe(3);
+  });
+
   it('is a problem in a store written before the manifest when it holds no record at a version above zero', async () => {
     const prefix = uniquePrefix();
     await raw.set(`${prefix}{access}:version`, '2');
+    const fresh = await startInstance(prefix);
+    expect(fresh.cache.status()).toMatchObject({ loaded: false, problem: 'version 2 holds no vendor, key or user record' });
+  });
+
+  it('is a problem when the manifest was left behind by an earlier release that wrote since, and no record is held', async () => {
+    const prefix = uniquePrefix();
+    await startInstance(prefix, { seed: documentWith(3) });
+    // An earlier release raised the version without a manifest; then every record went.
+    await raw.set(`${prefix}{access}:version`, '2');
+    await loseRecords(prefix);
     const fresh = await startInstance(prefix);
     expect(fresh.cache.status()).toMatchObject({ loaded: false, problem: 'version 2 holds no vendor, key or user record' });
   });

@@ -10,10 +10,19 @@
  */
 import { AUDIT_APPEND_LUA } from '../admin/audit';
 
-/** The record hashes, in the order the scripts' integrity helpers take them (store key names). */
-export const MANIFEST_KINDS = ['vendor', 'key', 'user', 'keyhash', 'admin', 'change'] as const;
-/** Each one's field in the manifest, and its name in a problem's text. */
-const MANIFEST_FIELDS = ['vendors', 'keys', 'users', 'keyhash', 'admins', 'pending'] as const;
+/**
+ * The record hashes (the store's names for them), in the order the scripts' integrity helpers
+ * take them, each with its field in the manifest (also its name in a problem's text).
+ */
+const MANIFEST = [
+  ['vendor', 'vendors'],
+  ['key', 'keys'],
+  ['user', 'users'],
+  ['keyhash', 'keyhash'],
+  ['admin', 'admins'],
+  ['change', 'pending'],
+] as const;
+export const MANIFEST_KINDS = MANIFEST.map(([kind]) => kind);
 
 const TIME_LUA = `
 local function now_ms()
@@ -22,11 +31,12 @@ local function now_ms()
 end
 `;
 
-// record_hashes: the six record hashes in MANIFEST_KINDS order. A manifest written for another
-// version (an instance of an earlier release wrote since) vouches for nothing: only an empty
-// store at a version above zero is then known to be wrong.
+// record_hashes: the six record hashes in MANIFEST_KINDS order. Without a manifest for the
+// version (none yet, or one an instance of an earlier release left behind when it wrote since)
+// the counts vouch for nothing: only an empty store at a version above zero is then known to be
+// wrong.
 const INTEGRITY_LUA = `
-local MANIFEST_FIELDS = {${MANIFEST_FIELDS.map((f) => `'${f}'`).join(', ')}}
+local MANIFEST_FIELDS = {${MANIFEST.map(([, field]) => `'${field}'`).join(', ')}}
 local function write_manifest(manifest_key, version, record_hashes)
   local args = {'version', version}
   for i, field in ipairs(MANIFEST_FIELDS) do
@@ -40,15 +50,14 @@ end
 local function integrity_problem(version, manifest_key, record_hashes)
   if version == 0 then return '' end
   local flat = redis.call('HGETALL', manifest_key)
-  if #flat == 0 then
+  local manifest = {}
+  for i = 1, #flat, 2 do manifest[flat[i]] = tonumber(flat[i + 1]) end
+  if manifest['version'] ~= version then
     local held = 0
     for i = 1, 3 do held = held + redis.call('HLEN', record_hashes[i]) end
     if held == 0 then return 'version ' .. version .. ' holds no vendor, key or user record' end
     return ''
   end
-  local manifest = {}
-  for i = 1, #flat, 2 do manifest[flat[i]] = tonumber(flat[i + 1]) end
-  if manifest['version'] ~= version then return '' end
   local wrong = {}
   for i, field in ipairs(MANIFEST_FIELDS) do
     local held = redis.call('HLEN', record_hashes[i])
@@ -119,21 +128,29 @@ return {1, version, audit_id, early}
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
 // same order, the earlier single document, admins, pending changes, their two staged hashes, and
-// the manifest. A whole-document write ('replace') leaves admins and pending changes as they are.
-// ARGV: mode, version (expected for 'replace', '' for any; the copy's own for 'restore'), highest
-// version this instance has seen, channel, audit entry ('' for none), audit retention ms, audit
-// max entries, change retention ms.
-//   replace: a new version made of the staged records (whole-document writes). It is also the
-//            road out of a store that has lost records: it rewrites every record it owns.
+// the manifest. ARGV: mode, version (expected for 'replace' and 'mend', '' for any; the copy's own
+// for 'restore'), highest version this instance has seen, channel, audit entry ('' for none),
+// audit retention ms, audit max entries, change retention ms, then how many records were staged
+// in each of the six staged hashes (vendors, keys, users, keyhash, admins, pending).
+//   replace: a new version made of the staged records (whole-document writes); admins and
+//            pending changes stay as they are.
+//   mend:    the same, with admins and pending changes staged too (from the copy the writer
+//            serves): the whole-document write that mends a store that lost records.
 //   restore: write back a copy only while Redis holds an older version (healing, seeding).
 //   migrate: move the earlier single document in, keeping its version, once.
-// Staged hashes carry a lifetime (a writer that dies mid-write leaves nothing for ever), and
-// RENAME moves a key's lifetime with it: PERSIST takes it off, or the live records would vanish
-// when the staging lifetime ends.
+// Staged hashes carry a lifetime (a writer that dies mid-write leaves nothing for ever). A staged
+// hash that holds fewer records than were staged lost them to that lifetime during a long write:
+// the swap refuses rather than swap in the loss. RENAME moves a key's lifetime with it: PERSIST
+// takes it off, or the live records would vanish when the staging lifetime ends.
 export const SWAP_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local whole = ARGV[1] == 'replace' or ARGV[1] == 'mend'
+local staged = {KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[15], KEYS[16]}
+for i, key in ipairs(staged) do
+  if redis.call('HLEN', key) ~= tonumber(ARGV[8 + i]) then return {-6, current, key} end
+end
 local version
-if ARGV[1] == 'replace' then
+if whole then
   if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= current then return {0, current} end
   if current < tonumber(ARGV[3]) then return {-4, current} end
   version = math.max(current, tonumber(ARGV[3])) + 1
@@ -168,40 +185,37 @@ redis.call('PUBLISH', ARGV[4], version)
 return {1, version, audit_id, early, change_id}
 `;
 
-// KEYS: version, changes, the earlier document, manifest, then the six record hashes in
-// MANIFEST_KINDS order. The version, the newest change's id and the records' integrity, read
-// together, so a load knows exactly which changes come after what it reads and whether the
-// records it is about to read are whole.
+// KEYS: version, changes, manifest, then the six record hashes in MANIFEST_KINDS order. The
+// version, the newest change's id and the records' integrity, read together, so a load knows
+// exactly which changes come after what it reads and whether the records it is about to read
+// are whole. Run by every load and every version check, it also takes any lifetime off the live
+// keys, which an instance of an earlier release leaves on them with every whole-document write
+// (its swap carried the staging lifetime over), and answers which keys had one.
 export const HEAD_SCRIPT = `${INTEGRITY_LUA}
+local expiring = {}
+for i = 1, #KEYS do
+  if redis.call('PTTL', KEYS[i]) > 0 then
+    redis.call('PERSIST', KEYS[i])
+    expiring[#expiring + 1] = KEYS[i]
+  end
+end
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if last[1] then id = last[1][1] end
 local version = tonumber(redis.call('GET', KEYS[1]) or '0')
-local problem = integrity_problem(version, KEYS[4], {KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]})
+local problem = integrity_problem(version, KEYS[3], {KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]})
 local vouched = 0
-if problem == '' and version > 0 and tonumber(redis.call('HGET', KEYS[4], 'version') or '-1') == version then vouched = 1 end
-return {version, id, redis.call('EXISTS', KEYS[3]), problem, vouched}
-`;
-
-// KEYS: every live key of the access config. Takes any lifetime off them (a store written by a
-// release whose swap carried the staging lifetime over) and answers the keys it found with one.
-export const PERSIST_SCRIPT = `
-local found = {}
-for _, key in ipairs(KEYS) do
-  if redis.call('PTTL', key) > 0 then
-    redis.call('PERSIST', key)
-    found[#found + 1] = key
-  end
-end
-return found
+if problem == '' and version > 0 and tonumber(redis.call('HGET', KEYS[3], 'version') or '-1') == version then vouched = 1 end
+return {version, id, problem, vouched, expiring}
 `;
 
 // KEYS: version, manifest, then the six record hashes in MANIFEST_KINDS order. Writes the
-// manifest of a store written by an earlier release (none yet) when its records are there to
-// count; an empty store at a version above zero is left for the integrity check to report.
+// manifest of a store last written by an earlier release (none, or one for another version) when
+// its records are there to count; an empty store at a version above zero is left for the
+// integrity check to report.
 export const BACKFILL_MANIFEST_SCRIPT = `${INTEGRITY_LUA}
 local version = tonumber(redis.call('GET', KEYS[1]) or '0')
-if version == 0 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if version == 0 or tonumber(redis.call('HGET', KEYS[2], 'version') or '-1') == version then return 0 end
 local record_hashes = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
 if integrity_problem(version, KEYS[2], record_hashes) ~= '' then return 0 end
 write_manifest(KEYS[2], version, record_hashes)

@@ -39,7 +39,7 @@ import { accessDocumentSchema } from './model';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from '../admin/audit';
-import { BACKFILL_MANIFEST_SCRIPT, COMMIT_SCRIPT, HEAD_SCRIPT, MANIFEST_KINDS, PERSIST_SCRIPT, SWAP_SCRIPT } from './redis-access-scripts';
+import { BACKFILL_MANIFEST_SCRIPT, COMMIT_SCRIPT, HEAD_SCRIPT, MANIFEST_KINDS, SWAP_SCRIPT } from './redis-access-scripts';
 import {
   canonicalJson,
   documentToRecords,
@@ -63,6 +63,7 @@ import {
   type ChangesSince,
   type LastGoodCopy,
   type LoadedAccess,
+  type StoreIntegrityProblem,
 } from './access-store';
 import type { AccessDocument } from './model';
 
@@ -108,6 +109,10 @@ export class InvalidAccessDocumentError extends Error {
 const DEFAULT_CHANGE_RETENTION_MS = 3_600_000;
 /** Records per HSCAN and per staged HSET: small enough that neither Redis nor we stall. */
 const BATCH = 1000;
+type SwapMode = 'replace' | 'mend' | 'restore' | 'migrate';
+/** Whole-document writes leave it to their writer to serve what it wrote (AccessCache.adopt). */
+const WRITER_SERVES: Readonly<Record<SwapMode, boolean>> = { replace: true, mend: true, restore: false, migrate: false };
+
 /** Changes per XRANGE when catching up. */
 const CHANGE_BATCH = 500;
 /** A staged write left behind by a writer that died is removed after this (live records never expire). */
@@ -161,7 +166,7 @@ export class RedisAccessStore implements AccessStore {
   private readonly seed: AccessDocument | undefined;
   private readonly stageTtlMs: number;
   /** What the latest check or load found wrong with the records, or null. */
-  private problem: string | null = null;
+  private problem: StoreIntegrityProblem | null = null;
   private readonly listeners = new Set<() => void>();
   /** The highest version this instance has read or written. */
   private knownVersion = 0;
@@ -212,7 +217,6 @@ export class RedisAccessStore implements AccessStore {
       async () => {
         await this.subscriber.subscribe(this.channel);
         await this.migrateLegacyDocument();
-        await this.repairLifetimes();
         await this.backfillManifest();
         const { version } = await this.head();
         if (version === 0 && this.seed) await this.writeSeed(this.seed);
@@ -222,7 +226,7 @@ export class RedisAccessStore implements AccessStore {
     );
   }
 
-  integrityProblem(): string | null {
+  integrity(): StoreIntegrityProblem | null {
     return this.problem;
   }
 
@@ -235,7 +239,8 @@ export class RedisAccessStore implements AccessStore {
     return unavailableOnRedisError(
       (async () => {
         const { version, cursor, problem, vouched } = await this.head();
-        this.setProblem(problem);
+        // The cache that called this load reads the finding itself: no notification needed.
+        this.setProblem(problem, version);
         if (problem !== null) throw new AccessStoreIntegrityError(problem);
         for (const kind of RECORD_KINDS) {
           let scan = '0';
@@ -302,7 +307,7 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async replaceAll(records: AccessRecords, change: AccessReplaceAll): Promise<LoadedAccess> {
-    const reply = await this.swap('replace', records, change.expectedVersion === undefined ? '' : String(change.expectedVersion), change.audit);
+    const reply = await this.swap(change.mend ? 'mend' : 'replace', records, change.expectedVersion === undefined ? '' : String(change.expectedVersion), change.audit);
     const version = await this.written(reply, change.expectedVersion);
     return { version, cursor: String(reply[4]) };
   }
@@ -349,7 +354,8 @@ export class RedisAccessStore implements AccessStore {
     this.checking ??= (async () => {
       try {
         const { version, problem } = await this.head();
-        const problemChanged = this.setProblem(problem);
+        // A change of finding is news too: the cache re-reads it (readiness, metrics, the alert).
+        const problemChanged = this.setProblem(problem, version);
         if (version < this.knownVersion) await this.heal();
         else if (version !== this.knownVersion || problemChanged) this.notify();
       } finally {
@@ -378,28 +384,18 @@ export class RedisAccessStore implements AccessStore {
     if (written === 1) this.logger.info('Redis held no access config; wrote the seed');
   }
 
-  /**
-   * A store written by a release whose whole-document swap carried the staging lifetime over to
-   * the live records: take the lifetime off before the records vanish.
-   */
-  private async repairLifetimes(): Promise<void> {
-    const { version, records, changes, manifest } = this.keys;
-    const found = (await this.client.eval(PERSIST_SCRIPT, 9, version, manifest, changes, ...MANIFEST_KINDS.map((kind) => records[kind]))) as string[];
-    if (found.length > 0) this.logger.warn({ keys: found }, 'live access config records had an expiry (left by an earlier release); removed it');
-  }
-
-  /** A store written by an earlier release has no manifest yet: count what it holds now. */
+  /** A store last written by an earlier release has no manifest for its version: count what it holds now. */
   private async backfillManifest(): Promise<void> {
     const written = await this.client.eval(BACKFILL_MANIFEST_SCRIPT, 8, this.keys.version, this.keys.manifest, ...MANIFEST_KINDS.map((kind) => this.keys.records[kind]));
     if (written === 1) this.logger.info('wrote the access config record manifest (counts of each kind at this version)');
   }
 
-  /** Records the check's finding; true when it differs from the one before. */
-  private setProblem(problem: string | null): boolean {
-    if (problem === this.problem) return false;
+  /** Records a check's finding; true when it differs from the one before (listeners are told then). */
+  private setProblem(problem: string | null, version = 0): boolean {
+    if (problem === (this.problem?.problem ?? null)) return false;
     if (problem !== null) this.logger.error({ problem }, 'the access config in Redis is inconsistent: records are missing while the version stayed');
     else this.logger.info('the access config in Redis is consistent again');
-    this.problem = problem;
+    this.problem = problem === null ? null : { problem, version };
     return true;
   }
 
@@ -413,7 +409,7 @@ export class RedisAccessStore implements AccessStore {
   }
 
   /** Stages the records in chunks under private keys, then one script swaps them in. */
-  private async swap(mode: 'replace' | 'restore' | 'migrate', records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
+  private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
     const stage = `${this.keys.version.slice(0, -':version'.length)}:stage:${randomBytes(8).toString('hex')}`;
     const staged = {
       vendor: `${stage}:vendors`,
@@ -423,6 +419,8 @@ export class RedisAccessStore implements AccessStore {
       admin: `${stage}:admins`,
       change: `${stage}:pending`,
     };
+    // How many fields each staged hash gained: the swap checks the hashes still hold them all.
+    const stagedCounts = new Map<string, number>();
     const write = async (key: string, entries: Iterable<[string, string]>): Promise<void> => {
       let chunk: string[] = [];
       const flush = async (): Promise<void> => {
@@ -432,6 +430,7 @@ export class RedisAccessStore implements AccessStore {
         const results = await this.client.pipeline().hset(key, ...chunk).pexpire(key, this.stageTtlMs).exec();
         const failed = (results ?? []).find(([err]) => err !== null)?.[0];
         if (failed) throw failed;
+        stagedCounts.set(key, (stagedCounts.get(key) ?? 0) + Number(results?.[0]?.[1] ?? 0));
         chunk = [];
       };
       for (const [field, value] of entries) {
@@ -457,7 +456,8 @@ export class RedisAccessStore implements AccessStore {
               for (const key of records.keys) yield [key.hash, key.id] as [string, string];
             })(),
           );
-          // Only a copy written back or moved in carries them; a whole-document write never does.
+          // A whole-document write leaves them as they are; a copy written back, moved in or
+          // mending a store carries them.
           if (mode !== 'replace') {
             await write(staged.admin, asJson('admin', records.admins ?? []));
             await write(staged.change, asJson('change', records.changes ?? []));
@@ -485,14 +485,20 @@ export class RedisAccessStore implements AccessStore {
           this.channel,
           ...this.auditArgs(audit),
           String(this.changeRetentionMs),
+          ...[staged.vendor, staged.key, staged.user, staged.keyhash, staged.admin, staged.change].map((key) => String(stagedCounts.get(key) ?? 0)),
         ),
       )) as ScriptReply;
+      if (reply[0] === -6) {
+        throw new StoreUnavailableError(
+          new Error(`the staged records (${String(reply[2])}) expired before the swap: the write took longer than redis.accessStageTtlMs; nothing was changed`),
+        );
+      }
       // A whole-document write leaves it to its writer to serve what it wrote (see AccessCache.adopt).
       if (reply[0] === 1) {
-        // Every record was rewritten: whatever was missing before is not now.
-        this.setProblem(null);
         this.knownVersion = Math.max(this.knownVersion, reply[1]);
-        if (mode !== 'replace') this.notify();
+        // Every record was written anew: whatever was missing before is not now.
+        const mended = this.setProblem(null);
+        if (!WRITER_SERVES[mode] || mended) this.notify();
       }
       return reply;
     } finally {
@@ -525,7 +531,7 @@ export class RedisAccessStore implements AccessStore {
     if (status === -2) throw new RecordConflictError('no_vendor', 'vendor', String(reply[3]));
     if (status === -3) throw new RecordConflictError('duplicate_key_hash', 'key', String(reply[3]));
     if (status === -5) {
-      this.setProblem(String(reply[2]));
+      if (this.setProblem(String(reply[2]), version)) this.notify();
       throw new AccessStoreIntegrityError(String(reply[2]));
     }
     // -4: Redis is behind this instance (it lost data): heal first, then the caller retries.
@@ -535,15 +541,17 @@ export class RedisAccessStore implements AccessStore {
 
   /** The version, where its changes start, and whether the records add up to it. */
   private async head(): Promise<{ version: number; cursor: string; problem: string | null; vouched: boolean }> {
-    const { version, changes, legacyDocument, manifest, records } = this.keys;
-    const reply = (await this.client.eval(HEAD_SCRIPT, 10, version, changes, legacyDocument, manifest, ...MANIFEST_KINDS.map((kind) => records[kind]))) as [
-      number,
-      string,
-      number,
-      string,
-      number,
-    ];
-    return { version: reply[0], cursor: reply[1], problem: reply[3] === '' ? null : reply[3], vouched: reply[4] === 1 };
+    const { version, changes, manifest, records } = this.keys;
+    const [current, cursor, problem, vouched, expiring] = (await this.client.eval(
+      HEAD_SCRIPT,
+      9,
+      version,
+      changes,
+      manifest,
+      ...MANIFEST_KINDS.map((kind) => records[kind]),
+    )) as [number, string, string, number, string[]];
+    if (expiring.length > 0) this.logger.warn({ keys: expiring }, 'live access config keys had an expiry (an earlier release sets one with each whole-document write); removed it');
+    return { version: current, cursor, problem: problem === '' ? null : problem, vouched: vouched === 1 };
   }
 
   private parseVersion(text: string | null): number {

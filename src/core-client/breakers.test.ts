@@ -119,7 +119,8 @@ describe('CoreBreaker recovery', () => {
       // Node starts a timer from the event loop's cached clock, so it may fire a few ms early as
       // seen from here; never a doubling early.
       expect(wait).toBeGreaterThanOrEqual(expected[i]! - 10);
-      expect(wait).toBeLessThan(expected[i]! + 80);
+      // Late by a loaded machine's scheduling, but never by a doubling.
+      expect(wait).toBeLessThan(expected[i]! * 1.5 + 40);
     });
 
     expect(await breaker.run(() => Promise.resolve('ok'))).toBe('ok');
@@ -127,7 +128,7 @@ describe('CoreBreaker recovery', () => {
     await rejection(breaker.run(failing));
     const afterClose = await untilHalfOpen(breaker, CAP_MS * 2);
     expect(afterClose).toBeGreaterThanOrEqual(FIRST_MS - 10);
-    expect(afterClose).toBeLessThan(FIRST_MS + 80);
+    expect(afterClose).toBeLessThan(FIRST_MS * 1.5 + 40);
   });
 
   it("tells Retry-After from the open period's own wait, which grows with the failed probes", async () => {

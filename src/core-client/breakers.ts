@@ -68,7 +68,9 @@ export class CoreBreaker {
   private readonly breaker: CircuitBreaker<[Attempt], unknown>;
   /**
    * The options object opossum keeps (it does not copy it) and reads `resetTimeout` from each
-   * time it opens: setting `resetTimeout` here sets the wait of the next open period.
+   * time it opens: setting `resetTimeout` here sets the wait of the next open period. That is
+   * opossum 9.0.0's behaviour, not its documented API: package.json pins the exact version, and
+   * breakers.test.ts's doubling waits fail if an upgrade changes it.
    */
   private readonly breakerOptions: CircuitBreaker.Options & { resetTimeout: number };
   private readonly firstProbeDelayMs: number;

@@ -45,11 +45,17 @@ openListener(app, port, host, config.server, { logger }).then(
       // One turn of the event loop first, as the gateway's stop does: requests whose bytes had
       // already arrived are read, and so answered, rather than closed as idle.
       setImmediate(() => {
-        void drainListener(server, drainTimeoutMs, logger).then(() => {
-          logger.info('sandbox core stopped');
-          // Exits rather than waits for the event loop: a rehearsed slow answer's timer would hold it 15 s.
-          logger.flush(() => process.exit(0));
-        });
+        drainListener(server, drainTimeoutMs, logger).then(
+          () => {
+            logger.info('sandbox core stopped');
+            // Exits rather than waits for the event loop: a rehearsed slow answer's timer would hold it 15 s.
+            logger.flush(() => process.exit(0));
+          },
+          (err: unknown) => {
+            logger.error({ err }, 'sandbox core could not drain its connections');
+            logger.flush(() => process.exit(1));
+          },
+        );
       });
     };
     process.once('SIGTERM', stop);
