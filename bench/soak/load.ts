@@ -21,7 +21,7 @@ import type { Recorder, RequestKind } from './recorder';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 const DEPOSIT_PATH = '/api/transaction/savings/deposit';
-/** A deposit is tried at most this often in all, its retries backing off 2, 4, 8, 16, 16 s. */
+/** A deposit is tried at most this often in all, its retries backing off about 2, 4, 8, 16, 16 s. */
 const MAX_ATTEMPTS = 6;
 const DRAIN_MS = 20_000;
 /** Share of new deposits whose first attempt goes out twice at once (a double submit). */
@@ -160,7 +160,9 @@ export class OpenLoopLoad {
       }
       const open = answer.status === null || answer.status >= 500 || answer.code === 'idempotency_in_progress';
       if (open && attempt < MAX_ATTEMPTS) {
-        const backoffMs = Math.min(16_000, Math.max((answer.retryAfterSeconds ?? 0) * 1000, 1000 * 2 ** attempt));
+        // Jittered (0.5–1.5 ×): retries held back by an open breaker must not all land on the
+        // core in the second it returns, as no fleet of real clients would.
+        const backoffMs = Math.min(16_000, Math.max((answer.retryAfterSeconds ?? 0) * 1000, 1000 * 2 ** attempt)) * (0.5 + this.random());
         this.later(Date.now() + backoffMs, () => this.deposit(key, 'retry', Date.now(), attempt + 1));
       }
     });
