@@ -8,6 +8,8 @@
  * case-insensitive, optional trailing slash, 405 with Allow for a known path and wrong method.
  * Construction fails if a catalogue route has no handler here, so a route added to the
  * catalogue cannot go unserved unnoticed. Every error is problem+json (see problems.ts).
+ * Beside them, one read-only view of the ledger for test rigs, outside the catalogue's paths
+ * (receipts-view.ts).
  */
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { ROUTES } from '../catalogue/api-catalogue';
@@ -19,6 +21,7 @@ import type { Handler } from './handler';
 import { writeJson } from './json';
 import { SandboxProblem, notFound } from './problems';
 import { receiptHandlers } from './receipts';
+import { receiptsView } from './receipts-view';
 import { relationHandlers } from './relations';
 import { resourceHandlers } from './resources';
 import type { PageLimits } from './search';
@@ -63,6 +66,8 @@ export function createSandboxApp(options: SandboxAppOptions): express.Express {
   // The handlers read the query themselves, with case-insensitive names and duplicate checks.
   app.set('query parser', false);
   app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+  // The sandbox's own read-only view of its ledger, outside the catalogue's paths.
+  app.use(receiptsView(options.data));
   // Before the ledger: receipts that ask for a rehearsed failure never post.
   app.use(rehearsals());
   app.use(dispatch);
