@@ -338,10 +338,11 @@ export class RedisAccessStore implements AccessStore {
   };
 
   private readonly onSubscriberReady = (): void => {
-    // Messages published while the subscriber was away are lost: check the version as well.
+    // Messages published while the subscriber was away are lost: check the version as well. A
+    // command connection not ready yet checks on its own 'ready' (a check now would fail).
     this.subscriber
       .subscribe(this.channel)
-      .then(() => this.check())
+      .then(() => (this.client.status === 'ready' ? this.check() : undefined))
       .catch((err: unknown) => this.logger.warn({ err }, 'could not resubscribe to access config changes and check the version'));
   };
 
