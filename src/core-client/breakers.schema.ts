@@ -2,9 +2,10 @@
  * Config of the circuit breakers to the core, one per breaker group (config key `core.breakers`).
  *
  * Defaults follow Envoy's outlier detection and resilience4j's backed-off wait: a clear burst of
- * failures opens the breaker; its first probe goes after 2 s, so a short outage ends for the
- * vendors soon after the core is back; each failed probe doubles the wait, up to 30 s, so a long
- * outage costs one failed vendor call per probe and no more. Reads nothing; exports the schema.
+ * failures opens the breaker; its first probe goes after 2 s, each failed probe doubles the wait
+ * up to 4 s, so an outage of any length ends for the vendors within about 4 s of the core's
+ * return, and a long one costs one failed vendor call per probe (one every 4 s per instance and
+ * group). Reads nothing; exports the schema.
  */
 import { z } from 'zod';
 
@@ -34,7 +35,7 @@ const groupSchema = z
       .number()
       .int()
       .min(1)
-      .default(30_000)
+      .default(4000)
       .describe(
         'Longest time an open breaker answers 503 before it lets one probe call through (half-open): the wait after firstProbeDelayMs doubles up to this',
       ),
