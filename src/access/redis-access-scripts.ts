@@ -1,7 +1,22 @@
 /**
- * The Lua scripts of the Redis access store (redis-access-store.ts), each one atomic step on the
- * keys of the `{access}` slot. Kept apart from the store so that the store reads as TypeScript
- * and each script's KEYS and ARGV are stated once, beside it.
+ * The Redis access store's key layout and its Lua scripts (redis-access-store.ts), each script
+ * one atomic step on the keys of the `{access}` slot, with the list of KEYS it takes built here
+ * beside it, so that the store reads as TypeScript and no KEYS order is written twice.
+ *
+ * Layout, all under one hash tag so that every script touches a single cluster slot:
+ *   <prefix>{access}:version   the config's version, raised by every change
+ *   <prefix>{access}:vendors   hash: vendor id -> vendor record (JSON, without keys)
+ *   <prefix>{access}:keys      hash: key id -> key record (JSON, with its vendorId)
+ *   <prefix>{access}:users     hash: user id -> user record (JSON, with permissions)
+ *   <prefix>{access}:keyhash   hash: key hash -> key id (keeps hashes unique)
+ *   <prefix>{access}:admins    hash: admin id -> admin account (JSON)
+ *   <prefix>{access}:pending   hash: change id -> change waiting for a second admin (JSON)
+ *   <prefix>{access}:manifest  hash: the version and how many records of each kind it holds
+ *   <prefix>{access}:changes   stream of changes (version + operations), trimmed by age
+ *   <prefix>{access}:audit     the audit stream (audit.ts), written by the same script
+ *   <prefix>{access}:doc       the earlier single-document layout, moved into records once
+ *   <prefix>{access}:stage:*   a whole-config write being staged (redis-access-staging.ts)
+ *   <prefix>{access}:changed   the channel every change publishes its new version on
  *
  * Every script that raises the version also writes the record manifest (`{access}:manifest`:
  * the version and the number of records of each kind it holds), so that a load, and every
@@ -9,6 +24,41 @@
  * from a store that was emptied on purpose. Reads nothing; sets nothing.
  */
 import { AUDIT_APPEND_LUA } from '../admin/audit';
+import type { StagedKeys, StagedKind } from './redis-access-staging';
+
+export interface AccessKeys {
+  /** `<prefix>{access}`: what the staged keys are named under. */
+  readonly base: string;
+  readonly version: string;
+  readonly records: Readonly<Record<StagedKind, string>>;
+  readonly changes: string;
+  readonly audit: string;
+  readonly legacyDocument: string;
+  readonly manifest: string;
+  readonly channel: string;
+}
+
+/** The layout above; the audit stream is the audit log's own key when it has one. */
+export function accessKeys(keyPrefix: string, auditKey?: string): AccessKeys {
+  const base = `${keyPrefix}{access}`;
+  return {
+    base,
+    version: `${base}:version`,
+    records: {
+      vendor: `${base}:vendors`,
+      key: `${base}:keys`,
+      user: `${base}:users`,
+      keyhash: `${base}:keyhash`,
+      admin: `${base}:admins`,
+      change: `${base}:pending`,
+    },
+    changes: `${base}:changes`,
+    audit: auditKey ?? `${base}:audit`,
+    legacyDocument: `${base}:doc`,
+    manifest: `${base}:manifest`,
+    channel: `${base}:changed`,
+  };
+}
 
 /**
  * The record hashes (the store's names for them), in the order the scripts' integrity helpers
@@ -23,6 +73,7 @@ const MANIFEST = [
   ['change', 'pending'],
 ] as const;
 export const MANIFEST_KINDS = MANIFEST.map(([kind]) => kind);
+const recordHashes = (keys: AccessKeys): string[] => MANIFEST_KINDS.map((kind) => keys.records[kind]);
 
 const TIME_LUA = `
 local function now_ms()
@@ -76,6 +127,19 @@ end
 // leave half a change. The new version is above this instance's last one too, so that a version
 // number instances hold is never reused. A store that has lost records takes no change: a change
 // computed against records that are not there would be written on top of the loss.
+export const commitKeys = ({ version, records, changes, audit, manifest }: AccessKeys): string[] => [
+  version,
+  records.vendor,
+  records.key,
+  records.user,
+  records.keyhash,
+  changes,
+  audit,
+  records.admin,
+  records.change,
+  manifest,
+];
+export const COMMIT_KEY_COUNT = 10;
 export const COMMIT_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local record_hashes = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[8], KEYS[9]}
@@ -142,6 +206,15 @@ return {1, version, audit_id, early}
 // hash that holds fewer records than were staged lost them to that lifetime during a long write:
 // the swap refuses rather than swap in the loss. RENAME moves a key's lifetime with it: PERSIST
 // takes it off, or the live records would vanish when the staging lifetime ends.
+export const swapKeys = (keys: AccessKeys, staged: StagedKeys): string[] => {
+  const { version, records, changes, audit, legacyDocument, manifest } = keys;
+  return [
+    ...[version, records.vendor, records.key, records.user, records.keyhash, changes, audit],
+    ...[staged.vendor, staged.key, staged.user, staged.keyhash],
+    ...[legacyDocument, records.admin, records.change, staged.admin, staged.change, manifest],
+  ];
+};
+export const SWAP_KEY_COUNT = 17;
 export const SWAP_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local whole = ARGV[1] == 'replace' or ARGV[1] == 'mend'
@@ -191,6 +264,7 @@ return {1, version, audit_id, early, change_id}
 // are whole. Run by every load and every version check, it also takes any lifetime off the live
 // keys, which an instance of an earlier release leaves on them with every whole-document write
 // (its swap carried the staging lifetime over), and answers which keys had one.
+export const headKeys = (keys: AccessKeys): string[] => [keys.version, keys.changes, keys.manifest, ...recordHashes(keys)];
 export const HEAD_SCRIPT = `${INTEGRITY_LUA}
 local expiring = {}
 for i = 1, #KEYS do
@@ -213,6 +287,7 @@ return {version, id, problem, vouched, expiring}
 // manifest of a store last written by an earlier release (none, or one for another version) when
 // its records are there to count; an empty store at a version above zero is left for the
 // integrity check to report.
+export const backfillKeys = (keys: AccessKeys): string[] => [keys.version, keys.manifest, ...recordHashes(keys)];
 export const BACKFILL_MANIFEST_SCRIPT = `${INTEGRITY_LUA}
 local version = tonumber(redis.call('GET', KEYS[1]) or '0')
 if version == 0 or tonumber(redis.call('HGET', KEYS[2], 'version') or '-1') == version then return 0 end

@@ -2,18 +2,7 @@
  * The Redis access store (REDIS_URL set): the access config shared by every instance, kept as
  * separate records so that a change costs what it touches, not the size of the whole config.
  *
- * Layout, all under one hash tag so that every script touches a single cluster slot:
- *   <prefix>{access}:version   the config's version, raised by every change
- *   <prefix>{access}:vendors   hash: vendor id -> vendor record (JSON, without keys)
- *   <prefix>{access}:keys      hash: key id -> key record (JSON, with its vendorId)
- *   <prefix>{access}:users     hash: user id -> user record (JSON, with permissions)
- *   <prefix>{access}:keyhash   hash: key hash -> key id (keeps hashes unique)
- *   <prefix>{access}:admins    hash: admin id -> admin account (JSON)
- *   <prefix>{access}:pending   hash: change id -> change waiting for a second admin (JSON)
- *   <prefix>{access}:manifest  hash: the version and how many records of each kind it holds
- *   <prefix>{access}:changes   stream of changes (version + operations), trimmed by age
- *   <prefix>{access}:audit     the audit stream (audit.ts), written by the same script
- *   <prefix>{access}:changed   the channel every change publishes its new version on
+ * Key layout and scripts: redis-access-scripts.ts.
  * A change is one Lua script: it checks every guard before it writes anything, writes only the
  * records it touches, raises the version, appends the change and its audit entry, and publishes.
  * Large whole-config writes are staged in chunks under a private key and swapped in by one
@@ -32,26 +21,28 @@
  * Reads and writes those keys through the two connections it is given (one is for SUBSCRIBE
  * only) and closes both on `close()`. The data-loss epoch marker is not touched here.
  */
-import { randomBytes } from 'node:crypto';
-import type { ZodError } from 'zod';
 import type { Logger } from '../logging/logger';
-import { accessDocumentSchema } from './model';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from '../admin/audit';
-import { BACKFILL_MANIFEST_SCRIPT, COMMIT_SCRIPT, HEAD_SCRIPT, MANIFEST_KINDS, SWAP_SCRIPT } from './redis-access-scripts';
 import {
-  canonicalJson,
-  documentToRecords,
-  RECORD_KINDS,
-  RECORD_SCHEMAS,
-  RECORDS_FIELD,
-  recordJson,
-  type AccessOp,
-  type AccessRecords,
-  type RecordKind,
-  type RecordValues,
-} from './access-state';
+  accessKeys,
+  BACKFILL_MANIFEST_SCRIPT,
+  backfillKeys,
+  COMMIT_KEY_COUNT,
+  COMMIT_SCRIPT,
+  commitKeys,
+  HEAD_SCRIPT,
+  headKeys,
+  MANIFEST_KINDS,
+  SWAP_KEY_COUNT,
+  SWAP_SCRIPT,
+  swapKeys,
+  type AccessKeys,
+} from './redis-access-scripts';
+import { stagedKeys, stageRecords } from './redis-access-staging';
+import { InvalidAccessDocumentError, parseChange, parseLegacyDocument, parseRecord, parseVersion, toWire } from './redis-access-wire';
+import { documentToRecords, RECORD_KINDS, RECORDS_FIELD, type AccessRecords, type RecordKind } from './access-state';
 import {
   AccessStoreIntegrityError,
   RecordConflictError,
@@ -84,6 +75,8 @@ async function unavailableOnRedisError<T>(pending: Promise<T>): Promise<T> {
   }
 }
 
+export { InvalidAccessDocumentError } from './redis-access-wire';
+
 export interface RedisAccessStoreOptions {
   /** The connection for the store's commands; give it a command timeout fit for bulk work. */
   readonly client: RedisClient;
@@ -102,12 +95,8 @@ export interface RedisAccessStoreOptions {
   readonly stageTtlMs?: number;
 }
 
-export class InvalidAccessDocumentError extends Error {
-  override readonly name = 'InvalidAccessDocumentError';
-}
-
 const DEFAULT_CHANGE_RETENTION_MS = 3_600_000;
-/** Records per HSCAN and per staged HSET: small enough that neither Redis nor we stall. */
+/** Records per HSCAN: small enough that neither Redis nor we stall. */
 const BATCH = 1000;
 type SwapMode = 'replace' | 'mend' | 'restore' | 'migrate';
 /** Whole-document writes leave it to their writer to serve what it wrote (AccessCache.adopt). */
@@ -117,30 +106,6 @@ const WRITER_SERVES: Readonly<Record<SwapMode, boolean>> = { replace: true, mend
 const CHANGE_BATCH = 500;
 /** A staged write left behind by a writer that died is removed after this (live records never expire). */
 const DEFAULT_STAGE_TTL_MS = 600_000;
-
-function describeIssues(error: ZodError): string {
-  return error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
-}
-
-/** An operation as the scripts read it: values as their stored JSON, '' for none. */
-interface WireOp {
-  readonly k: RecordKind;
-  readonly id: string;
-  readonly v: string;
-  readonly e?: string;
-  readonly h?: string;
-  readonly vid?: string;
-}
-
-function toWire(op: AccessOp): WireOp {
-  const wire: { -readonly [K in keyof WireOp]: WireOp[K] } = { k: op.kind, id: op.id, v: op.value ? recordJson(op.kind, op.value) : '' };
-  if (op.expect !== undefined) wire.e = op.expect === null ? '' : recordJson(op.kind, op.expect);
-  if (op.kind === 'key' && op.value) {
-    wire.h = op.value.hash;
-    wire.vid = op.value.vendorId;
-  }
-  return wire;
-}
 
 type StreamEntries = Array<[string, string[]]>;
 
@@ -152,15 +117,7 @@ export class RedisAccessStore implements AccessStore {
   private readonly subscriber: RedisClient;
   private readonly logger: Logger;
   private readonly pollIntervalMs: number;
-  private readonly keys: {
-    readonly version: string;
-    readonly records: Readonly<Record<RecordKind | 'keyhash', string>>;
-    readonly changes: string;
-    readonly audit: string;
-    readonly legacyDocument: string;
-    readonly manifest: string;
-  };
-  private readonly channel: string;
+  private readonly keys: AccessKeys;
   private readonly audit: AuditStreamTarget | undefined;
   private readonly changeRetentionMs: number;
   private readonly seed: AccessDocument | undefined;
@@ -179,23 +136,7 @@ export class RedisAccessStore implements AccessStore {
     this.subscriber = options.subscriber;
     this.logger = options.logger;
     this.pollIntervalMs = options.pollIntervalMs;
-    const base = `${options.keyPrefix}{access}`;
-    this.keys = {
-      version: `${base}:version`,
-      records: {
-        vendor: `${base}:vendors`,
-        key: `${base}:keys`,
-        user: `${base}:users`,
-        keyhash: `${base}:keyhash`,
-        admin: `${base}:admins`,
-        change: `${base}:pending`,
-      },
-      changes: `${base}:changes`,
-      audit: options.audit?.key ?? `${base}:audit`,
-      legacyDocument: `${base}:doc`,
-      manifest: `${base}:manifest`,
-    };
-    this.channel = `${base}:changed`;
+    this.keys = accessKeys(options.keyPrefix, options.audit?.key);
     this.audit = options.audit;
     this.changeRetentionMs = options.changeRetentionMs ?? DEFAULT_CHANGE_RETENTION_MS;
     this.seed = options.seed;
@@ -215,7 +156,7 @@ export class RedisAccessStore implements AccessStore {
       [this.client, this.subscriber],
       readyTimeoutMs,
       async () => {
-        await this.subscriber.subscribe(this.channel);
+        await this.subscriber.subscribe(this.keys.channel);
         await this.migrateLegacyDocument();
         await this.backfillManifest();
         const { version } = await this.head();
@@ -248,7 +189,7 @@ export class RedisAccessStore implements AccessStore {
             const [next, flat] = await this.client.hscan(this.keys.records[kind], scan, 'COUNT', BATCH);
             scan = next;
             const values = [];
-            for (let i = 1; i < flat.length; i += 2) values.push(this.parseRecord(kind, flat[i] as string, flat[i - 1] as string));
+            for (let i = 1; i < flat.length; i += 2) values.push(parseRecord(kind, flat[i] as string, flat[i - 1] as string, this.keys.records[kind]));
             onBatch({ [RECORDS_FIELD[kind]]: values });
           } while (scan !== '0');
         }
@@ -267,7 +208,7 @@ export class RedisAccessStore implements AccessStore {
         for (;;) {
           const entries = (await this.client.xrange(this.keys.changes, `(${next}`, '+', 'COUNT', CHANGE_BATCH)) as StreamEntries;
           for (const [id, fields] of entries) {
-            const change = this.parseChange(fields);
+            const change = parseChange(fields, this.keys.changes, (kind: RecordKind) => this.keys.records[kind]);
             next = id;
             if (change.version < expected) continue;
             if (change.version !== expected) return 'gap';
@@ -277,7 +218,7 @@ export class RedisAccessStore implements AccessStore {
           if (entries.length < CHANGE_BATCH) break;
         }
         // Changes trimmed away (an instance long cut off) leave the version ahead of the stream.
-        const current = this.parseVersion(await this.client.get(this.keys.version));
+        const current = parseVersion(await this.client.get(this.keys.version), this.keys.version);
         if (current > expected - 1 && changes.length === 0) return 'gap';
         this.knownVersion = Math.max(this.knownVersion, expected - 1);
         return { changes, cursor: next };
@@ -290,14 +231,11 @@ export class RedisAccessStore implements AccessStore {
     const reply = (await unavailableOnRedisError(
       this.client.eval(
         COMMIT_SCRIPT,
-        10,
-        ...this.scriptKeys(),
-        this.keys.records.admin,
-        this.keys.records.change,
-        this.keys.manifest,
+        COMMIT_KEY_COUNT,
+        ...commitKeys(this.keys),
         change.expectedVersion === undefined ? '' : String(change.expectedVersion),
         String(this.knownVersion),
-        this.channel,
+        this.keys.channel,
         wire,
         ...this.auditArgs(change.audit),
         String(this.changeRetentionMs),
@@ -341,13 +279,13 @@ export class RedisAccessStore implements AccessStore {
     // Messages published while the subscriber was away are lost: check the version as well. A
     // command connection not ready yet checks on its own 'ready' (a check now would fail).
     this.subscriber
-      .subscribe(this.channel)
+      .subscribe(this.keys.channel)
       .then(() => (this.client.status === 'ready' ? this.check() : undefined))
       .catch((err: unknown) => this.logger.warn({ err }, 'could not resubscribe to access config changes and check the version'));
   };
 
   private readonly onMessage = (channel: string, message: string): void => {
-    if (channel === this.channel && Number(message) !== this.knownVersion) this.notify();
+    if (channel === this.keys.channel && Number(message) !== this.knownVersion) this.notify();
   };
 
   /** Compares the version in Redis with the last one seen; overlapping calls share one check. */
@@ -387,7 +325,7 @@ export class RedisAccessStore implements AccessStore {
 
   /** A store last written by an earlier release has no manifest for its version: count what it holds now. */
   private async backfillManifest(): Promise<void> {
-    const written = await this.client.eval(BACKFILL_MANIFEST_SCRIPT, 8, this.keys.version, this.keys.manifest, ...MANIFEST_KINDS.map((kind) => this.keys.records[kind]));
+    const written = await this.client.eval(BACKFILL_MANIFEST_SCRIPT, MANIFEST_KINDS.length + 2, ...backfillKeys(this.keys));
     if (written === 1) this.logger.info('wrote the access config record manifest (counts of each kind at this version)');
   }
 
@@ -403,90 +341,29 @@ export class RedisAccessStore implements AccessStore {
   private async migrateLegacyDocument(): Promise<void> {
     const json = await this.client.get(this.keys.legacyDocument);
     if (json === null) return;
-    const version = this.parseVersion(await this.client.get(this.keys.version));
-    const document = this.parseLegacyDocument(json, version);
+    const version = parseVersion(await this.client.get(this.keys.version), this.keys.version);
+    const document = parseLegacyDocument(json, version, this.keys.legacyDocument);
     const [written] = await this.swap('migrate', documentToRecords(document), String(version), null);
     if (written === 1) this.logger.info({ version }, 'moved the single-document access config into records');
   }
 
-  /** Stages the records in chunks under private keys, then one script swaps them in. */
+  /** Stages the records under private keys, then one script swaps them in. */
   private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
-    const stage = `${this.keys.version.slice(0, -':version'.length)}:stage:${randomBytes(8).toString('hex')}`;
-    const staged = {
-      vendor: `${stage}:vendors`,
-      key: `${stage}:keys`,
-      user: `${stage}:users`,
-      keyhash: `${stage}:keyhash`,
-      admin: `${stage}:admins`,
-      change: `${stage}:pending`,
-    };
-    // How many fields each staged hash gained: the swap checks the hashes still hold them all.
-    const stagedCounts = new Map<string, number>();
-    const write = async (key: string, entries: Iterable<[string, string]>): Promise<void> => {
-      let chunk: string[] = [];
-      const flush = async (): Promise<void> => {
-        if (chunk.length === 0) return;
-        // A pipeline answers each command's error in its results rather than failing: a chunk
-        // lost to a dropped connection must stop the swap, not let it swap in a partial config.
-        const results = await this.client.pipeline().hset(key, ...chunk).pexpire(key, this.stageTtlMs).exec();
-        const failed = (results ?? []).find(([err]) => err !== null)?.[0];
-        if (failed) throw failed;
-        stagedCounts.set(key, (stagedCounts.get(key) ?? 0) + Number(results?.[0]?.[1] ?? 0));
-        chunk = [];
-      };
-      for (const [field, value] of entries) {
-        chunk.push(field, value);
-        if (chunk.length >= BATCH * 2) await flush();
-      }
-      await flush();
-    };
+    const staged = stagedKeys(this.keys.base);
     try {
-      await unavailableOnRedisError(
-        (async () => {
-          // Records of a validated document or of a store: schema output already. Serialised a
-          // chunk at a time, so 100,000 keys never sit in memory as text all at once.
-          const asJson = function* <K extends RecordKind>(kind: K, items: readonly RecordValues[K][]): Iterable<[string, string]> {
-            for (const item of items) yield [item.id, canonicalJson(kind, item)];
-          };
-          await write(staged.vendor, asJson('vendor', records.vendors));
-          await write(staged.key, asJson('key', records.keys));
-          await write(staged.user, asJson('user', records.users));
-          await write(
-            staged.keyhash,
-            (function* () {
-              for (const key of records.keys) yield [key.hash, key.id] as [string, string];
-            })(),
-          );
-          // A whole-document write leaves them as they are; a copy written back, moved in or
-          // mending a store carries them.
-          if (mode !== 'replace') {
-            await write(staged.admin, asJson('admin', records.admins ?? []));
-            await write(staged.change, asJson('change', records.changes ?? []));
-          }
-        })(),
-      );
+      const counts = await unavailableOnRedisError(stageRecords(this.client, staged, records, mode !== 'replace', this.stageTtlMs));
       const reply = (await unavailableOnRedisError(
         this.client.eval(
           SWAP_SCRIPT,
-          17,
-          ...this.scriptKeys(),
-          staged.vendor,
-          staged.key,
-          staged.user,
-          staged.keyhash,
-          this.keys.legacyDocument,
-          this.keys.records.admin,
-          this.keys.records.change,
-          staged.admin,
-          staged.change,
-          this.keys.manifest,
+          SWAP_KEY_COUNT,
+          ...swapKeys(this.keys, staged),
           mode,
           version,
           String(this.knownVersion),
-          this.channel,
+          this.keys.channel,
           ...this.auditArgs(audit),
           String(this.changeRetentionMs),
-          ...[staged.vendor, staged.key, staged.user, staged.keyhash, staged.admin, staged.change].map((key) => String(stagedCounts.get(key) ?? 0)),
+          ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
         ),
       )) as ScriptReply;
       if (reply[0] === -6) {
@@ -503,14 +380,8 @@ export class RedisAccessStore implements AccessStore {
       }
       return reply;
     } finally {
-      await this.client.del(...Object.values(staged)).catch(() => undefined);
+      await this.client.del(...Object.values<string>(staged)).catch(() => undefined);
     }
-  }
-
-  /** The keys both change scripts start with, in their order. */
-  private scriptKeys(): string[] {
-    const { version, records, changes, audit } = this.keys;
-    return [version, records.vendor, records.key, records.user, records.keyhash, changes, audit];
   }
 
   private auditArgs(audit: AuditEntryInput | null): [string, string, string] {
@@ -542,69 +413,10 @@ export class RedisAccessStore implements AccessStore {
 
   /** The version, where its changes start, and whether the records add up to it. */
   private async head(): Promise<{ version: number; cursor: string; problem: string | null; vouched: boolean }> {
-    const { version, changes, manifest, records } = this.keys;
-    const [current, cursor, problem, vouched, expiring] = (await this.client.eval(
-      HEAD_SCRIPT,
-      9,
-      version,
-      changes,
-      manifest,
-      ...MANIFEST_KINDS.map((kind) => records[kind]),
-    )) as [number, string, string, number, string[]];
+    const reply = (await this.client.eval(HEAD_SCRIPT, MANIFEST_KINDS.length + 3, ...headKeys(this.keys))) as [number, string, string, number, string[]];
+    const [current, cursor, problem, vouched, expiring] = reply;
     if (expiring.length > 0) this.logger.warn({ keys: expiring }, 'live access config keys had an expiry (an earlier release sets one with each whole-document write); removed it');
     return { version: current, cursor, problem: problem === '' ? null : problem, vouched: vouched === 1 };
-  }
-
-  private parseVersion(text: string | null): number {
-    if (text === null) return 0;
-    const version = Number(text);
-    if (!Number.isSafeInteger(version) || version < 0) {
-      throw new InvalidAccessDocumentError(`Redis key ${this.keys.version} holds "${text.slice(0, 40)}", not a version number`);
-    }
-    return version;
-  }
-
-  private parseRecord(kind: RecordKind, json: string, id: string): unknown {
-    const where = `the ${kind} record "${id.slice(0, 64)}" in Redis (key ${this.keys.records[kind]})`;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(json);
-    } catch {
-      throw new InvalidAccessDocumentError(`${where} is not valid JSON`);
-    }
-    const result = RECORD_SCHEMAS[kind].safeParse(raw);
-    if (!result.success) throw new InvalidAccessDocumentError(`${where} is invalid:\n${describeIssues(result.error)}`);
-    return result.data;
-  }
-
-  private parseChange(fields: string[]): AccessChange {
-    const field = (name: string): string | undefined => {
-      const at = fields.indexOf(name);
-      return at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined;
-    };
-    const version = Number(field('v'));
-    if (field('reload') !== undefined) return { version, ops: null };
-    let wire: WireOp[];
-    try {
-      wire = JSON.parse(field('ops') ?? '[]') as WireOp[];
-    } catch {
-      throw new InvalidAccessDocumentError(`the change to version ${version} in Redis (key ${this.keys.changes}) is not valid JSON`);
-    }
-    const ops = wire.map((op) => ({ kind: op.k, id: op.id, value: op.v === '' ? null : this.parseRecord(op.k, op.v, op.id) }) as AccessOp);
-    return { version, ops };
-  }
-
-  private parseLegacyDocument(json: string, version: number): AccessDocument {
-    const where = `the access document in Redis (key ${this.keys.legacyDocument}, version ${version})`;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(json);
-    } catch {
-      throw new InvalidAccessDocumentError(`${where} is not valid JSON`);
-    }
-    const result = accessDocumentSchema.safeParse(raw);
-    if (!result.success) throw new InvalidAccessDocumentError(`${where} is invalid:\n${describeIssues(result.error)}`);
-    return result.data;
   }
 
   private notify(): void {
