@@ -1,0 +1,201 @@
+/**
+ * The whole access document as one thing: its export (streamed in pieces, at one version) and
+ * its replacement (PUT /v1/access, `gatewayctl apply`), which writes only the records that differ
+ * as one version, stages and swaps many changes in whole, and mends a store that lost records by
+ * rewriting them all.
+ *
+ * Reads the live AccessIndex through the shared AccessWriter (one write queue per instance);
+ * writes through the AccessStore and, for swapped writes, serves what it wrote (AccessCache).
+ * A revoked key never comes back through a document.
+ */
+import { stringify as toYaml } from 'yaml';
+import { GatewayError } from '../errors/error-catalogue';
+import { parseAccessDocumentInPlace } from './model';
+import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from './access-store';
+import { diffAccessDocuments, type AccessDiff } from './access-diff';
+import { keyRecord, operationsBetween, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from './access-state';
+import type { AccessIndex } from './access-index';
+import type { AccessCache } from './cache';
+import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
+import { fieldErrors } from './admin-inputs';
+
+export interface ReplaceResult {
+  readonly dryRun: boolean;
+  /** False on a dry run and when the document was already the one sent. */
+  readonly applied: boolean;
+  /** The version now in force (the current one on a dry run or when nothing changed). */
+  readonly version: number;
+  readonly diff: AccessDiff;
+}
+
+export interface ReplaceOptions {
+  readonly dryRun?: boolean;
+  /** Replace only if the store still holds this version (HTTP If-Match), else `conflict`. */
+  readonly expectedVersion?: number;
+}
+
+/** The whole document as text, in pieces, at one version (for a streamed answer). */
+export interface DocumentExport {
+  readonly version: number;
+  readonly chunks: Iterable<string>;
+}
+
+const DEFAULT_BULK_THRESHOLD = 1000;
+/** Keys per piece of a streamed export. */
+const EXPORT_CHUNK = 500;
+
+/**
+ * A revoked key never comes back: an old exported file applied after a revocation (a leaked
+ * key, say) would otherwise make it work again. Issue a new key instead.
+ */
+function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
+  const revived = next.keys.filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked').map((k) => k.id);
+  if (revived.length > 0) {
+    throw new GatewayError('conflict', `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`);
+  }
+}
+
+export class AccessDocumentService {
+  constructor(
+    private readonly cache: AccessCache,
+    private readonly store: AccessStore,
+    private readonly writer: AccessWriter,
+    /** Whole-document writes with more operations than this are staged and swapped in. */
+    private readonly bulkThreshold = DEFAULT_BULK_THRESHOLD,
+  ) {}
+
+  /**
+   * The whole document as JSON text in pieces, all from the records in force when it was called
+   * (later changes do not show in it), so a large config is sent without one huge string.
+   */
+  async exportDocument(format: 'json' | 'yaml' = 'json'): Promise<DocumentExport> {
+    const index = await this.writer.index();
+    const { version } = index;
+    const { vendors, keys, users } = index.records();
+    const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const keysByVendor = new Map<string, KeyEntity[]>();
+    for (const key of keys) {
+      const list = keysByVendor.get(key.vendorId);
+      if (list) list.push(key);
+      else keysByVendor.set(key.vendorId, [key]);
+    }
+    const sortedVendors = [...vendors].sort(byId);
+    const sortedUsers = [...users].sort(byId);
+    const vendorKeys = (vendor: VendorRecord): KeyEntity[] => (keysByVendor.get(vendor.id) ?? []).sort(byId);
+    function* json(): Iterable<string> {
+      yield '{"vendors":[';
+      for (let i = 0; i < sortedVendors.length; i++) {
+        const vendor = sortedVendors[i] as VendorRecord;
+        // The vendor's own fields, then its keys in pieces: one vendor may hold most of the keys.
+        yield `${i > 0 ? ',' : ''}${JSON.stringify({ ...vendor, keys: [] }).slice(0, -2)}`;
+        const all = vendorKeys(vendor);
+        for (let k = 0; k < all.length; k += EXPORT_CHUNK) {
+          yield `${k > 0 ? ',' : ''}${all
+            .slice(k, k + EXPORT_CHUNK)
+            .map((key) => JSON.stringify(keyRecord(key)))
+            .join(',')}`;
+        }
+        yield ']}';
+      }
+      yield '],"users":[';
+      for (let u = 0; u < sortedUsers.length; u += EXPORT_CHUNK) {
+        yield `${u > 0 ? ',' : ''}${sortedUsers
+          .slice(u, u + EXPORT_CHUNK)
+          .map((user) => JSON.stringify(user))
+          .join(',')}`;
+      }
+      yield ']}';
+    }
+    // YAML a vendor (or 500 users) at a time: a list item each, under its section's key.
+    function* yaml(): Iterable<string> {
+      yield sortedVendors.length === 0 ? 'vendors: []\n' : 'vendors:\n';
+      for (const vendor of sortedVendors) yield toYaml([{ ...vendor, keys: vendorKeys(vendor).map(keyRecord) }]);
+      yield sortedUsers.length === 0 ? 'users: []\n' : 'users:\n';
+      for (let u = 0; u < sortedUsers.length; u += EXPORT_CHUNK) yield toYaml(sortedUsers.slice(u, u + EXPORT_CHUNK));
+    }
+    return { version, chunks: format === 'yaml' ? yaml() : json() };
+  }
+
+
+  /**
+   * Swaps a document's records in whole. A whole-document write leaves admins and pending changes
+   * as they are in the store, so the writer serves the records with the ones it holds; mending a
+   * store that lost records writes those too, from the same copy. Without a copy to mend from
+   * (`index` is not the served one), the document's records go in alone and the cache loads the
+   * result.
+   */
+  private async swapWhole(index: AccessIndex, records: AccessRecords, change: AccessReplaceAll & { readonly expectedVersion: number }): Promise<number> {
+    if (index !== this.cache.index) return (await this.store.replaceAll(records, { ...change, mend: false })).version;
+    const served: AccessRecords = { ...records, admins: index.adminList(), changes: index.pendingChangeList() };
+    const written = await this.cache.writeWhole(served, () => this.store.replaceAll(change.mend ? served : records, change));
+    return written.version;
+  }
+
+  /**
+   * Replaces the whole document at once, or (dry run) says what that would change. Writes only
+   * the records that differ, as one version; many changes are staged and swapped in whole. The
+   * audit change holds the versions and the diff, not two copies of the document.
+   */
+  async replaceDocument(input: unknown, by: WriteBy, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
+    // An empty body must not read as "an empty document" and wipe every vendor.
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new GatewayError('invalid_request', 'Send the whole access document (vendors, users) as the body.', {
+        errors: [{ field: '(root)', message: 'an access document object' }],
+      });
+    }
+    const parsed = parseAccessDocumentInPlace(input);
+    if (!parsed.success) throw new GatewayError('invalid_request', 'The access document is not valid; see errors.', { errors: fieldErrors(parsed.error) });
+    const next = parsed.data;
+    const nextRecords = takeRecords(next);
+    const { expectedVersion } = options;
+    const writer = writerOf(by);
+    const { actor, preview, approving } = writer;
+    const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex }> => {
+      const index = await this.writer.wholeWriteIndex();
+      const { version } = index;
+      if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
+      const ops = operationsBetween(index.records(), nextRecords);
+      return { version, ops, index, diff: diffAccessDocuments(index.documentForDiff(), next) };
+    };
+    if (options.dryRun || preview) {
+      const { version, diff } = await plan();
+      const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { diff } };
+      return { result: { dryRun: true, applied: false, version, diff }, change: preview ? change : null };
+    }
+    const outcome = await this.writer.queued(async (): Promise<Outcome<ReplaceResult>> => {
+      for (let attempt = 1; ; attempt++) {
+        const { version, ops, index, diff } = await plan();
+        // A store that lost records is mended by rewriting them all, even to what this instance serves.
+        const problem = this.cache.problem;
+        if (ops.length === 0 && problem === null) return { result: { dryRun: false, applied: false, version, diff }, change: null };
+        refuseRevivedKeys(index, nextRecords);
+        // The script raises the version by one when this one still holds: the audit entry can say so.
+        const after = problem === null ? { version: version + 1, diff } : { version: version + 1, diff, mended: problem };
+        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after };
+        const audit = auditEntry(writer, change);
+        try {
+          let newVersion: number;
+          if (ops.length > this.bulkThreshold || problem !== null) {
+            newVersion = await this.swapWhole(index, nextRecords, { expectedVersion: version, audit, mend: problem !== null });
+          } else {
+            newVersion = await this.store.commit({ ops, expectedVersion: version, audit });
+          }
+          await this.writer.afterCommit(ops);
+          return { result: { dryRun: false, applied: true, version: newVersion, diff }, change };
+        } catch (err) {
+          if (expectedVersion !== undefined && err instanceof VersionConflictError) throw this.staleVersion(expectedVersion, err.actual);
+          // The commit found the store inconsistent before any check here did: plan again, as a mend.
+          if (err instanceof AccessStoreIntegrityError && problem === null) continue;
+          await this.writer.afterConflict(err, attempt);
+        }
+      }
+    });
+    // A whole-document write cannot carry the pending change's removal in its own step (it may be
+    // staged and swapped): the change goes next. Applied twice it would fail its version check.
+    if (approving) await this.writer.write(actor, () => ({ result: null, change: { action: 'change.applied', target: `changes/${approving.change.id}`, before: approving.change, after: null }, ops: [{ kind: 'change', id: approving.change.id, value: null, expect: approving.change }] }));
+    return outcome;
+  }
+
+  private staleVersion(expected: number, actual: number): GatewayError {
+    return new GatewayError('conflict', `The access document is at version ${actual}, not ${expected}; read it again and retry.`);
+  }}
