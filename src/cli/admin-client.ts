@@ -1,0 +1,99 @@
+/**
+ * gatewayctl's side of the admin API: the HTTP client every command calls, the failure it
+ * throws, and how a failure becomes stderr lines and an exit code.
+ *
+ * Reads nothing itself: the base URL and token are handed in (gatewayctl takes them from
+ * GATEWAY_ADMIN_URL and ADMIN_TOKEN). Sets nothing; writes problems to the stderr it is given.
+ */
+import { CommanderError } from 'commander';
+
+/** Where gatewayctl reads its environment and writes its output; tests pass their own. */
+export interface GatewayctlIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
+const REQUEST_TIMEOUT_MS = 30_000;
+
+interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** A failure to report: the admin API's problem (detail and field errors), or a local one. */
+export class CommandFailure extends Error {
+  constructor(
+    readonly detail: string,
+    readonly errors: readonly FieldError[] = [],
+  ) {
+    super(detail);
+  }
+}
+
+interface RequestOptions {
+  readonly body?: unknown;
+  /** A body sent as it is, with its own media type (apply sends a YAML file unchanged). */
+  readonly raw?: { readonly text: string; readonly contentType: string };
+  readonly query?: Readonly<Record<string, string | undefined>>;
+}
+
+export class AdminClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(`/v1/${path}`, this.baseUrl);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    let body: string | undefined;
+    if (options.raw) {
+      body = options.raw.text;
+      headers['content-type'] = options.raw.contentType;
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new CommandFailure(`cannot reach the admin API at ${this.baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+    const text = await response.text();
+    if (!response.ok) throw problemOf(response, text);
+    return (text.length > 0 ? JSON.parse(text) : null) as T;
+  }
+}
+
+function problemOf(response: Response, text: string): CommandFailure {
+  try {
+    const problem = JSON.parse(text) as { detail?: unknown; errors?: unknown };
+    if (typeof problem.detail === 'string') {
+      return new CommandFailure(problem.detail, Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : []);
+    }
+  } catch {
+    // Not a problem body (a proxy's error page, say): the status line is all there is to say.
+  }
+  return new CommandFailure(`the admin API answered ${response.status} ${response.statusText}`);
+}
+
+/**
+ * The exit code for what a command threw, after writing its report to stderr. Commander has
+ * already written its own usage errors (and help) through the program's output, so those only
+ * pass their exit code on.
+ */
+export function exitCodeFor(err: unknown, io: GatewayctlIo): number {
+  if (err instanceof CommanderError) return err.exitCode;
+  if (err instanceof CommandFailure) {
+    io.stderr.write(`error: ${err.detail}\n`);
+    for (const field of err.errors) io.stderr.write(`  ${field.field}: ${field.message}\n`);
+    return 1;
+  }
+  io.stderr.write(`error: ${(err as Error).message}\n`);
+  return 1;
+}
