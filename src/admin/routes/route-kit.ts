@@ -1,0 +1,161 @@
+/**
+ * What every admin route module under `/v1` shares: the registration context (`Routes`), the
+ * role guard, body and query parsing, paging, the answers of a write, and `submit`, which runs
+ * a write through the change queue as the signed-in admin.
+ *
+ * Reads JSON bodies (up to 1 MB; another media type is a 415), the `limit` and `after` query
+ * parameters of a paged list, route parameters, and the signed-in admin from the request
+ * context (set by admin-auth.ts). Sets the answer only: status, `Location`, `Link: rel="next"`,
+ * and, for a write, whatever the change queue does (apply it with its audit entry in one step,
+ * or file it for approval). Errors are GatewayErrors for the shared error handler.
+ */
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { AccessService, Page, PageRequest } from '../../access/access-service';
+import type { AdminDirectory } from '../../access/admin-directory';
+import type { ChangeQueue, OperationName } from '../../access/change-queue';
+import { GatewayError } from '../../errors/error-catalogue';
+import type { Logger } from '../../logging/logger';
+import { context, signedInAdmin } from '../../request/context';
+import type { AuditLog } from '../audit';
+import { roleAllows, type Capability } from '../roles';
+
+const BODY_LIMIT = '1mb';
+export const MAX_PAGE_LIMIT = 1000;
+export const JSON_TYPES = ['application/json'];
+
+/** Answers a request with the result of a write (or of a dry run). */
+export type Responder = (req: Request, res: Response, result: unknown) => void;
+
+/**
+ * Route registration context: the service, and `submit` which runs a write as the signed-in admin
+ * (an operator or owner) and answers, or, with approvals required, files it and answers 202.
+ */
+export interface Routes {
+  readonly service: AccessService;
+  readonly audit: AuditLog;
+  readonly changes: ChangeQueue;
+  readonly admins: AdminDirectory | undefined;
+  readonly maxDocumentBytes: number;
+  submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
+}
+
+/** 403 `permission_denied` unless the signed-in admin's role allows `capability`. */
+export function can(capability: Capability): RequestHandler {
+  return function roleCheck(_req, res, next) {
+    const { role } = signedInAdmin(res).identity;
+    if (!roleAllows(role, capability)) {
+      next(new GatewayError('permission_denied', `The ${role} role may not do this (it needs ${capability}).`));
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * `Routes.submit` over one change queue: the role guard, then the write. The store writes the
+ * change and its audit entry in one step; this only logs it (and, when approvals are required,
+ * answers 202 with the pending change instead of `respond`).
+ */
+export function writeSubmitter(changes: ChangeQueue, logger: Logger): Routes['submit'] {
+  return (respond, operation, args) => [
+    can('write'),
+    async function submitWrite(req: Request, res: Response) {
+      const { actor, identity } = signedInAdmin(res);
+      const submitted = await changes.submit(operation, args(req), { actor, adminId: identity.id });
+      const { requestId } = context(res);
+      if ('pending' in submitted) {
+        const { id, action, target } = submitted.pending;
+        logger.info({ requestId, actor, action, target, changeId: id }, 'admin change filed for approval');
+        res.status(202).location(`/v1/changes/${id}`).json(submitted.pending);
+        return;
+      }
+      const { change, result } = submitted.applied;
+      if (change) logger.info({ requestId, actor, action: change.action, target: change.target }, 'admin change');
+      respond(req, res, result);
+    },
+  ];
+}
+
+/** 415 for a body of another media type; an empty body passes (validation names the fields). */
+export function accepts(types: readonly string[]): RequestHandler {
+  return function mediaType(req, _res, next) {
+    if (req.headers['content-length'] !== '0' && req.is([...types]) === false) {
+      next(new GatewayError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`));
+      return;
+    }
+    next();
+  };
+}
+
+/** A JSON body of at most 1 MB: what every `/v1` route with a body takes, but `PUT /v1/access`. */
+export const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), express.json({ limit: BODY_LIMIT })];
+
+/** The last handler of each route: 405 with the `Allow` header for any other method. */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return function wrongMethod(req, _res, next) {
+    next(new GatewayError('method_not_allowed', `${req.method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } }));
+  };
+}
+
+/** A route parameter; Express sets every one the route's path names. */
+export const param = (req: Request, name: string): string => req.params[name] as string;
+
+export function queryFlag(req: Request, name: string): boolean {
+  const value = req.query[name];
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw new GatewayError('invalid_request', `The query parameter ${name} is not valid.`, {
+    errors: [{ field: name, message: 'true or false' }],
+  });
+}
+
+export function queryInteger(req: Request, name: string, fallback: number, max: number): number {
+  const value = req.query[name];
+  if (value === undefined) return fallback;
+  const parsed = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  if (!(parsed >= 1 && parsed <= max)) {
+    throw new GatewayError('invalid_request', `The query parameter ${name} is not valid.`, {
+      errors: [{ field: name, message: `a whole number from 1 to ${max}` }],
+    });
+  }
+  return parsed;
+}
+
+/**
+ * `limit` and `after` of a paged list. The cursor is opaque to callers: the last id of the
+ * previous page, base64url-encoded.
+ */
+export function pageRequest(req: Request): PageRequest {
+  const limit = req.query.limit === undefined ? undefined : queryInteger(req, 'limit', MAX_PAGE_LIMIT, MAX_PAGE_LIMIT);
+  const raw = req.query.after;
+  if (raw === undefined) return { limit };
+  const after = typeof raw === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(raw) ? Buffer.from(raw, 'base64url').toString('utf8') : '';
+  if (after.length === 0) {
+    throw new GatewayError('invalid_request', 'The query parameter after is not valid.', { errors: [{ field: 'after', message: 'a cursor from a Link header' }] });
+  }
+  return { limit, after };
+}
+
+/** Answers a page as the plain array callers always had, with `Link: <...>; rel="next"` when there is more. */
+export function sendPage<T>(req: Request, res: Response, page: Page<T>): void {
+  if (page.next !== null) {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(req.query)) if (name !== 'after' && typeof value === 'string') query.set(name, value);
+    query.set('after', Buffer.from(page.next, 'utf8').toString('base64url'));
+    res.setHeader('Link', `<${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
+  }
+  res.json(page.items);
+}
+
+/** 201 with the new thing's address; `path` gets the request and the new thing's id. */
+export const created =
+  (path: (req: Request, id: string) => string): Responder =>
+  (req, res, result) => {
+    res.status(201).location(`/v1/${path(req, (result as { id: string }).id)}`).json(result);
+  };
+export const ok: Responder = (_req, res, result) => {
+  res.status(200).json(result);
+};
+export const noContent: Responder = (_req, res) => {
+  res.status(204).end();
+};
