@@ -38,7 +38,7 @@ export interface BodyContract {
   renderResponse?(coreText: string, format: WireFormat, xmlNamespace: string): string;
   /**
    * Invalid input is answered as the body itself with `errorMessage` (the receipts: the spec's
-   * ErrorMessage, DESIGN.md "Errors"), not as a bare problem.
+   * ErrorMessage, README "Errors"), not as a bare problem.
    */
   readonly refusesAsBody?: boolean;
   /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */

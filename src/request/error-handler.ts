@@ -4,8 +4,8 @@
  * Reads the error (a GatewayError, a body-parser error, or anything else) and the request's
  * Accept header; sets the status, the error's headers and an application/problem+json body
  * (application/problem+xml when the client asked for XML). Invalid input of a receipt
- * operation is the exception DESIGN.md makes: it is answered as the receipt itself, with
- * `errorMessage` and the problem alongside (see `receiptRefusal`). Anything that is not a known
+ * operation is the exception the contract makes (README "Receipts"): it is answered as the
+ * receipt itself, with `errorMessage` and the problem alongside (see `receiptRefusal`). Anything that is not a known
  * error becomes a 500 `internal_error` whose detail says nothing of the cause; the cause is
  * logged with the request id so an operator can find it.
  */

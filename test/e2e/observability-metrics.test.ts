@@ -143,7 +143,7 @@ describe('metrics after a mixed run', () => {
     expect(exposition).toMatch(/^gateway_access_denied_total\{reason="[a-z_]+"\} 1$/m);
   });
 
-  it('exposes every metric DESIGN.md names, the breaker gauges, and Node defaults', () => {
+  it('exposes every metric the public contract names, the breaker gauges, and Node defaults', () => {
     for (const name of [
       'gateway_requests_total',
       'gateway_request_duration_seconds',

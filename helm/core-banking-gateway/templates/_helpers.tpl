@@ -39,7 +39,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/*
 The environment variable that carries config key <section>.<key>: the contract variable when
-there is one (DESIGN.md), else GATEWAY__<section>__<key>. Called with (list $section $key).
+there is one (docs/contract.md), else GATEWAY__<section>__<key>. Called with (list $section $key).
 */}}
 {{- define "cbg.envName" -}}
 {{- $contract := dict "server.port" "PORT" "server.adminPort" "ADMIN_PORT" "server.statusPort" "STATUS_PORT" "sandbox.port" "SANDBOX_PORT" "redis.url" "REDIS_URL" "core.url" "CORE_URL" "access.file" "ACCESS_FILE" "log.level" "LOG_LEVEL" }}

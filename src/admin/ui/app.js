@@ -2,7 +2,7 @@
 // admin API under /v1 with the session cookie the sign-in set. It builds every element with the
 // DOM (never innerHTML from data), runs no inline script (the CSP forbids it), loads nothing from
 // elsewhere, and shows every error from the API in an element with role="alert". Accessible names
-// of fields and buttons are public contract (DESIGN.md "Admin web UI and admin identities").
+// of fields and buttons are public contract (docs/contract.md; README "Admin web UI").
 
 const WRITE_HEADERS = { 'content-type': 'application/json', 'x-requested-by': 'cbg-admin-ui' };
 const main = document.getElementById('main');
