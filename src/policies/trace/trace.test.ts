@@ -262,7 +262,7 @@ describe('trace step with tracing', () => {
     expect(tracing.ended.get('held-1')).toHaveLength(1);
   });
 
-  it('ends the server span when the client goes away before the answer', async () => {
+  it('ends the server span when the client goes away before the answer, saying so and naming no status it never got', async () => {
     let reached!: () => void;
     const handlerReached = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
@@ -274,7 +274,9 @@ describe('trace step with tracing', () => {
     req.destroy();
     try {
       await within(2000, () => tracing.ended.has('gone-1'));
-      await exportedSpan('gone-1');
+      const span = await exportedSpan('gone-1');
+      expect(attribute(span, 'error.type')).toBe('client_closed');
+      expect(attribute(span, 'http.response.status_code')).toBeUndefined();
     } finally {
       release();
     }
