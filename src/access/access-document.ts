@@ -116,7 +116,6 @@ export class AccessDocumentService {
     return { version, chunks: format === 'yaml' ? yaml() : json() };
   }
 
-
   /**
    * Swaps a document's records in whole. A whole-document write leaves admins and pending changes
    * as they are in the store, so the writer serves the records with the ones it holds; mending a
@@ -198,4 +197,5 @@ export class AccessDocumentService {
 
   private staleVersion(expected: number, actual: number): GatewayError {
     return new GatewayError('conflict', `The access document is at version ${actual}, not ${expected}; read it again and retry.`);
-  }}
+   }
+}
