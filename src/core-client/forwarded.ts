@@ -53,6 +53,16 @@ function listenerOrigin(req: http.IncomingMessage): { proto: 'http' | 'https'; h
   return { proto: socket.encrypted ? 'https' : 'http', host: authority(socket.localAddress, socket.localPort) };
 }
 
+/**
+ * The client's address alone, by the same rule the core is told it: the socket's peer, or, from
+ * `trustedProxies` only, the nearest untrusted hop of X-Forwarded-For. Per-address limits use it.
+ */
+export function createClientAddressResolver(trustedProxies: readonly string[]): (req: http.IncomingMessage) => string {
+  if (trustedProxies.length === 0) return (req) => plainAddress(req.socket.remoteAddress);
+  const trust = proxyaddr.compile([...trustedProxies]);
+  return (req) => plainAddress(proxyaddr(req, trust));
+}
+
 export function createForwardedResolver(config: ForwardingConfig): ForwardedResolver {
   const publicOrigin = config.publicUrl === null ? null : new URL(config.publicUrl);
   const fixed = publicOrigin ? { proto: publicOrigin.protocol === 'https:' ? ('https' as const) : ('http' as const), host: publicOrigin.host } : null;

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
+import type { PublicFileLimit } from './public-file-limit';
 
 /**
  * Swagger UI sets styles through the DOM (allowed by `style-src 'self'`), draws its icons as
@@ -78,10 +79,11 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
  * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS
  * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
  * API: a documentation site revalidating with If-None-Match would otherwise meet the keyed
- * pipeline's 401); anything else goes on to the next step. One map lookup per request instead of a router layer per path: every API call
+ * pipeline's 401); anything else goes on to the next step. A GET or HEAD first passes `limit`
+ * (public-file-limit.ts: per client address), else answers its 429. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
-export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>): RequestHandler {
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, limit?: PublicFileLimit): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
     const { path } = req;
@@ -92,7 +94,8 @@ export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFi
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    serve(file, req, res);
+    if (!limit) return serve(file, req, res);
+    limit(req).then((refusal) => (refusal ? next(refusal) : serve(file, req, res)), next);
   };
 }
 

@@ -19,6 +19,8 @@ import type { BodyContracts } from '../contracts/body-contract';
 import { openApiFile, type OpenApiDocument } from '../openapi/openapi';
 import { docsPageFiles } from '../openapi/docs-page';
 import { publicFileRoutes } from '../openapi/public-file';
+import { publicFileLimit } from '../openapi/public-file-limit';
+import { createClientAddressResolver } from '../core-client/forwarded';
 import { body } from '../policies/body/body';
 import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
@@ -99,8 +101,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
-    // Before any key is asked for: vendors read the API description and its page before they hold one.
-    publicFileRoutes([['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()]),
+    // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).
+    publicFileRoutes([['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()], publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) })),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
     ...(compressionStep ? [compressionStep] : []),
     // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.
