@@ -32,7 +32,7 @@ import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgents } from './core-client/agent';
 import { createListenerTls } from './server/server-tls';
 import { createTracing } from './tracing/tracing';
-import { certificateExpirySeconds } from './tls/pem-files';
+import { bundleExpirySeconds } from './tls/pem-files';
 import { CoreBreakers } from './core-client/breakers';
 import { createCoreClient } from './core-client/core-client';
 import { createForwardedResolver } from './core-client/forwarded';
@@ -262,6 +262,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const coreAgents = createCoreAgents(coreUrl, config.core, {
     logger,
     onCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_client' }, expiresAt),
+    onCaCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_ca' }, expiresAt),
   });
   const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
   const coreClient = createCoreClient({ coreUrl, agents: coreAgents, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
@@ -330,7 +331,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   });
   const vendorTls = createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) });
   const adminTls = createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) });
-  if (config.redis.tls.caFile) metrics.tlsCertificateExpiry.set({ use: 'redis' }, certificateExpirySeconds(readFileSync(config.redis.tls.caFile)));
+  if (config.redis.tls.caFile) metrics.tlsCertificateExpiry.set({ use: 'redis' }, bundleExpirySeconds(readFileSync(config.redis.tls.caFile)));
   const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config, {
     tls: vendorTls ?? undefined,
     logger,

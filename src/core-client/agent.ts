@@ -10,13 +10,14 @@
  * session keeps the old identity.
  *
  * Reads core.url and core.tls (the files, polled); opens connections lazily. Reports each
- * client certificate's expiry through `onCertificate`.
+ * client certificate's expiry through `onCertificate`, and the core CA's (the soonest of the
+ * bundle's certificates) through `onCaCertificate`, at start and on every rotation.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from '../logging/logger';
-import { certificateExpirySeconds, WatchedPem, type PemFile, type PemSet } from '../tls/pem-files';
+import { bundleExpirySeconds, certificateExpirySeconds, WatchedPem, type PemFile, type PemSet } from '../tls/pem-files';
 import type { CoreClientConfig } from './core-client.schema';
 
 export interface CoreAgents {
@@ -30,6 +31,8 @@ export interface CoreAgentOptions {
   readonly logger: Logger;
   /** Told of the client certificate's expiry (seconds since the epoch), at start and on rotation. */
   readonly onCertificate?: (expiresAtSeconds: number) => void;
+  /** Told when the CA file's first-expiring certificate expires: past it, the core's chain may no longer verify. */
+  readonly onCaCertificate?: (expiresAtSeconds: number) => void;
   /** How long a replaced agent keeps serving the requests it holds. */
   readonly retireAfterMs?: number;
   readonly pollIntervalMs?: number;
@@ -79,6 +82,8 @@ export function createCoreAgents(coreUrl: string, config: AgentConfig, options: 
   const report = (pems: PemSet): void => {
     const cert = pems['core.tls.certFile'];
     if (cert) options.onCertificate?.(certificateExpirySeconds(cert));
+    const ca = pems['core.tls.caFile'];
+    if (ca) options.onCaCertificate?.(bundleExpirySeconds(ca));
   };
   const watched: WatchedPem<https.Agent> = new WatchedPem({
     files,

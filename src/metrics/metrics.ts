@@ -145,7 +145,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
     tlsCertificateExpiry: new Gauge({
       name: 'gateway_tls_certificate_expiry_timestamp_seconds',
-      help: 'When each configured certificate expires, in seconds since the epoch, by use (core_client, server, admin, redis)',
+      help: 'When each configured certificate expires, in seconds since the epoch, by use (core_client, core_ca, server, admin, redis)',
       labelNames: ['use'] as const,
       registers,
     }),

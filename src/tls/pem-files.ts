@@ -128,6 +128,16 @@ export function certificateExpirySeconds(pem: Buffer): number {
   return Math.floor(new Date(new X509Certificate(pem).validTo).getTime() / 1000);
 }
 
+/**
+ * When the first of a PEM bundle's certificates expires (a CA file may hold several), in seconds
+ * since the epoch: whichever CA signs the peer's chain, the alert comes before it lapses.
+ */
+export function bundleExpirySeconds(pem: Buffer): number {
+  const blocks = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return certificateExpirySeconds(pem);
+  return Math.min(...blocks.map((block) => certificateExpirySeconds(Buffer.from(block, 'latin1'))));
+}
+
 /** The `x5t#S256` thumbprint of a certificate (RFC 8705): base64url SHA-256 of its DER form. */
 export function certificateThumbprint(der: Buffer): string {
   return createHash('sha256').update(der).digest('base64url');

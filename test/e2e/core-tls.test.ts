@@ -3,6 +3,7 @@
  * CA, and gateways configured with `core.tls.*`. Real certificates (openssl), real TLS.
  */
 import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -91,6 +92,22 @@ describe('mutual TLS to the core', () => {
     const expiry = Number(/^gateway_tls_certificate_expiry_timestamp_seconds\{use="core_client"\} (\S+)$/m.exec(metrics)?.[1]);
     expect(expiry).toBeGreaterThan(Date.now() / 1000);
     expect(expiry).toBeLessThan(Date.now() / 1000 + 2 * 86_400);
+  });
+
+  it("exports the core CA's expiry as use core_ca: the soonest certificate of a CA bundle", async () => {
+    // The long-lived CA first: the gauge must not be the first certificate's, but the one that lapses first.
+    const longLived = createTestCa('cbg-long-ca', { days: 30 });
+    const bundle = path.join(ca.dir, 'core-ca-bundle.pem');
+    writeFileSync(bundle, Buffer.concat([readFileSync(longLived.cert), readFileSync(ca.cert)]));
+    const client = ca.issue('gateway-ca-gauge', { client: true });
+    const gateway = await start({ caFile: bundle, certFile: client.cert, keyFile: client.key, serverName: 'localhost' });
+    expect((await get(gateway)).status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${gateway.statusPort}/metrics`)).text();
+    const gauge = (use: string): number => Number(new RegExp(`^gateway_tls_certificate_expiry_timestamp_seconds\\{use="${use}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    const expiry = (file: string): number => Math.floor(new Date(new X509Certificate(readFileSync(file)).validTo).getTime() / 1000);
+    expect(gauge('core_ca')).toBe(expiry(ca.cert));
+    expect(gauge('core_ca')).toBeLessThan(expiry(longLived.cert));
+    expect(gauge('core_client')).toBe(expiry(client.cert));
   });
 
   it.each([

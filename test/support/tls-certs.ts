@@ -26,10 +26,10 @@ function openssl(...args: string[]): void {
   execFileSync('openssl', args, { stdio: 'ignore' });
 }
 
-export function createTestCa(name = 'cbg-test-ca'): TestCa {
+export function createTestCa(name = 'cbg-test-ca', options: { readonly days?: number } = {}): TestCa {
   const dir = testTempDir('cbg-pki-');
   const file = (base: string): string => path.join(dir, base);
-  openssl('req', '-x509', ...EC_KEY, '-keyout', file(`${name}.key`), '-out', file(`${name}.crt`), '-subj', `/CN=${name}`, '-days', '1');
+  openssl('req', '-x509', ...EC_KEY, '-keyout', file(`${name}.key`), '-out', file(`${name}.crt`), '-subj', `/CN=${name}`, '-days', String(options.days ?? 1));
   let serial = 0;
   return {
     dir,
