@@ -70,3 +70,37 @@ there is one (docs/contract.md), else GATEWAY__<section>__<key>. Called with (li
 {{- define "cbg.adminTlsDir" -}}
 /etc/core-banking-gateway/admin-tls
 {{- end }}
+
+{{/*
+"true" when config.server.adminHost is not loopback, i.e. the admin port is reachable from outside
+the pod (through the admin Service); empty when only `kubectl port-forward` reaches it.
+*/}}
+{{- define "cbg.adminExposed" -}}
+{{- $host := toString .Values.config.server.adminHost }}
+{{- if not (or (hasPrefix "127." $host) (eq $host "::1") (eq $host "localhost")) }}true{{ end }}
+{{- end }}
+
+{{/*
+Refuses an admin port open to the whole cluster: exposed, it needs the NetworkPolicy with a
+non-empty adminFrom, and no peer of adminFrom may admit everyone (an empty namespaceSelector
+selects every namespace; an ipBlock of /0 every address). Renders nothing.
+*/}}
+{{- define "cbg.checkAdminExposure" -}}
+{{- $policy := .Values.networkPolicy }}
+{{- if and (include "cbg.adminExposed" .) (not (and $policy.enabled $policy.adminFrom)) }}
+{{- fail (printf "config.server.adminHost %s exposes the admin port to every pod in the cluster: set networkPolicy.enabled=true and name who may reach it in networkPolicy.adminFrom, or keep adminHost 127.0.0.1 and reach the admin port with kubectl port-forward" (toString .Values.config.server.adminHost)) }}
+{{- end }}
+{{- range $index, $peer := $policy.adminFrom }}
+{{- if hasKey $peer "namespaceSelector" }}
+{{- $selector := $peer.namespaceSelector | default dict }}
+{{- if not (or $selector.matchLabels $selector.matchExpressions) }}
+{{- fail (printf "networkPolicy.adminFrom[%d]: an empty namespaceSelector admits every namespace; name the namespace in matchLabels" $index) }}
+{{- end }}
+{{- end }}
+{{- if hasKey $peer "ipBlock" }}
+{{- if hasSuffix "/0" (toString ($peer.ipBlock | default dict).cidr) }}
+{{- fail (printf "networkPolicy.adminFrom[%d]: ipBlock %s admits every address" $index (toString $peer.ipBlock.cidr)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
