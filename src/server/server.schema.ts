@@ -53,7 +53,7 @@ export const serverSchema = z
     adminHost: z
       .string()
       .default('127.0.0.1')
-      .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart sets 0.0.0.0)'),
+      .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart keeps loopback: kubectl port-forward reaches it)'),
     maxConnections: z
       .number()
       .int()

@@ -58,7 +58,7 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
 }
 
 function config(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
-  return { defaultPoints: 100, defaultDurationSeconds: 60, expectedInstances: 2, keyPrefix: `test:rl:${process.pid}:${++prefixCounter}`, ...overrides };
+  return { defaultPoints: 100, defaultDurationSeconds: 60, expectedInstances: 2, keyPrefix: `test:rl:${process.pid}:${++prefixCounter}`, publicFiles: { points: 120, durationSeconds: 60 }, ...overrides };
 }
 
 describe('rate limit per key', () => {
