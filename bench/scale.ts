@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
 import { generateApiKey, hashApiKey, apiKeyPrefix } from '../src/access/api-key';
+import { adminSchema } from '../src/admin/admin.schema';
 import { openLoop } from './load/open-loop';
 import { imageNodeOptions } from './servers/image-node-options';
 
@@ -28,6 +29,12 @@ const CHANGES_PER_SECOND = 10;
 const ENFORCEMENT_TRIALS = 5;
 const SAMPLE_KEYS = 2 + ENFORCEMENT_TRIALS;
 const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
+/** `npm run bench:scale -- --upload-only`: only the largest-upload row. */
+const UPLOAD_ONLY = process.argv.includes('--upload-only');
+/** admin.maxDocumentBytes's default, or MAX_DOCUMENT_BYTES: the largest upload an operator may send. */
+const MAX_DOCUMENT_BYTES = Number(process.env.MAX_DOCUMENT_BYTES ?? adminSchema.shape.maxDocumentBytes.parse(undefined));
+/** Uploads sent at once in the largest-upload row: all but one must be refused (429), not parsed. */
+const PARALLEL_UPLOADS = 3;
 
 interface Instance {
   readonly child: ChildProcess;
@@ -230,6 +237,53 @@ async function measure(size: number, upstreamUrl: string): Promise<Row> {
   }
 }
 
+interface UploadRow {
+  readonly keys: number;
+  readonly documentMb: number;
+  readonly uploadMs: number;
+  readonly statuses: number[];
+  readonly peakRssMb: number;
+}
+
+/**
+ * The largest upload an operator may send (just under admin.maxDocumentBytes of keys), sent
+ * PARALLEL_UPLOADS times at once to one fresh instance: its peak RSS is what the chart's pod
+ * limit (512Mi) must hold. One is parsed; the others are refused before their bodies are read.
+ */
+async function largestUpload(upstreamUrl: string): Promise<UploadRow> {
+  // Ids grow with the count: estimate from a sample, then shrink until the document fits.
+  let size = Math.floor(MAX_DOCUMENT_BYTES / (Buffer.byteLength(accessDocument(10_000).json) / 10_000));
+  let json = accessDocument(size).json;
+  while (Buffer.byteLength(json) > MAX_DOCUMENT_BYTES - 4096) {
+    size = Math.floor(size * (MAX_DOCUMENT_BYTES / Buffer.byteLength(json)) * 0.995);
+    json = accessDocument(size).json;
+  }
+  const redis = await startRedisServer();
+  let instance: Instance | undefined;
+  try {
+    instance = await startInstance(upstreamUrl, redis.url, 'upload:');
+    const a = instance;
+    const started = performance.now();
+    const uploads = await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, () => admin(a, 'PUT', '/v1/access', json)));
+    const uploadMs = performance.now() - started;
+    const answer = nextMessage<{ peakRssMb: number }>(a.child, 'stats');
+    a.child.send('stats');
+    const { peakRssMb } = await answer;
+    return { keys: size, documentMb: Buffer.byteLength(json) / 1024 / 1024, uploadMs, statuses: uploads.map((u) => u.status).sort(), peakRssMb };
+  } finally {
+    if (instance) await stop(instance.child);
+    await redis.stop();
+  }
+}
+
+function uploadTable(row: UploadRow): string {
+  return [
+    '| keys | document | uploads sent at once | answers | until all answered | peak RSS |',
+    '|---|---|---|---|---|---|',
+    `| ${row.keys.toLocaleString('en-GB')} | ${row.documentMb.toFixed(1)} MiB | ${PARALLEL_UPLOADS} | ${row.statuses.join(', ')} | ${(row.uploadMs / 1000).toFixed(2)} s | ${row.peakRssMb.toFixed(0)} MB |`,
+  ].join('\n');
+}
+
 function table(rows: readonly Row[]): string {
   const header = '| keys | document | upload (PUT /v1/access) | cold start to ready | longest stall while loading | one change (admin) | enforced on the other instance | vendor p99 quiet → during 10 changes/s | admin 5xx | peak RSS: A (took the upload) / B |';
   const line = '|---|---|---|---|---|---|---|---|---|---|';
@@ -242,20 +296,26 @@ function table(rows: readonly Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const sizes = SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
+  const sizes = UPLOAD_ONLY ? [] : SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
   const upstream = await startUpstream();
   const rows: Row[] = [];
+  let upload: UploadRow | null = null;
   try {
     for (const size of sizes) {
       console.error(`bench:scale: ${size} keys`);
       rows.push(await measure(size, upstream.url));
     }
+    if (UPLOAD_ONLY || SIZES.length === 0) {
+      console.error(`bench:scale: the largest upload (${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB), ${PARALLEL_UPLOADS} at once`);
+      upload = await largestUpload(upstream.url);
+    }
   } finally {
     await stop(upstream.child);
   }
-  console.log(table(rows));
+  if (rows.length > 0) console.log(table(rows));
+  if (upload) console.log(uploadTable(upload));
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows }, null, 2)}\n`);
+  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows, upload }, null, 2)}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,7 @@
  *   from the listener the request arrived on. The vendor's Host header is never used.
  *
  * Reads the request's socket and, from trusted proxies only, its X-Forwarded-* headers.
+ * `createClientAddressResolver` gives the address alone, for the admin port's throttle.
  */
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -51,6 +52,16 @@ function authority(address: string | undefined, port: number | undefined): strin
 function listenerOrigin(req: http.IncomingMessage): { proto: 'http' | 'https'; host: string } {
   const socket = req.socket as TLSSocket;
   return { proto: socket.encrypted ? 'https' : 'http', host: authority(socket.localAddress, socket.localPort) };
+}
+
+/**
+ * The client's address alone, by the same rule (the admin port's throttle keys on it): the
+ * socket's peer, or with `trustedProxies` the nearest untrusted hop of X-Forwarded-For.
+ */
+export function createClientAddressResolver(trustedProxies: readonly string[]): (req: http.IncomingMessage) => string {
+  if (trustedProxies.length === 0) return (req) => plainAddress(req.socket.remoteAddress);
+  const trust = proxyaddr.compile([...trustedProxies]);
+  return (req) => plainAddress(proxyaddr(req, trust));
 }
 
 export function createForwardedResolver(config: ForwardingConfig): ForwardedResolver {
