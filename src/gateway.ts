@@ -18,7 +18,7 @@ import { AdminDirectory } from './access/admin-directory';
 import { ChangeQueue } from './access/change-queue';
 import { VendorTraffic } from './metrics/vendor-traffic';
 import { AccessCache } from './access/cache';
-import { createAdminApp } from './admin/admin-app';
+import { continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
 import { FailedLoginAudit } from './admin/failed-logins';
 import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
@@ -347,6 +347,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
   const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger, tls: adminTls ?? undefined });
+  continueFromRoutes(adminServer);
   servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
 

@@ -22,6 +22,7 @@
  * To add routes, write one more `register...` function taking the `/v1` router (and `Routes`,
  * from routes/route-kit.ts) in a module under `routes/`, and call it from `createAdminApp`.
  */
+import type http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccessService } from '../access/access-service';
 import type { AdminDirectory } from '../access/admin-directory';
@@ -82,6 +83,16 @@ export interface AdminAppDeps {
   readonly secureCookie?: boolean;
   /** What the overview shows: modes, config version, Redis, breakers, vendor traffic. */
   readonly overview?: () => unknown;
+}
+
+/**
+ * Lets the admin routes answer `Expect: 100-continue` themselves (routes/route-kit.ts,
+ * `inviteBody`) instead of Node inviting every body at once: a request refused from its headers
+ * (no credential, a role that may not, too large, another upload in progress) gets its answer
+ * before its client sends a byte of body. For the admin port's listener.
+ */
+export function continueFromRoutes(server: http.Server): void {
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => server.emit('request', req, res));
 }
 
 const DEFAULT_MAX_DOCUMENT_BYTES = adminSchema.shape.maxDocumentBytes.parse(undefined);

@@ -19,6 +19,7 @@ import type { SignedSessions } from '../sessions/signed-sessions';
 import type { CredentialCheck, SessionReader } from './admin-auth';
 import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 import type { AuditLog } from './audit';
+import { inviteBody } from './routes/route-kit';
 
 export { sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 export const UI_DIR = path.join(__dirname, 'ui');
@@ -116,7 +117,7 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
     .get(async function currentSession(req, res) {
       res.json({ admin: await deps.current(req, res) });
     })
-    .post(express.json({ limit: '4kb' }), async function signIn(req, res) {
+    .post(inviteBody, express.json({ limit: '4kb' }), async function signIn(req, res) {
       fromThePage(req, 'Signing in');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
       if (!token) throw new GatewayError('unauthorized', 'Enter an admin token.', { errors: [{ field: 'token', message: 'an admin token' }] });

@@ -230,6 +230,8 @@ describe('the admin web UI, signing out of two instances on one Redis', () => {
   });
 
   it('refuses a replay of the signed-out session cookie on the other instance too', async () => {
+    // The 403 the screen test before provokes on purpose is not this test's problem.
+    watched.problems.splice(0);
     const page = await signedIn(first, TEST_ADMIN_TOKEN);
     const [cookie] = await page.context().cookies();
     expect(cookie?.name).toBe('cbg_admin_session');

@@ -13,13 +13,14 @@
  * hundred MB), so a `PUT` is refused before a byte of its body is read unless the admin may
  * write (403), its `Content-Length` is within the limit (413), and no other whole document is
  * being read or parsed on this instance (429 `rate_limited` with Retry-After). A refusal closes
- * the connection, so the body that follows is not read either.
+ * the connection, so the body that follows is not read either, and a client that sent
+ * `Expect: 100-continue` is invited to send its body only once all of these hold.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { GatewayError } from '../../errors/error-catalogue';
 import { authenticatedAdmin } from '../../request/context';
-import { accepts, can, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
+import { accepts, can, inviteBody, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
 
 const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
 
@@ -72,6 +73,7 @@ function beforeTheBody(limit: number): RequestHandler[] {
 const accessDocumentBody = (limit: number): RequestHandler[] => [
   ...beforeTheBody(limit),
   accepts([...JSON_TYPES, ...YAML_TYPES]),
+  inviteBody,
   express.json({ limit }),
   express.text({ type: YAML_TYPES, limit }),
 ];
