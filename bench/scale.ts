@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
 import { generateApiKey, hashApiKey, apiKeyPrefix } from '../src/access/api-key';
+import { adminSchema } from '../src/admin/admin.schema';
 import { openLoop } from './load/open-loop';
 import { imageNodeOptions } from './servers/image-node-options';
 
@@ -28,6 +29,12 @@ const CHANGES_PER_SECOND = 10;
 const ENFORCEMENT_TRIALS = 5;
 const SAMPLE_KEYS = 2 + ENFORCEMENT_TRIALS;
 const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
+/** `npm run bench:scale -- --upload-only`: only the largest-upload row. */
+const UPLOAD_ONLY = process.argv.includes('--upload-only');
+/** admin.maxDocumentBytes's default, or MAX_DOCUMENT_BYTES: the largest upload an operator may send. */
+const MAX_DOCUMENT_BYTES = Number(process.env.MAX_DOCUMENT_BYTES ?? adminSchema.shape.maxDocumentBytes.parse(undefined));
+/** Uploads sent at once in the largest-upload row: all but one must be refused (429), not parsed. */
+const PARALLEL_UPLOADS = 3;
 
 interface Instance {
   readonly child: ChildProcess;
@@ -55,9 +62,16 @@ interface Row {
 
 /** The image's node flags, then extra ones to look inside one run: `SCALE_NODE_ARGS=--trace-gc`. */
 const NODE_ARGS = [...imageNodeOptions(), ...(process.env.SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+/** The chart's memory limit (resources.limits.memory, 512Mi), which the largest-upload row must fit. */
+const POD_LIMIT_MIB = 512;
+/**
+ * In a pod, `--max-old-space-size-percentage=75` (the image's) sizes the old generation from the
+ * container's limit; this machine has no such limit, so the row names the size the pod gets.
+ */
+const POD_NODE_ARGS = [...NODE_ARGS.filter((arg) => !arg.startsWith('--max-old-space-size-percentage')), `--max-old-space-size=${Math.floor(POD_LIMIT_MIB * 0.75)}`];
 
-function startProcess(file: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, [...(file === 'scale-gateway.ts' ? NODE_ARGS : []), '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function startProcess(file: string, args: string[], nodeArgs: readonly string[] = file === 'scale-gateway.ts' ? NODE_ARGS : []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 function nextMessage<T>(child: ChildProcess, what: string, timeoutMs = 120_000): Promise<T> {
@@ -76,8 +90,8 @@ async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string): Promise<Instance> {
-  const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix]);
+async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string, nodeArgs = NODE_ARGS): Promise<Instance> {
+  const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix], nodeArgs);
   const ready = await nextMessage<{ vendorPort: number; adminPort: number; readyMs: number; loadStallMs: number }>(child, 'gateway');
   return { child, vendorUrl: `http://127.0.0.1:${ready.vendorPort}`, adminUrl: `http://127.0.0.1:${ready.adminPort}`, readyMs: ready.readyMs, loadStallMs: ready.loadStallMs };
 }
@@ -230,6 +244,55 @@ async function measure(size: number, upstreamUrl: string): Promise<Row> {
   }
 }
 
+interface UploadRow {
+  readonly keys: number;
+  readonly documentMb: number;
+  readonly uploadMs: number;
+  readonly statuses: number[];
+  /** MiB (maxRSS is in KiB). */
+  readonly peakRssMb: number;
+}
+
+/**
+ * The largest upload an operator may send (just under admin.maxDocumentBytes of keys), sent
+ * PARALLEL_UPLOADS times at once to one fresh instance run as in the chart's pod (POD_NODE_ARGS):
+ * its peak RSS is what the pod limit must hold. One is parsed; the others are refused before
+ * their bodies are read.
+ */
+async function largestUpload(upstreamUrl: string): Promise<UploadRow> {
+  // Ids grow with the count: estimate from a sample, then shrink until the document fits.
+  let size = Math.floor(MAX_DOCUMENT_BYTES / (Buffer.byteLength(accessDocument(10_000).json) / 10_000));
+  let json = accessDocument(size).json;
+  while (Buffer.byteLength(json) > MAX_DOCUMENT_BYTES - 4096) {
+    size = Math.floor(size * (MAX_DOCUMENT_BYTES / Buffer.byteLength(json)) * 0.995);
+    json = accessDocument(size).json;
+  }
+  const redis = await startRedisServer();
+  let instance: Instance | undefined;
+  try {
+    instance = await startInstance(upstreamUrl, redis.url, 'upload:', POD_NODE_ARGS);
+    const a = instance;
+    const started = performance.now();
+    const uploads = await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, () => admin(a, 'PUT', '/v1/access', json)));
+    const uploadMs = performance.now() - started;
+    const answer = nextMessage<{ peakRssMb: number }>(a.child, 'stats');
+    a.child.send('stats');
+    const { peakRssMb } = await answer;
+    return { keys: size, documentMb: Buffer.byteLength(json) / 1024 / 1024, uploadMs, statuses: uploads.map((u) => u.status).sort(), peakRssMb };
+  } finally {
+    if (instance) await stop(instance.child);
+    await redis.stop();
+  }
+}
+
+function uploadTable(row: UploadRow): string {
+  return [
+    `| keys | document | uploads sent at once | answers | until all answered | peak RSS (node ${POD_NODE_ARGS.join(' ')}) | pod limit |`,
+    '|---|---|---|---|---|---|---|',
+    `| ${row.keys.toLocaleString('en-GB')} | ${row.documentMb.toFixed(1)} MiB | ${PARALLEL_UPLOADS} | ${row.statuses.join(', ')} | ${(row.uploadMs / 1000).toFixed(2)} s | ${row.peakRssMb.toFixed(0)} MiB | ${POD_LIMIT_MIB} MiB |`,
+  ].join('\n');
+}
+
 function table(rows: readonly Row[]): string {
   const header = '| keys | document | upload (PUT /v1/access) | cold start to ready | longest stall while loading | one change (admin) | enforced on the other instance | vendor p99 quiet → during 10 changes/s | admin 5xx | peak RSS: A (took the upload) / B |';
   const line = '|---|---|---|---|---|---|---|---|---|---|';
@@ -242,20 +305,26 @@ function table(rows: readonly Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const sizes = SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
+  const sizes = UPLOAD_ONLY ? [] : SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
   const upstream = await startUpstream();
   const rows: Row[] = [];
+  let upload: UploadRow | null = null;
   try {
     for (const size of sizes) {
       console.error(`bench:scale: ${size} keys`);
       rows.push(await measure(size, upstream.url));
     }
+    if (UPLOAD_ONLY || SIZES.length === 0) {
+      console.error(`bench:scale: the largest upload (${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB), ${PARALLEL_UPLOADS} at once`);
+      upload = await largestUpload(upstream.url);
+    }
   } finally {
     await stop(upstream.child);
   }
-  console.log(table(rows));
+  if (rows.length > 0) console.log(table(rows));
+  if (upload) console.log(uploadTable(upload));
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows }, null, 2)}\n`);
+  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows, upload }, null, 2)}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -18,8 +18,10 @@ import { AdminDirectory } from './access/admin-directory';
 import { ChangeQueue } from './access/change-queue';
 import { VendorTraffic } from './metrics/vendor-traffic';
 import { AccessCache } from './access/cache';
-import { createAdminApp } from './admin/admin-app';
+import { continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
+import { FailedLoginAudit } from './admin/failed-logins';
+import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
@@ -35,7 +37,7 @@ import { createTracing } from './tracing/tracing';
 import { bundleExpirySeconds } from './tls/pem-files';
 import { CoreBreakers } from './core-client/breakers';
 import { createCoreClient } from './core-client/core-client';
-import { createForwardedResolver } from './core-client/forwarded';
+import { createClientAddressResolver, createForwardedResolver } from './core-client/forwarded';
 import type { Logger } from './logging/logger';
 import { createMetrics } from './metrics/metrics';
 import { createBodyContracts } from './contracts/registry';
@@ -307,11 +309,17 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
   const accessService = new AccessService(access, store, { keyUsage });
+  const failedLogins = new FailedLoginAudit({ audit: backend.audit, logger });
   const adminApp = createAdminApp({
     service: accessService,
     admins: new AdminDirectory(accessService.writer),
     changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }),
     sessionIdleMinutes: config.admin.sessionIdleMinutes,
+    sessionMaxHours: config.admin.sessionMaxHours,
+    // Sign-out holds on every instance: the epochs live where the access config does.
+    sessionEpochs: backend.redis ? new RedisSessionEpochs(backend.redis, config.redis.keyPrefix) : new MemorySessionEpochs(),
+    clientAddress: createClientAddressResolver(config.server.trustedProxies),
+    failedLogins,
     secureCookie: config.admin.tls.certFile !== null,
     overview: () => ({
       mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
@@ -340,6 +348,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
   const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger, tls: adminTls ?? undefined });
+  continueFromRoutes(adminServer);
   servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
 
@@ -365,6 +374,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       await Promise.all(servers.map((server) => drainListener(server, options.drainTimeoutMs, logger)));
       access.stop();
       storeEpoch?.stop();
+      // The last minute's failed admin logins go on the audit log while Redis is still there.
+      await failedLogins.flush();
       // The last spans, of the requests just drained, go out before the process ends.
       await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent'));
       await keyUsage.stop();

@@ -13,12 +13,16 @@
  * a label derived from the token, never the token) and the audit log. Errors are problem
  * details from the shared error handler; responses are never cached. Every request is logged
  * when it ends (method, path, status, actor; never a body or a header). Wrong tokens are
- * counted (`onAuthFailure`) and, past `throttle.freeFailures` in a row from one address,
- * answered 429 with an exponential back-off (see auth-throttle.ts).
+ * counted (`onAuthFailure`), audited per address and minute, and, past `throttle.freeFailures`
+ * from one address, that address's wrong tokens are answered 429 with an exponential back-off;
+ * a right token always passes (admin-auth.ts states the rule).
+ *
+ * Routes that take no credential at all go on the `open` router, mounted before authentication.
  *
  * To add routes, write one more `register...` function taking the `/v1` router (and `Routes`,
  * from routes/route-kit.ts) in a module under `routes/`, and call it from `createAdminApp`.
  */
+import type http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccessService } from '../access/access-service';
 import type { AdminDirectory } from '../access/admin-directory';
@@ -29,8 +33,11 @@ import { requestContext, type RequestObserver } from '../policies/request-contex
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
 import type { SmsOutboxReader } from '../sms/outbox';
 import { GatewayError } from '../errors/error-catalogue';
-import { adminAuth, defaultThrottle, sessionReader, tokenLookup, type AdminAuthOptions } from './admin-auth';
-import { AdminSessions } from './admin-session';
+import { createClientAddressResolver } from '../core-client/forwarded';
+import type { SessionEpochs } from '../sessions/session-epochs';
+import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions } from './admin-auth';
+import { adminSessions } from './admin-session';
+import { FailedLoginAudit } from './failed-logins';
 import { adminSchema } from './admin.schema';
 import type { AuditLog } from './audit';
 import type { AuthThrottle } from './auth-throttle';
@@ -64,10 +71,28 @@ export interface AdminAppDeps {
   readonly maxDocumentBytes?: number;
   /** The web UI signs a browser out after this long without a request (admin.sessionIdleMinutes). */
   readonly sessionIdleMinutes?: number;
+  /** ... and this long after it signed in, whatever it did (admin.sessionMaxHours). */
+  readonly sessionMaxHours?: number;
+  /** Where sign-out is remembered: Redis when configured, so it holds on every instance; else memory. */
+  readonly sessionEpochs?: SessionEpochs;
+  /** The client's address (the throttle's and the audit's), as server.trustedProxies gives it; else the socket's peer. */
+  readonly clientAddress?: (req: Request) => string;
+  /** Failed logins on the audit log, per address and minute; by default one of this app's own. */
+  readonly failedLogins?: FailedLoginAudit;
   /** The session cookie is Secure (HTTPS on the admin port). */
   readonly secureCookie?: boolean;
   /** What the overview shows: modes, config version, Redis, breakers, vendor traffic. */
   readonly overview?: () => unknown;
+}
+
+/**
+ * Lets the admin routes answer `Expect: 100-continue` themselves (routes/route-kit.ts,
+ * `inviteBody`) instead of Node inviting every body at once: a request refused from its headers
+ * (no credential, a role that may not, too large, another upload in progress) gets its answer
+ * before its client sends a byte of body. For the admin port's listener.
+ */
+export function continueFromRoutes(server: http.Server): void {
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => server.emit('request', req, res));
 }
 
 const DEFAULT_MAX_DOCUMENT_BYTES = adminSchema.shape.maxDocumentBytes.parse(undefined);
@@ -115,12 +140,29 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const throttle = deps.throttle ?? defaultThrottle();
   const onFailure = deps.onAuthFailure ?? (() => undefined);
   const lookup = tokenLookup(deps.adminToken, deps.admins);
-  const sessions = new AdminSessions(deps.adminToken, (deps.sessionIdleMinutes ?? adminSchema.shape.sessionIdleMinutes.parse(undefined)) * 60_000);
+  const sessions = adminSessions(deps.adminToken, {
+    idleMinutes: deps.sessionIdleMinutes ?? adminSchema.shape.sessionIdleMinutes.parse(undefined),
+    maxHours: deps.sessionMaxHours ?? adminSchema.shape.sessionMaxHours.parse(undefined),
+    epochs: deps.sessionEpochs,
+  });
   const secureCookie = deps.secureCookie ?? false;
-  const authOptions: AdminAuthOptions = { lookup, adminToken: deps.adminToken, admins: deps.admins, sessions, throttle, onFailure, secureCookie };
+  const clientAddress = deps.clientAddress ?? createClientAddressResolver([]);
+  const failedLogins = deps.failedLogins ?? new FailedLoginAudit({ audit, logger });
+  const authOptions: AdminAuthOptions = { lookup, adminToken: deps.adminToken, admins: deps.admins, sessions, throttle, onFailure, failedLogins, clientAddress, secureCookie };
   const readSession = sessionReader(authOptions);
   // The page, its files and signing in need no token; everything after this does.
-  registerUi(app, { sessions, identify: lookup, current: readSession, throttle, onAuthFailure: onFailure, secureCookie });
+  registerUi(app, {
+    sessions,
+    check: credentialCheck(authOptions),
+    current: readSession,
+    currentSubject: async (req) => (await sessionClaims(sessions, req))?.subject ?? null,
+    audit,
+    clientAddress,
+    secureCookie,
+  });
+  // Routes under /v1 that take no credential at all (each its own guard) are registered here.
+  const open = express.Router();
+  app.use('/v1', open);
   app.use(adminAuth(authOptions, readSession));
 
   const v1 = express.Router();

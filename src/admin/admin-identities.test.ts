@@ -281,10 +281,15 @@ describe('web UI sessions', () => {
     expect(res.headers['set-cookie']).toBeUndefined();
   });
 
-  it('signs out by clearing the cookie', async () => {
+  it('signs out by clearing the cookie and ending the session, so a copy of the cookie is refused', async () => {
     const h = await startAdmin('off');
-    const res = await h.api.delete('/ui/session');
+    const cookie = await signIn(h, TOKEN);
+    const res = await h.api.delete('/ui/session').set('x-requested-by', 'cbg-admin-ui').set('Cookie', cookie);
     expect(res.status).toBe(204);
     expect(String(res.headers['set-cookie'])).toMatch(/^cbg_admin_session=; .*Max-Age=0/);
+    expect((await h.api.get('/v1/vendors').set('Cookie', cookie)).status).toBe(401);
+    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toEqual({ admin: null });
+    // Without the page's header another site could sign a browser out: refused.
+    expect((await h.api.delete('/ui/session')).status).toBe(403);
   });
 });

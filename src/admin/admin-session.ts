@@ -1,64 +1,53 @@
 /**
  * Browser sessions of the admin web UI: after signing in with an admin token, the browser holds
  * an HttpOnly, SameSite=Strict cookie, so the token itself never lives in the page or in
- * localStorage. The cookie is stateless and signed (HMAC-SHA256 with a key derived from the
- * bootstrap ADMIN_TOKEN, which every instance shares), so any instance accepts it; it names the
- * admin and a fingerprint of the token it signed in with, so rotating or deleting that admin ends
- * its sessions at once. Sessions end after `admin.sessionIdleMinutes` without a request; each
- * request slides the expiry.
+ * localStorage. The sessions are the generic signed sessions (src/sessions/) in the `admin`
+ * namespace, keyed from the bootstrap ADMIN_TOKEN, which every instance shares: any instance
+ * accepts the cookie. It names the admin and a fingerprint of the token it signed in with, so
+ * rotating or deleting that admin ends its sessions at once; signing out ends every session of
+ * that admin on every instance (the sign-out epoch, in Redis when configured). Sessions end after
+ * `admin.sessionIdleMinutes` without a request (each request slides it) and at the latest
+ * `admin.sessionMaxHours` after signing in.
  *
- * Pure apart from the clock: reads and writes cookie values, holds no state.
+ * Pure apart from what SignedSessions reads: cookie names and values.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { MemorySessionEpochs, type SessionEpochs } from '../sessions/session-epochs';
+import { SignedSessions } from '../sessions/signed-sessions';
 
 export const SESSION_COOKIE = 'cbg_admin_session';
+export const ADMIN_SESSION_NAMESPACE = 'admin';
+/** The header a cookie-authenticated write must carry: a cross-site form or script cannot set it. */
+export const UI_WRITE_HEADER = 'x-requested-by';
+export const UI_WRITE_HEADER_VALUE = 'cbg-admin-ui';
 
-export interface SessionClaims {
-  /** The admin id (`bootstrap` for the ADMIN_TOKEN). */
-  readonly adminId: string;
-  /** The first 16 hex digits of the SHA-256 of the token signed in with. */
-  readonly tokenFingerprint: string;
-  readonly expiresAtMs: number;
+export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
+export interface AdminSessionOptions {
+  readonly idleMinutes: number;
+  readonly maxHours: number;
+  /** Shared by every instance (Redis); by default this process's memory. */
+  readonly epochs?: SessionEpochs;
+  readonly now?: () => number;
+}
+
+/** The admin web UI's sessions, signed with a key derived from the bootstrap token. */
+export function adminSessions(bootstrapToken: string, options: AdminSessionOptions): SignedSessions {
+  return new SignedSessions({
+    namespace: ADMIN_SESSION_NAMESPACE,
+    secret: bootstrapToken,
+    idleMs: options.idleMinutes * 60_000,
+    maxMs: options.maxHours * 3_600_000,
+    epochs: options.epochs ?? new MemorySessionEpochs(),
+    now: options.now,
+  });
+}
+
+/** The first 16 hex digits of the token's SHA-256, as the admin directory's hash stores it. */
 export function tokenFingerprint(token: string): string {
   return createHash('sha256').update(token).digest('hex').slice(0, 16);
-}
-
-export class AdminSessions {
-  private readonly key: Buffer;
-
-  constructor(
-    bootstrapToken: string,
-    private readonly idleMs: number,
-  ) {
-    this.key = createHash('sha256').update(`cbg-admin-session\u0000${bootstrapToken}`).digest();
-  }
-
-  issue(adminId: string, fingerprint: string, nowMs = Date.now()): { value: string; maxAgeSeconds: number } {
-    const payload = Buffer.from(JSON.stringify({ a: adminId, f: fingerprint, e: nowMs + this.idleMs })).toString('base64url');
-    return { value: `${payload}.${this.sign(payload)}`, maxAgeSeconds: Math.round(this.idleMs / 1000) };
-  }
-
-  /** The claims of a cookie value this gateway signed and that has not expired; else null. */
-  read(value: string, nowMs = Date.now()): SessionClaims | null {
-    const [payload, mac] = value.split('.');
-    if (!payload || !mac || !/^[A-Za-z0-9_-]{1,600}$/.test(payload)) return null;
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-    try {
-      const { a, f, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { a: unknown; f: unknown; e: unknown };
-      if (typeof a !== 'string' || typeof f !== 'string' || typeof e !== 'number' || e <= nowMs) return null;
-      return { adminId: a, tokenFingerprint: f, expiresAtMs: e };
-    } catch {
-      return null;
-    }
-  }
-
-  private sign(payload: string): string {
-    return createHmac('sha256', this.key).update(payload).digest('base64url');
-  }
 }
 
 /** The value of one cookie in a Cookie header, or null. */

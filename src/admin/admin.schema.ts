@@ -22,6 +22,13 @@ export const adminSchema = z
       .default('off')
       .describe('Four eyes: required files every write that grants access as a pending change another approver applies (banks set required)'),
     sessionIdleMinutes: z.number().int().min(1).max(1440).default(30).describe('The admin web UI signs a browser out after this long without a request'),
+    sessionMaxHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(720)
+      .default(12)
+      .describe('The admin web UI signs a browser out this long after it signed in, however busy; signing out ends it on every instance at once'),
     changeTtlHours: z.number().int().min(1).max(720).default(72).describe('How long a pending change waits for approval before it expires'),
     maxDocumentBytes: z
       .number()

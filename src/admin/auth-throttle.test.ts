@@ -14,13 +14,12 @@ describe('admin auth throttle', () => {
     expect(waits).toEqual([0, 0, 1000, 2000, 4000, 8000, 8000, 8000]);
   });
 
-  it('keeps addresses apart, and forgets an address once it gets the token right', () => {
+  it('keeps addresses apart', () => {
     const t = throttle();
     for (let i = 0; i < 5; i++) t.failed('10.0.0.1');
+    expect(t.waitMs('10.0.0.1')).toBeGreaterThan(0);
     expect(t.waitMs('10.0.0.2')).toBe(0);
-    t.succeeded('10.0.0.1');
-    expect(t.waitMs('10.0.0.1')).toBe(0);
-    expect(t.size).toBe(0);
+    expect(t.size).toBe(1);
   });
 
   it('ends a wait when its time is over', () => {

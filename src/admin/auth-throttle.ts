@@ -1,9 +1,10 @@
 /**
- * Exponential back-off per source address on the admin port: once one address has sent
- * `freeFailures` wrong tokens in a row, it waits 1 s, then 2 s, 4 s, … up to `maxBackoffMs`
- * before its next try is even looked at (429 with Retry-After). A right token clears its
- * record. Guessing a 128-bit token was never practical; this keeps a scanner from filling the
- * logs and the CPU with tries, and makes the attempt visible.
+ * Exponential back-off per client address on the admin port, for wrong tokens only: once one
+ * address has sent `freeFailures` wrong tokens, its wrong tokens wait 1 s, then 2 s, 4 s, … up
+ * to `maxBackoffMs` (429 with Retry-After); each wrong one counts, also while it waits. What a
+ * right token gets is admin-auth.ts's rule: it always passes, and clears nothing (a valid token
+ * must not reset the back-off for a guesser at the same address). Guessing a 192-bit token was
+ * never practical; this keeps a scanner from filling the logs with tries, and makes it visible.
  *
  * Reads the clock; keeps one record per address that failed, forgotten once its back-off has
  * run out for as long again (so memory stays bounded under a spray of addresses).
@@ -40,10 +41,6 @@ export class AuthThrottle {
     const over = record.failures - this.config.freeFailures;
     if (over >= 0) record.blockedUntil = now + Math.min(this.config.maxBackoffMs, 1000 * 2 ** Math.min(over, 30));
     this.records.set(address, record);
-  }
-
-  succeeded(address: string): void {
-    this.records.delete(address);
   }
 
   get size(): number {

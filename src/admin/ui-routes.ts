@@ -5,7 +5,9 @@
  * cookie instead of the token.
  *
  * Reads the files of `src/admin/ui/` (copied to `dist/admin/ui/` by the build) once at start and
- * the token a browser signs in with; sets the session cookie. Every answer of the admin port
+ * the token a browser signs in with (checked by admin-auth.ts's throttle rule); sets the session
+ * cookie, ends the admin's sessions on every instance at sign-out, and audits both
+ * (`admin.sign_in`, `admin.sign_out`, with the client address; never the token). Every answer of the admin port
  * carries the strict security headers set here: no inline script, no framing, nothing from
  * anywhere but this origin.
  */
@@ -13,14 +15,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../errors/error-catalogue';
-import type { AdminIdentity } from '../access/admin-directory';
-import { SESSION_COOKIE, tokenFingerprint, type AdminSessions } from './admin-session';
-import type { AuthThrottle } from './auth-throttle';
+import type { SignedSessions } from '../sessions/signed-sessions';
+import type { CredentialCheck, SessionReader } from './admin-auth';
+import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
+import type { AuditLog } from './audit';
+import { inviteBody } from './routes/route-kit';
 
+export { sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 export const UI_DIR = path.join(__dirname, 'ui');
-/** The header a cookie-authenticated write must carry: a cross-site form or script cannot set it. */
-export const UI_WRITE_HEADER = 'x-requested-by';
-export const UI_WRITE_HEADER_VALUE = 'cbg-admin-ui';
+export const SIGN_IN_ACTION = 'admin.sign_in';
+export const SIGN_OUT_ACTION = 'admin.sign_out';
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -55,19 +59,43 @@ function loadFiles(): Map<string, { body: Buffer; type: string }> {
 }
 
 export interface UiRouteDeps {
-  readonly sessions: AdminSessions;
-  /** The admin a token belongs to (bootstrap or named), or null. */
-  readonly identify: (token: string) => Promise<AdminIdentity | null>;
+  readonly sessions: SignedSessions;
+  /** The admin a presented token belongs to; throws 401, or 429 from a throttled address. */
+  readonly check: CredentialCheck;
   /** The admin of the request's session cookie, or null. */
-  readonly current: (req: Request, res: Response) => Promise<AdminIdentity | null>;
-  readonly throttle: AuthThrottle;
-  readonly onAuthFailure: () => void;
+  readonly current: SessionReader;
+  /** The subject of the request's session cookie while it is valid, or null. */
+  readonly currentSubject: (req: Request) => Promise<string | null>;
+  readonly audit: AuditLog;
+  /** The client's address, as `server.trustedProxies` gives it (for the audit entries). */
+  readonly clientAddress: (req: Request) => string;
   /** Mark the cookie Secure (the admin port speaks HTTPS). */
   readonly secureCookie: boolean;
 }
 
-export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+/** Like every write of the page: another site cannot sign this browser in or out. */
+function fromThePage(req: Request, what: string): void {
+  if (req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
+    throw new GatewayError('permission_denied', `${what} from the web UI carries ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
+  }
+}
+
+/** The sign-out epochs live in Redis when configured: without them no session starts or ends (503). */
+async function sessionStore<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw new GatewayError('store_unavailable', 'The session store is unavailable; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } });
+  }
+}
+
+/** Sign-in and sign-out are on record; without the audit log neither happens (503). */
+async function audited(audit: AuditLog, entry: Parameters<AuditLog['append']>[0]): Promise<void> {
+  try {
+    await audit.append(entry);
+  } catch (err) {
+    throw new GatewayError('store_unavailable', 'The audit log is unavailable; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } });
+  }
 }
 
 export function registerUi(app: Router, deps: UiRouteDeps): void {
@@ -89,31 +117,35 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
     .get(async function currentSession(req, res) {
       res.json({ admin: await deps.current(req, res) });
     })
-    .post(express.json({ limit: '4kb' }), async function signIn(req, res) {
-      // Like every write of the page: another site cannot sign this browser in as someone else.
-      if (req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
-        throw new GatewayError('permission_denied', `Signing in from the web UI carries ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
-      }
-      const address = req.socket.remoteAddress ?? 'unknown';
-      const waitMs = deps.throttle.waitMs(address);
-      if (waitMs > 0) {
-        const retryAfter = String(Math.ceil(waitMs / 1000));
-        throw new GatewayError('rate_limited', `Too many wrong admin tokens from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
-      }
+    .post(inviteBody, express.json({ limit: '4kb' }), async function signIn(req, res) {
+      fromThePage(req, 'Signing in');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
-      const admin = token ? await deps.identify(token) : null;
-      if (!admin) {
-        deps.throttle.failed(address);
-        deps.onAuthFailure();
-        throw new GatewayError('unauthorized', 'That admin token is not valid.', { errors: [{ field: 'token', message: 'an admin token' }] });
+      if (!token) throw new GatewayError('unauthorized', 'Enter an admin token.', { errors: [{ field: 'token', message: 'an admin token' }] });
+      let admin;
+      try {
+        admin = await deps.check(req, token);
+      } catch (err) {
+        // The page names the field; the throttle's 429 passes as it is.
+        if (err instanceof GatewayError && err.code === 'unauthorized') {
+          throw new GatewayError('unauthorized', 'That admin token is not valid.', { errors: [{ field: 'token', message: 'an admin token' }] });
+        }
+        throw err;
       }
-      deps.throttle.succeeded(address);
-      const { value, maxAgeSeconds } = deps.sessions.issue(admin.id, tokenFingerprint(token));
-      res.setHeader('Set-Cookie', sessionCookie(value, maxAgeSeconds, deps.secureCookie));
+      const session = await sessionStore(() => deps.sessions.issue(admin.id, tokenFingerprint(token)));
+      await audited(deps.audit, { actor: `admin:${admin.id}`, action: SIGN_IN_ACTION, target: 'ui/session', before: null, after: { address: deps.clientAddress(req) } });
+      res.setHeader('Set-Cookie', sessionCookie(session.value, session.maxAgeSeconds, deps.secureCookie));
       res.json(admin);
     })
-    .delete(function signOut(_req, res) {
+    // Ends every session of this admin, on every instance (the sign-out epoch), not only this
+    // browser's cookie: a copy of the cookie replayed later is refused too.
+    .delete(async function signOut(req, res) {
+      fromThePage(req, 'Signing out');
+      const subject = await deps.currentSubject(req);
       res.setHeader('Set-Cookie', sessionCookie('', 0, deps.secureCookie));
+      if (subject !== null) {
+        await sessionStore(() => deps.sessions.revoke(subject));
+        await audited(deps.audit, { actor: `admin:${subject}`, action: SIGN_OUT_ACTION, target: 'ui/session', before: null, after: { address: deps.clientAddress(req) } });
+      }
       res.status(204).end();
     });
 }

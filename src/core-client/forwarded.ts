@@ -10,6 +10,7 @@
  *   from the listener the request arrived on. The vendor's Host header is never used.
  *
  * Reads the request's socket and, from trusted proxies only, its X-Forwarded-* headers.
+ * `createClientAddressResolver` gives the address alone, for the admin port's throttle.
  */
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -55,7 +56,8 @@ function listenerOrigin(req: http.IncomingMessage): { proto: 'http' | 'https'; h
 
 /**
  * The client's address alone, by the same rule the core is told it: the socket's peer, or, from
- * `trustedProxies` only, the nearest untrusted hop of X-Forwarded-For. Per-address limits use it.
+ * `trustedProxies` only, the nearest untrusted hop of X-Forwarded-For. Per-address limits and the
+ * admin port's throttle key on it.
  */
 export function createClientAddressResolver(trustedProxies: readonly string[]): (req: http.IncomingMessage) => string {
   if (trustedProxies.length === 0) return (req) => plainAddress(req.socket.remoteAddress);

@@ -3,8 +3,10 @@
  * gateway: an admin signs in with a token and, without curl, creates a vendor, grants a licence
  * and a permission, issues a key that works against the vendor API at once, revokes it (401
  * within 1 s) and reads it all in the audit log; four eyes with two named admins (on Redis); an
- * operator refused an owner's screen; every screen checked by axe-core (no serious or critical
- * violations), answered with a strict CSP, and no console error or request off loopback anywhere.
+ * operator refused an owner's screen; after Sign out a replay of the old session cookie is
+ * refused by a second instance on the same Redis; every screen checked by axe-core (no serious or
+ * critical violations), answered with a strict CSP, and no console error or request off loopback
+ * anywhere.
  */
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -211,5 +213,41 @@ describe('the admin web UI, four eyes on Redis', () => {
     expect(await operator.getByRole('link', { name: 'Admins' }).count()).toBe(0);
     await operator.goto(`http://127.0.0.1:${gateway.adminPort}/#/admins`);
     await operator.getByRole('alert').filter({ hasText: /operator role may not/ }).waitFor();
+  });
+});
+
+describe('the admin web UI, signing out of two instances on one Redis', () => {
+  let first: TestGateway;
+  let second: TestGateway;
+  beforeAll(async () => {
+    const redis = { url: process.env.TEST_REDIS_URL as string, keyPrefix: `ui-out${process.pid}:`, seedAccessFile: 'always' as const };
+    first = await startTestGateway({ redis });
+    second = await startTestGateway({ redis });
+  });
+  afterAll(async () => {
+    await first?.stop();
+    await second?.stop();
+  });
+
+  it('refuses a replay of the signed-out session cookie on the other instance too', async () => {
+    // The 403 the screen test before provokes on purpose is not this test's problem.
+    watched.problems.splice(0);
+    const page = await signedIn(first, TEST_ADMIN_TOKEN);
+    const [cookie] = await page.context().cookies();
+    expect(cookie?.name).toBe('cbg_admin_session');
+    const replay = async (gateway: TestGateway): Promise<number> => {
+      const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/vendors`, { headers: { cookie: `cbg_admin_session=${cookie?.value}` } });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    // The same cookie works on both instances while the session lasts.
+    expect(await replay(second)).toBe(200);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await replay(second)).toBe(401);
+    expect(await replay(first)).toBe(401);
+    expect(watched.problems).toEqual([]);
   });
 });

@@ -8,18 +8,72 @@
  * entry before each export: the document holds every key's hash, so a read is recorded like a
  * write, and refused (503 `store_unavailable`) when the audit log cannot record it. The export
  * is streamed; a replacement goes through `submit` like any other write.
+ *
+ * A whole document costs memory before it costs anything else (a 64 MiB body parses to several
+ * hundred MB), so a `PUT` is refused before a byte of its body is read unless the admin may
+ * write (403), its `Content-Length` is within the limit (413), and no other whole document is
+ * being read or parsed on this instance (429 `rate_limited` with Retry-After). A refusal closes
+ * the connection, so the body that follows is not read either, and a client that sent
+ * `Expect: 100-continue` is invited to send its body only once all of these hold.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { GatewayError } from '../../errors/error-catalogue';
 import { authenticatedAdmin } from '../../request/context';
-import { accepts, can, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
+import { accepts, can, inviteBody, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
 
 const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
 
+/** How long a refused upload is asked to wait: about what parsing the largest document takes. */
+const UPLOAD_RETRY_AFTER_SECONDS = '5';
+
+/** A refusal before the body: the connection closes after the answer, so the body is never read. */
+function refuseUnread(next: NextFunction, res: Response, error: GatewayError): void {
+  res.setHeader('Connection', 'close');
+  next(error);
+}
+
+/**
+ * What must hold before a whole document's body is read, cheapest first: the role, the declared
+ * size, and the one upload this instance parses at a time (held until the answer is sent, or
+ * the client goes).
+ */
+function beforeTheBody(limit: number): RequestHandler[] {
+  let uploading = false;
+  const role = can('write');
+  return [
+    function writerOnly(req, res, next) {
+      role(req, res, (err?: unknown) => (err ? refuseUnread(next, res, err as GatewayError) : next()));
+    },
+    function declaredSize(req, res, next) {
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > limit) {
+        refuseUnread(next, res, new GatewayError('payload_too_large', `The access document is larger than admin.maxDocumentBytes (${limit} bytes).`));
+        return;
+      }
+      next();
+    },
+    function oneUploadAtATime(_req, res, next) {
+      if (uploading) {
+        refuseUnread(
+          next,
+          res,
+          new GatewayError('rate_limited', 'Another access document is being uploaded to this instance; retry shortly.', { headers: { 'Retry-After': UPLOAD_RETRY_AFTER_SECONDS } }),
+        );
+        return;
+      }
+      uploading = true;
+      res.once('close', () => (uploading = false));
+      next();
+    },
+  ];
+}
+
 /** `PUT /v1/access` also takes YAML, so `gatewayctl apply -f file.yaml` sends the file as it is. */
 const accessDocumentBody = (limit: number): RequestHandler[] => [
+  ...beforeTheBody(limit),
   accepts([...JSON_TYPES, ...YAML_TYPES]),
+  inviteBody,
   express.json({ limit }),
   express.text({ type: YAML_TYPES, limit }),
 ];
@@ -95,9 +149,9 @@ export function registerAccessDocument(router: Router, { service, submit, audit,
       res.type(format === 'yaml' ? 'application/yaml' : 'application/json');
       await streamText(res, chunks);
     })
-    // `applyDocument` is `submit`'s write without its role check: the check is here instead, so
-    // that it covers the dry run too.
-    .put(...accessDocumentBody(maxDocumentBytes), can('write'), async function putAccess(req: Request, res: Response, next: NextFunction) {
+    // `applyDocument` is `submit`'s write without its role check: the check is in
+    // accessDocumentBody instead, before the body is read, so that it covers the dry run too.
+    .put(...accessDocumentBody(maxDocumentBytes), async function putAccess(req: Request, res: Response, next: NextFunction) {
       // A dry run only reads: it answers at once, approvals or not.
       if (!queryFlag(req, 'dryRun')) {
         await (applyDocument as RequestHandler)(req, res, next);

@@ -87,8 +87,23 @@ export function accepts(types: readonly string[]): RequestHandler {
   };
 }
 
+const invited = new WeakSet<Response>();
+
+/**
+ * `Expect: 100-continue` is answered here, by the route about to read the body, not by Node as
+ * the request arrives (the admin listener hands such requests to the app: `continueFromRoutes`
+ * in admin-app.ts). So a client that asks first sends no body to a request refused before this.
+ */
+export function inviteBody(req: Request, res: Response, next: () => void): void {
+  if (/^100-continue$/i.test(req.headers.expect ?? '') && !invited.has(res) && !res.headersSent) {
+    invited.add(res);
+    res.writeContinue();
+  }
+  next();
+}
+
 /** A JSON body of at most 1 MB: what every `/v1` route with a body takes, but `PUT /v1/access`. */
-export const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), express.json({ limit: BODY_LIMIT })];
+export const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), inviteBody, express.json({ limit: BODY_LIMIT })];
 
 /** The last handler of each route: 405 with the `Allow` header for any other method. */
 export function methodNotAllowed(allow: string): RequestHandler {
