@@ -129,6 +129,7 @@ function problemCodes(route: Route): Map<number, ErrorCode[]> {
   if (writesRecord) add('unprocessable_content');
   add('rate_limited');
   if (sendsCode || checksCode) add('two_factor_locked');
+  if (sendsCode) add('sms_rate_limited');
   add('request_header_fields_too_large', 'internal_error', 'bad_gateway');
   if (sendsCode) add('sms_provider_failed');
   add('core_unavailable', 'store_unavailable', 'core_timeout');
