@@ -93,6 +93,12 @@ describe('exchange step', () => {
     }
   });
 
+  it("keeps the core's Retry-After on its 429 to a buffered route", async () => {
+    const guard = recordingGuard();
+    const run = await runStep(exchange({ coreClient: coreAnswering({ ...json(429, '{}'), retryAfter: '30' }), contracts }), {}, depositContext(guard));
+    expect(run.error).toMatchObject({ code: 'rate_limited', headers: { 'Retry-After': '30' } });
+  });
+
   it('releases the key when the request never reached the core (breaker open)', async () => {
     const guard = recordingGuard();
     const run = await runStep(exchange({ coreClient: coreAnswering(new CoreCallError('core_unavailable', false)), contracts }), {}, depositContext(guard));

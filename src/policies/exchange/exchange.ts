@@ -74,7 +74,7 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       // Nothing was posted: the key is free again, and so is the code that allowed the change.
       await guard.abandon();
       await ctx.secondFactor?.restore();
-      const problem = problemFromCoreAnswer(answer.status, contentType, answer.body);
+      const problem = problemFromCoreAnswer(answer.status, contentType, answer.body, answer.retryAfter);
       if (isDto && contract.refusesAsBody && problem.status < 500) ctx.coreRefusedReceipt = answer.body.toString('utf8');
       next(problem);
       return;
