@@ -170,7 +170,7 @@ export const bankAccountAddSchema = z
     Name: accountName,
     AccountNumber: accountNumber,
     SortCode: sortCode,
-    TwoFactorCode: sixDigitCode('The code received by SMS after POST /bankaccounts/verification'),
+    TwoFactorCode: sixDigitCode('The code received by SMS after POST /bankaccounts/verification (sent without a destination, or with this AccountNumber and SortCode)'),
   })
   .strict();
 
@@ -187,7 +187,9 @@ export const bankAccountUpdateSchema = z
     AccountNumber: accountNumber,
     SortCode: sortCode,
     DateClosed: dateClosed,
-    TwoFactorCode: sixDigitCode('Needed to change AccountNumber or SortCode: the code sent to the customer after POST /bankaccounts/verification')
+    TwoFactorCode: sixDigitCode(
+      'Needed to change AccountNumber or SortCode: the code sent to the customer by POST /bankaccounts/verification with this AccountNumber and SortCode (a code sent without them only adds accounts)',
+    )
       .nullable()
       .optional(),
   })
