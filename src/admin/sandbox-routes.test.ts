@@ -4,6 +4,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { accessServiceFor } from '../../test/support/access-service';
 import { MemoryAccessStore, readAccessFile } from '../access/access-store';
+import { AdminDirectory } from '../access/admin-directory';
 import { createLogger } from '../logging/logger';
 import { OutboxSmsProvider } from '../sms/outbox';
 import { latestCodeSentTo, readSmsOutbox } from '../sms/outbox-client';
@@ -16,8 +17,10 @@ const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
 
 async function startAdmin(options: { outbox?: OutboxSmsProvider; audit?: AuditLog }) {
   const audit = options.audit ?? new MemoryAuditLog();
+  const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
   const app = createAdminApp({
-    service: accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit })),
+    service,
+    admins: new AdminDirectory(service.writer),
     audit,
     adminToken: TOKEN,
     logger: createLogger('silent'),
@@ -87,6 +90,36 @@ describe('admin API: GET /v1/sandbox/sms', () => {
       expect(post.status).toBe(405);
       expect(post.headers.get('allow')).toBe('GET');
       expect(await admin.audit.list({ limit: 10 })).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('lets owners and operators read the live codes, never viewers or approvers', async () => {
+    const outbox = new OutboxSmsProvider(10);
+    await outbox.send({ to: '+447400123456', text: 'Your code is 111111.' });
+    const admin = await startAdmin({ outbox });
+    try {
+      const tokens: Record<string, string> = {};
+      for (const role of ['viewer', 'approver', 'operator', 'owner']) {
+        const created = await fetch(`${admin.url}/v1/admins`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: `sms-${role}`, name: `${role} of the outbox test`, role }),
+        });
+        expect(created.status).toBe(201);
+        tokens[role] = ((await created.json()) as { token: string }).token;
+      }
+      for (const role of ['viewer', 'approver']) {
+        const response = await get(admin.url, tokens[role]);
+        expect(response.status).toBe(403);
+        const text = await response.text();
+        expect(JSON.parse(text)).toMatchObject({ code: 'permission_denied' });
+        expect(text).not.toContain('111111');
+      }
+      for (const role of ['operator', 'owner']) expect((await get(admin.url, tokens[role])).status).toBe(200);
+      const reads = (await admin.audit.list({ limit: 20 })).filter((entry) => entry.action === 'sandbox.sms.read');
+      expect(reads.map((entry) => entry.actor).sort()).toEqual(['admin:sms-operator', 'admin:sms-owner']);
     } finally {
       await admin.close();
     }

@@ -2,6 +2,10 @@
  * Admin routes of sandbox mode: `GET /v1/sandbox/sms`, the SMS outbox, newest first, where a
  * vendor's developer reads the two-factor code the gateway "sent" to a customer's phone.
  *
+ * Only owners and operators read it (the `write` capability): the codes in it are live, and a
+ * viewer or approver who could read them could add a bank account in a customer's name (403
+ * `permission_denied` for them, before the outbox is touched or audited).
+ *
  * Reads the outbox; appends one audit entry per read (actor, when, how many messages, never
  * their content) before answering, so that no read of the codes goes unrecorded: if the
  * audit log cannot take the entry, the read is refused with 503 `store_unavailable`.
@@ -14,6 +18,7 @@ import type { Logger } from '../logging/logger';
 import { authenticatedAdmin, context } from '../request/context';
 import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from './audit';
+import { can } from './routes/route-kit';
 
 export interface SandboxRoutesDeps {
   readonly outbox: SmsOutboxReader;
@@ -24,7 +29,7 @@ export interface SandboxRoutesDeps {
 export function registerSandbox(router: Router, { outbox, audit, logger }: SandboxRoutesDeps): void {
   router
     .route('/sandbox/sms')
-    .get(async function listSandboxSms(_req, res) {
+    .get(can('write'), async function listSandboxSms(_req, res) {
       const messages = outbox.list();
       const actor = authenticatedAdmin(res);
       const { requestId } = context(res);

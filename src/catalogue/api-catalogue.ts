@@ -11,7 +11,8 @@
  * trailing slash: `GETaccounts`, `GETaccounts/{accountId}`, `POSTapi/transaction/savings/deposit`.
  */
 
-export type BreakerGroup = 'resources' | 'bankaccounts' | 'receipts';
+/** A route's group is one of the first three; `customers` guards only the two-factor step's customer lookup. */
+export type BreakerGroup = 'resources' | 'bankaccounts' | 'receipts' | 'customers';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type OperationKind =
   | 'ALL'

@@ -21,6 +21,8 @@
  * - SortCode: six digits, alone or in pairs joined by hyphens or spaces (`12-34-56`); becomes
  *   `123456`. AccountNumber: exactly eight digits. Name: trimmed, 1 to 100 characters.
  * - CustomerId, PersonId: positive 32-bit integers (JSON numbers).
+ * - The verification's AccountNumber and SortCode (gateway additions, both or neither, which the
+ *   two-factor step checks): the destination the code is bound to.
  * - DateClosed: `yyyy-MM-ddTHH:mm:ss` (the core's datetime form, no zone) naming a real
  *   moment, or null; absent and null mean different things to the core (see the sandbox's
  *   bank-accounts.ts).
@@ -153,6 +155,11 @@ export const bankAccountVerificationSchema = z
     CustomerId: id('Customer the code is for'),
     MobileNumber: mobileNumber,
     Code: sixDigitCode('Sandbox only: the code to send; absent or null, the gateway generates one').nullable().optional(),
+    AccountNumber: accountNumber
+      .describe('Gateway addition (with SortCode, both or neither): the destination the code is for; the SMS names its last four digits, and the code then allows adding or updating a bank account to exactly this destination. Without a destination, the code allows only adding a new account.')
+      .nullable()
+      .optional(),
+    SortCode: sortCode.describe('Gateway addition (with AccountNumber, both or neither): the sort code of the destination the code is for').nullable().optional(),
   })
   .strict();
 
@@ -163,7 +170,7 @@ export const bankAccountAddSchema = z
     Name: accountName,
     AccountNumber: accountNumber,
     SortCode: sortCode,
-    TwoFactorCode: sixDigitCode('The code received by SMS after POST /bankaccounts/verification'),
+    TwoFactorCode: sixDigitCode('The code received by SMS after POST /bankaccounts/verification (sent without a destination, or with this AccountNumber and SortCode)'),
   })
   .strict();
 
@@ -180,7 +187,9 @@ export const bankAccountUpdateSchema = z
     AccountNumber: accountNumber,
     SortCode: sortCode,
     DateClosed: dateClosed,
-    TwoFactorCode: sixDigitCode('Needed to change AccountNumber or SortCode: the code sent to the customer after POST /bankaccounts/verification')
+    TwoFactorCode: sixDigitCode(
+      'Needed to change AccountNumber or SortCode: the code sent to the customer by POST /bankaccounts/verification with this AccountNumber and SortCode (a code sent without them only adds accounts)',
+    )
       .nullable()
       .optional(),
   })

@@ -55,6 +55,9 @@ export const breakersSchema = z
     resources: groupSchema.prefault({}).describe('Reads and writes of the resources (accounts, customers, ...)'),
     bankaccounts: groupSchema.prefault({}).describe('Bank account operations'),
     receipts: groupSchema.prefault({}).describe('Receipt postings (money movement)'),
+    customers: groupSchema
+      .prefault({})
+      .describe("The two-factor step's customer lookup (GET /customers/{id} before a code is sent), apart so failing lookups never open the group that guards adds"),
   })
   .strict();
 

@@ -92,7 +92,7 @@ describe('CoreBreakers', () => {
     expect(await probe).toBe(200);
     expect(breaker.state).toBe('closed');
     expect(await gauge(built.metrics, 'resources')).toBe(0);
-    expect(built.breakers.states()).toEqual({ resources: 'closed', bankaccounts: 'closed', receipts: 'closed' });
+    expect(built.breakers.states()).toEqual({ resources: 'closed', bankaccounts: 'closed', receipts: 'closed', customers: 'closed' });
   });
 });
 

@@ -25,7 +25,7 @@ import type { BreakerGroupConfig, BreakersConfig } from './breakers.schema';
 
 export type BreakerState = keyof typeof CIRCUIT_STATE_VALUE;
 
-export const BREAKER_GROUPS: readonly BreakerGroup[] = ['resources', 'bankaccounts', 'receipts'];
+export const BREAKER_GROUPS: readonly BreakerGroup[] = ['resources', 'bankaccounts', 'receipts', 'customers'];
 
 /** The breaker refused the call (open, or its one half-open probe is out): the core was not called. */
 export class CircuitOpenError extends Error {
@@ -164,13 +164,13 @@ export class CoreBreaker {
   }
 }
 
-/** The three breakers, built once at start-up. */
+/** The four breakers, built once at start-up. */
 export class CoreBreakers {
   private readonly byGroup: Readonly<Record<BreakerGroup, CoreBreaker>>;
 
   constructor(config: BreakersConfig, options: CoreBreakerDeps & { readonly defaultTimeoutMs: number }) {
     const make = (group: BreakerGroup): CoreBreaker => new CoreBreaker(group, config[group], options.defaultTimeoutMs, options);
-    this.byGroup = { resources: make('resources'), bankaccounts: make('bankaccounts'), receipts: make('receipts') };
+    this.byGroup = { resources: make('resources'), bankaccounts: make('bankaccounts'), receipts: make('receipts'), customers: make('customers') };
   }
 
   get(group: BreakerGroup): CoreBreaker {
@@ -178,7 +178,12 @@ export class CoreBreakers {
   }
 
   states(): Record<BreakerGroup, BreakerState> {
-    return { resources: this.byGroup.resources.state, bankaccounts: this.byGroup.bankaccounts.state, receipts: this.byGroup.receipts.state };
+    return {
+      resources: this.byGroup.resources.state,
+      bankaccounts: this.byGroup.bankaccounts.state,
+      receipts: this.byGroup.receipts.state,
+      customers: this.byGroup.customers.state,
+    };
   }
 
   shutdown(): void {

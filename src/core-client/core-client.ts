@@ -62,6 +62,8 @@ export interface BufferedAnswer {
   readonly body: Buffer;
   /** The core's Location as a gateway path (core-headers.ts vendorLocation); absent when it sent none or one outside the core. */
   readonly location?: string;
+  /** The core's Retry-After, for the problem of its 429; absent when it sent none. */
+  readonly retryAfter?: string;
 }
 
 export interface CoreClient {
@@ -395,6 +397,13 @@ function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<Buffered
   incoming.once('end', () => {
     attempt.observe();
     const location = vendorLocation(incoming.headers.location, coreBase);
-    attempt.succeed({ status: incoming.statusCode ?? 502, contentType: String(incoming.headers['content-type'] ?? ''), body: Buffer.concat(chunks, size), ...(location ? { location } : {}) });
+    const retryAfter = incoming.headers['retry-after'];
+    attempt.succeed({
+      status: incoming.statusCode ?? 502,
+      contentType: String(incoming.headers['content-type'] ?? ''),
+      body: Buffer.concat(chunks, size),
+      ...(location ? { location } : {}),
+      ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+    });
   });
 }

@@ -32,9 +32,10 @@ describe("the core's refusals as the gateway's problems", () => {
     expect(listed).toMatchObject({ detail: 'bad sort', errors: [{ field: 'sort', message: 'unknown field' }] });
   });
 
-  it('never shows HTML, and cuts and cleans text: no control characters, at most 300 characters', () => {
+  it('never shows HTML or plain text, and cuts and cleans JSON messages: no control characters, at most 300 characters', () => {
     expect(problemFromCoreAnswer(404, 'text/html', Buffer.from('<pre>at Core.Accounts.Get() on cbs-db-01</pre>')).detail).toBe('The core banking system has no such resource.');
-    const noisy = problemFromCoreAnswer(400, 'text/plain', Buffer.from(`bad\u0001input\u0000${'x'.repeat(500)}`));
+    expect(problemFromCoreAnswer(400, 'text/plain', Buffer.from('System.IO at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal')).detail).toBe('The core banking system refused the request as invalid.');
+    const noisy = problemFromCoreAnswer(400, 'application/json', json({ errorMessage: `bad\u0001input\u0000${'x'.repeat(500)}` }));
     expect([...noisy.detail].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
     expect(noisy.detail.length).toBeLessThanOrEqual(300);
     expect(cleanText('a\r\n\tb')).toBe('a b');

@@ -1,7 +1,8 @@
 /**
- * The core's refusals (4xx on a streamed route), told to the vendor in the gateway's one error
- * shape: a problem of the catalogue with `code` and `requestId`, whatever the core sent
- * (problem JSON, ASP.NET validation problems, plain JSON, text, HTML, nothing).
+ * The core's refusals (4xx, streamed or buffered routes alike), told to the vendor in the
+ * gateway's one error shape: a problem of the catalogue with `code` and `requestId`, whatever
+ * the core sent (problem JSON, ASP.NET validation problems, plain JSON or a DTO with
+ * `errorMessage`, text, HTML, nothing).
  *
  * - 400 → `invalid_request`, the core's message kept as `detail` and its field errors (an array
  *   of `{field, message}`, or ASP.NET's `{"errors": {"Field": ["message"]}}`) as `errors[]`;
@@ -10,8 +11,10 @@
  *   `rate_limited`;
  * - any other 4xx (401, 403: the core refused the gateway itself) → 502 `bad_gateway`: that is
  *   the operator's to fix, not the vendor's.
- * Text from the core is cut to a few hundred characters and loses its control characters
- * before it goes into a problem (the XML form cannot carry them; logs and terminals should not).
+ * Only JSON from the core is read: its message is cut to a few hundred characters and loses its
+ * control characters before it goes into a problem (the XML form cannot carry them; logs and
+ * terminals should not). HTML and plain text are never shown: they are where stack traces, file
+ * paths and internal host names turn up.
  *
  * Pure: reads a status, a media type and a body.
  */
@@ -99,10 +102,8 @@ export function problemFromCoreAnswer(status: number, contentType: string, body:
     } catch {
       detail = null;
     }
-  } else if (/^text\/plain/i.test(contentType) && text.trim() !== '') {
-    detail = text;
   }
-  // HTML and anything else: never shown (it may be a stack trace or a host name).
+  // HTML, text and anything else: never shown (it may be a stack trace, a path or a host name).
   return new GatewayError(code, detail ? cleanText(detail) : (DEFAULT_DETAIL[code] as string), {
     ...(errors.length > 0 ? { errors } : {}),
     ...(code === 'rate_limited' && retryAfter ? { headers: { 'Retry-After': cleanText(retryAfter, 20) } } : {}),

@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   unprocessable_content: { status: 422, title: 'Unprocessable content' },
   rate_limited: { status: 429, title: 'Too many requests' },
   two_factor_locked: { status: 429, title: 'Two-factor code locked' },
+  sms_rate_limited: { status: 429, title: 'SMS send limit reached' },
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   bad_gateway: { status: 502, title: 'Bad gateway' },

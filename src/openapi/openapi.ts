@@ -62,8 +62,9 @@ const PROBLEM_SCHEMA: OpenApiSchema = {
 /** A JSON refusal of receipt input: the problem, with the receipt's members as far as they could be read beside it. */
 const RECEIPT_REFUSAL_SCHEMA: OpenApiSchema = {
   description:
-    "The problem, and when the gateway refused the receipt's own fields, the receipt as far as it could be read beside it " +
-    '(its members, errorMessage naming every bad field, hasOverride false; a problem member wins over a receipt member of the same name)',
+    "The problem, with the receipt's members beside it: when the gateway refused the receipt's own fields, the receipt as far as it could be read " +
+    "(errorMessage naming every bad field, hasOverride false); when the core refused it, the core's receipt as it wrote it " +
+    '(errorMessage, hasOverride, transactionOverrides). A problem member wins over a receipt member of the same name',
   allOf: [
     { $ref: '#/components/schemas/Problem' },
     { type: 'object', properties: { errorMessage: { type: 'string' }, hasOverride: { type: 'boolean' } } },
@@ -117,7 +118,8 @@ function problemCodes(route: Route): Map<number, ErrorCode[]> {
   };
   const sendsCode = route.path === 'bankaccounts/verification';
   const checksCode = route.path === 'bankaccounts/add' || route.path === 'bankaccounts/{bankaccountid}';
-  const writesRecord = route.method !== 'GET' && route.group !== 'receipts' && !route.answeredByGateway;
+  // Receipts too: the core's 409 and 422 come back as the catalogue's conflict and unprocessable_content.
+  const writesRecord = route.method !== 'GET' && !route.answeredByGateway;
   add('invalid_request');
   if (checksCode) add('two_factor_invalid');
   add('unauthorized', 'licence_required', 'permission_denied', 'vendor_suspended', 'not_found');
@@ -129,6 +131,7 @@ function problemCodes(route: Route): Map<number, ErrorCode[]> {
   if (writesRecord) add('unprocessable_content');
   add('rate_limited');
   if (sendsCode || checksCode) add('two_factor_locked');
+  if (sendsCode) add('sms_rate_limited');
   add('request_header_fields_too_large', 'internal_error', 'bad_gateway');
   if (sendsCode) add('sms_provider_failed');
   add('core_unavailable', 'store_unavailable', 'core_timeout');
@@ -207,9 +210,9 @@ function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Recor
   };
   responses['400'] = {
     description:
-      'Invalid input, found by the gateway or by the core: the receipt with errorMessage and hasOverride false. From the gateway, the problem goes alongside: ' +
+      'Invalid input, found by the gateway or by the core: the receipt with errorMessage, and the problem alongside: ' +
       "in JSON its members (code, requestId, errors[] naming every bad field) beside the receipt's, as application/problem+json; in XML its urn:ietf:rfc:7807 <problem> element " +
-      "as the receipt's last child. A request refused before its body is read (path, query, framing) is a plain problem",
+      "as the receipt's last child. The core's HTML or text is never shown. A request refused before its body is read (path, query, framing) is a plain problem",
     headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
     content: {
       'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } },
@@ -217,15 +220,21 @@ function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Recor
       ...receiptContent,
     },
   };
+  // The core's refusals come back as the receipt with the problem alongside, as invalid input does.
+  const refusalContent = (status: number): Record<string, OpenApiSchema> => ({
+    ...problemContent(problems.get(status) ?? []),
+    'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } },
+    ...receiptContent,
+  });
   responses['409'] = {
-    description: `The core refused the receipt as a conflict (the receipt with errorMessage, e.g. an ExternalRefNo already used)${alsoProblem(409)}`,
+    description: `The core refused the receipt as a conflict: the receipt with errorMessage (e.g. an ExternalRefNo already used) and the problem alongside (code conflict)${alsoProblem(409)}`,
     headers: headerRefs(...COMMON_HEADERS, 'Retry-After', 'Idempotent-Replayed'),
-    content: { ...problemContent(problems.get(409) ?? []), ...receiptContent },
+    content: refusalContent(409),
   };
   responses['422'] = {
-    description: `Override needed: the receipt with hasOverride true and transactionOverrides${alsoProblem(422)}`,
+    description: `Override needed: the receipt with hasOverride true and transactionOverrides, and the problem alongside (code unprocessable_content)${alsoProblem(422)}`,
     headers: headerRefs(...COMMON_HEADERS, 'Idempotent-Replayed'),
-    content: { ...problemContent(problems.get(422) ?? []), ...receiptContent },
+    content: refusalContent(422),
   };
 }
 

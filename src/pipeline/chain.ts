@@ -91,6 +91,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     sms: deps.sms,
     logger: deps.logger,
     coreClient: deps.coreClient,
+    access: deps.access,
     sandboxMode: config.core.url === null,
     onBudgetExhausted: (vendor) => metrics.smsBudgetExhaustedTotal.inc({ vendor }),
   });

@@ -105,6 +105,8 @@ export interface RequestContext {
    * itself (receipts): what it could read, and the format the answer is written in.
    */
   refusedBody: RefusedBody | null;
+  /** The receipt (the core's JSON) the core refused a receipt posting with; the error handler answers it with the problem alongside. */
+  coreRefusedReceipt: string | null;
   /** Set by idempotency on a keyed money movement; the terminal step settles it. */
   idempotencyGuard: IdempotencyGuard;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
@@ -134,6 +136,7 @@ export function newContext(requestId: string): RequestContext {
     body: null,
     rawBody: null,
     refusedBody: null,
+    coreRefusedReceipt: null,
     idempotencyGuard: UNGUARDED,
     upstreamSeconds: null,
     streamedBytesOut: 0,

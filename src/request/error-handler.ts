@@ -94,7 +94,9 @@ function problemXml(body: ProblemBody, document = true): string {
  * Invalid input of a receipt operation, answered as the receipt (the spec: "Receipt bodies carry
  * an ErrorMessage string for errors from invalid input"), so a .NET client that deserializes the
  * DTO finds the message, as it does in the core's own 400: what could be read of the body (never a
- * secret), `errorMessage` (the detail and every bad field) and `hasOverride: false`, in the format
+ * secret), `errorMessage` (the detail and every bad field) and `hasOverride: false`; or, when the
+ * core refused the posting with a receipt (any 4xx: its 400 or 409 with `errorMessage`, its 422
+ * with `transactionOverrides`), that receipt as the core wrote it; in the format
  * and namespace a receipt answer takes. The problem goes alongside: its members at the top level
  * in JSON (`application/problem+json`; the problem's `status` wins over a receipt's), its XML form
  * as the last child in XML, whose root must be the DTO (DataContractSerializer skips the child).
@@ -104,9 +106,11 @@ function receiptRefusal(res: Response, problem: ProblemBody, contracts: BodyCont
   const ctx = getContext(res);
   const contract = ctx?.route?.bodySchema ? contracts.get(ctx.route.bodySchema) : undefined;
   const form = ctx?.body ?? ctx?.refusedBody;
-  if (problem.code !== 'invalid_request' || !contract?.refusesAsBody || !form) return null;
+  const coreReceipt = ctx?.coreRefusedReceipt ?? null;
+  if ((problem.code !== 'invalid_request' && coreReceipt === null) || !contract?.refusesAsBody || !form) return null;
   const errorMessage = [problem.detail, ...(problem.errors ?? []).map((e) => `${e.field}: ${e.message}`)].join(' ');
-  const echoed = stringifyLossless({ ...form.value, errorMessage, hasOverride: false }) as string;
+  // The core's own receipt is kept as it wrote it (its errorMessage, or its overrides).
+  const echoed = coreReceipt ?? (stringifyLossless({ ...form.value, errorMessage, hasOverride: false }) as string);
   const receipt = renderAnswerForVendor(contract, echoed, form.responseFormat, form.responseXmlNamespace);
   if (form.responseFormat === 'xml') {
     const close = receipt.lastIndexOf('</');

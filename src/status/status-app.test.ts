@@ -21,7 +21,7 @@ async function serve(world: World): Promise<{ url: string; server: Server }> {
   const app = createStatusApp({
     accessStatus: () => world.access,
     redisStatus: () => ({ up: world.redisUp, downSeconds: world.redisUp ? 0 : 12 }),
-    breakerStates: () => ({ resources: world.resources, bankaccounts: 'closed', receipts: 'closed' }),
+    breakerStates: () => ({ resources: world.resources, bankaccounts: 'closed', receipts: 'closed', customers: 'closed' }),
     isShuttingDown: () => world.shuttingDown,
     mode: { accessStore: 'redis', core: 'remote' },
     registry: new Registry(),
@@ -79,7 +79,7 @@ describe('status app', () => {
       status: 'ready',
       accessConfig: { loaded: true, version: 4, ageSeconds: 30 },
       redis: { up: false, downSeconds: 12 },
-      breakers: { resources: 'open', bankaccounts: 'closed', receipts: 'closed' },
+      breakers: { resources: 'open', bankaccounts: 'closed', receipts: 'closed', customers: 'closed' },
     });
   });
 

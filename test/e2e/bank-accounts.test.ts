@@ -3,7 +3,7 @@
  * mode: verification (to the mobile the sandbox core holds for the customer) → code read from
  * the outbox at the admin API → add → list → close.
  */
-import { latestCodeSentTo } from '../../src/sms/outbox-client';
+import { latestCodeSentTo, readSmsOutbox } from '../../src/sms/outbox-client';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -90,6 +90,43 @@ describe('bank accounts with SMS two-factor verification', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errors: [{ field: 'MobileNumber' }] });
     await expect(latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(other))).rejects.toThrow('no code');
+  });
+
+  it('binds a code to what it authorises: a code to add never redirects an account; a code for a destination names it and allows only it', async () => {
+    // Customers (none another test sends a code to) who hold an open bank account already.
+    const holders: Array<{ customer: number; account: Record<string, unknown> }> = [];
+    for (const customer of members.slice(5, -2)) {
+      const accounts = (await call('GET', `/customers/${customer}/bankaccounts`)).body as unknown as Array<Record<string, unknown>> | null;
+      const open = accounts?.find((account) => account.DateClosed === null);
+      if (open) holders.push({ customer, account: open });
+      if (holders.length === 2) break;
+    }
+    expect(holders).toHaveLength(2);
+    const update = ({ customer, account }: { customer: number; account: Record<string, unknown> }) => ({
+      CustomerId: customer,
+      PersonId: customer,
+      Name: String(account.Name),
+      AccountNumber: String(account.AccountNumber),
+      SortCode: String(account.SortCode),
+    });
+
+    const [first, second] = holders as [(typeof holders)[0], (typeof holders)[0]];
+    await call('POST', '/bankaccounts/verification', { CustomerId: first.customer, MobileNumber: mobileOf(first.customer) });
+    const addCode = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(first.customer));
+    const redirected = await call('PUT', `/bankaccounts/${String(first.account.Id)}`, { ...update(first), AccountNumber: '13572468', SortCode: '998877', TwoFactorCode: addCode });
+    expect(redirected.body).toMatchObject({ code: 'two_factor_invalid' });
+    expect((await call('GET', `/bankaccounts/${String(first.account.Id)}`)).body).toMatchObject({ AccountNumber: first.account.AccountNumber });
+
+    const sent = await call('POST', '/bankaccounts/verification', { CustomerId: second.customer, MobileNumber: mobileOf(second.customer), AccountNumber: '24681357', SortCode: '40-10-10' });
+    expect(sent.status).toBe(200);
+    const outbox = await readSmsOutbox(adminUrl, TEST_ADMIN_TOKEN);
+    expect(outbox[0]?.text).toContain('ending 1357');
+    const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(second.customer));
+    const elsewhere = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, { ...update(second), AccountNumber: '13572468', SortCode: '401010', TwoFactorCode: code });
+    expect(elsewhere.body).toMatchObject({ code: 'two_factor_invalid' });
+    const moved = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, { ...update(second), AccountNumber: '24681357', SortCode: '401010', TwoFactorCode: code });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ AccountNumber: '24681357', SortCode: '401010' });
   });
 
   it('answers 400 naming the field for a number that is not a UK mobile', async () => {

@@ -129,6 +129,46 @@ describe("the core's answers", () => {
     }
   });
 
+  it('answers a core 4xx on a bank-account write that is not a DTO as a catalogue problem: no HTML, host or path, with code and requestId', async () => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    const refusals: Array<[string, number, string]> = [
+      ['text/html', 400, '<html><body><h1>Bad Request</h1><pre>at Cbs.BankAccounts.Update() in D:\\cbs\\src\\BankAccounts.cs:line 88 on cbs-app-03.internal</pre></body></html>'],
+      ['application/problem+json', 404, '{"type":"about:blank","title":"Not Found","status":404}'],
+    ];
+    for (const [contentType, status, text] of refusals) {
+      respond = (request, res) => {
+        if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+        else res.writeHead(status, { 'content-type': contentType }).end(text);
+      };
+      const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+      const answer = await call(`${gateway.url}/bankaccounts/7`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+      expect(answer.status).toBe(status);
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: status === 404 ? 'not_found' : 'invalid_request', requestId: answer.headers['x-request-id'] });
+      expect(answer.body).not.toMatch(/<html|cbs-app|BankAccounts\.cs|about:blank/);
+    }
+  });
+
+  it('answers a core 4xx on a receipt as the receipt with errorMessage and the problem alongside, never its HTML, and keeps an override', async () => {
+    respond = (_request, res) => {
+      res.writeHead(400, { 'content-type': 'text/html' }).end('<html><pre>System.NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></html>');
+    };
+    const headers = { ...DEMO, 'content-type': 'application/json' };
+    const refused = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'html-400' }, body: DEPOSIT_BODY });
+    expect(refused.status).toBe(400);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'invalid_request', requestId: refused.headers['x-request-id'], errorMessage: expect.any(String), externalRefNo: 'B-1' });
+    expect(refused.body).not.toMatch(/<html|cbs-app|Receipts\.cs|NullReference/);
+
+    const override = { hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }] };
+    respond = (_request, res) => {
+      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify(override));
+    };
+    const needsOverride = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'override-422' }, body: DEPOSIT_BODY });
+    expect(needsOverride.status).toBe(422);
+    expect(JSON.parse(needsOverride.body)).toMatchObject({ code: 'unprocessable_content', requestId: needsOverride.headers['x-request-id'], hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9 }] });
+  });
+
   it.each([
     ['with a Content-Length', true],
     ['chunked', false],

@@ -161,7 +161,7 @@ describe('metrics after a mixed run', () => {
     ]) {
       expect(exposition).toContain(`# TYPE ${name} `);
     }
-    for (const group of ['resources', 'bankaccounts', 'receipts']) expect(exposition).toContain(`gateway_circuit_state{group="${group}"} 0`);
+    for (const group of ['resources', 'bankaccounts', 'receipts', 'customers']) expect(exposition).toContain(`gateway_circuit_state{group="${group}"} 0`);
     expect(exposition).toMatch(/^gateway_redis_up 1$/m);
     expect(exposition).toMatch(/^gateway_access_config_age_seconds \d+$/m);
     // Buckets fine enough to show the gateway's own sub-millisecond overhead.
@@ -190,7 +190,7 @@ describe('readiness body', () => {
         mode: { accessStore: 'redis', core: 'sandbox' },
         accessConfig: { loaded: true, version: expect.any(Number), ageSeconds: expect.any(Number), problem: null },
         redis: { up: true, downSeconds: 0 },
-        breakers: { resources: 'closed', bankaccounts: 'closed', receipts: 'closed' },
+        breakers: { resources: 'closed', bankaccounts: 'closed', receipts: 'closed', customers: 'closed' },
       });
       expect(await (await fetch(`${gateway.statusUrl}/metrics`)).text()).toMatch(/^gateway_redis_up 1$/m);
     } finally {

@@ -64,11 +64,39 @@ describe('exchange step', () => {
     expect(guard.settled).toEqual(['core call', 'complete 200']);
   });
 
-  it("releases the key when the core refuses (4xx): nothing was posted, and passes the core's own answer on", async () => {
+  it('releases the key when the core refuses (4xx): nothing was posted, and hands the error handler a catalogue problem with the refused receipt', async () => {
     const guard = recordingGuard();
-    const run = await runStep(exchange({ coreClient: coreAnswering(json(400, '{"message":"account closed"}')), contracts }), {}, depositContext(guard));
-    expect(run.answer?.status).toBe(400);
+    const ctx = depositContext(guard);
+    const receipt = '{"hasOverride":false,"transactionOverrides":[],"errorMessage":"account closed"}';
+    const run = await runStep(exchange({ coreClient: coreAnswering(json(400, receipt)), contracts }), {}, ctx);
+    expect(run.answer).toBeNull();
+    expect(run.error).toMatchObject({ code: 'invalid_request', status: 400, detail: 'account closed' });
+    expect(ctx.coreRefusedReceipt).toBe(receipt);
     expect(guard.settled).toEqual(['core call', 'abandon']);
+  });
+
+  it("never passes on a core 4xx that is not a DTO (HTML, text): a catalogue problem with the core's words left out", async () => {
+    const cases: Array<[string, string]> = [
+      ['text/html', '<html><body><pre>NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></body></html>'],
+      ['text/plain', 'Server cbs-app-03.internal: /opt/cbs/receipts.dll'],
+      ['application/problem+json', '{"type":"about:blank","title":"Not Found","status":404}'],
+    ];
+    for (const [contentType, text] of cases) {
+      const guard = recordingGuard();
+      const ctx = depositContext(guard);
+      const run = await runStep(exchange({ coreClient: coreAnswering({ status: contentType === 'application/problem+json' ? 404 : 400, contentType, body: Buffer.from(text) }), contracts }), {}, ctx);
+      expect(run.answer).toBeNull();
+      expect(run.error).toMatchObject({ code: contentType === 'application/problem+json' ? 'not_found' : 'invalid_request' });
+      expect(JSON.stringify(run.error)).not.toMatch(/cbs-app|Receipts\.cs|receipts\.dll/);
+      expect(ctx.coreRefusedReceipt).toBeNull();
+      expect(guard.settled).toEqual(['core call', 'abandon']);
+    }
+  });
+
+  it("keeps the core's Retry-After on its 429 to a buffered route", async () => {
+    const guard = recordingGuard();
+    const run = await runStep(exchange({ coreClient: coreAnswering({ ...json(429, '{}'), retryAfter: '30' }), contracts }), {}, depositContext(guard));
+    expect(run.error).toMatchObject({ code: 'rate_limited', headers: { 'Retry-After': '30' } });
   });
 
   it('releases the key when the request never reached the core (breaker open)', async () => {

@@ -4,7 +4,11 @@
  * renders it in the vendor's format, and settles the idempotency claim:
  * - a 2xx answer is stored for replays (`complete`), then sent;
  * - a 4xx answer means nothing was posted: the claim is released (`abandon`), so a corrected
- *   retry under the same key (with supervisor credentials, say) may post;
+ *   retry under the same key (with supervisor credentials, say) may post; the vendor gets the
+ *   catalogue problem for it (core-problem.ts: `code`, `requestId`, the core's JSON message,
+ *   never its HTML or text), as on streamed routes. A receipt the core refused with a receipt
+ *   (400 `errorMessage`, 409, 422 with `transactionOverrides`) is kept for the error handler,
+ *   which answers it as the receipt with the problem alongside (`ctx.coreRefusedReceipt`);
  * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: the key turns `outcome_unknown`
  *   (`unknown`) and is never sent again; a breaker refusal or a refused connection never
@@ -12,12 +16,14 @@
  * Streamed routes (no parsed body) go on to the forward step.
  *
  * Reads the route, principal and parsed body from the context; sets the response (a 201 with the
- * core's Location as a gateway path, kept for replays too).
+ * core's Location as a gateway path, kept for replays too), or ctx.coreRefusedReceipt and the
+ * error for a refusal.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
 import { renderAnswerForVendor } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
+import { problemFromCoreAnswer } from '../../core-client/core-problem';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context, type ParsedBody } from '../../request/context';
@@ -63,8 +69,16 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
 
     const contract = deps.contracts.get(bodySchema);
     const contentType = answer.contentType;
-    // The core's own error documents (not a DTO) pass through as the core wrote them.
     const isDto = contract !== undefined && JSON_MEDIA_TYPE.test(contentType) && !/problem\+json/i.test(contentType);
+    if (answer.status >= 400) {
+      // Nothing was posted: the key is free again, and so is the code that allowed the change.
+      await guard.abandon();
+      await ctx.secondFactor?.restore();
+      const problem = problemFromCoreAnswer(answer.status, contentType, answer.body, answer.retryAfter);
+      if (isDto && contract.refusesAsBody && problem.status < 500) ctx.coreRefusedReceipt = answer.body.toString('utf8');
+      next(problem);
+      return;
+    }
     let payload: Buffer;
     let mediaType: string;
     try {
@@ -77,12 +91,9 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       return;
     }
 
-    // Location only with a created record (201): a refusal points nowhere.
+    // Location only with a created record (201).
     const location = answer.status === 201 ? answer.location : undefined;
-    if (answer.status >= 400) {
-      await guard.abandon();
-      await ctx.secondFactor?.restore();
-    } else await guard.complete({ status: answer.status, contentType: mediaType, body: payload, ...(location ? { location } : {}) });
+    await guard.complete({ status: answer.status, contentType: mediaType, body: payload, ...(location ? { location } : {}) });
     res.status(answer.status).setHeader('Content-Type', mediaType);
     if (location) res.setHeader('Location', location);
     res.end(payload);

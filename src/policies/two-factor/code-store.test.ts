@@ -25,7 +25,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
   beforeEach(async () => {
     store = await makeStore();
   });
-  const redeem = (hash: string, now: number, owner = A) => store.redeem(owner, { hash, now, maxAttempts: MAX, lockMs: LOCK });
+  const redeem = (hash: string, now: number, owner = A) => store.redeem(owner, { hashes: [hash], now, maxAttempts: MAX, lockMs: LOCK });
   const wrong = async (times: number, now: number, owner = A) => {
     const results = [];
     for (let i = 0; i < times; i++) results.push(await redeem('wrong', now, owner));
@@ -34,8 +34,39 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
 
   it('accepts the code once', async () => {
     expect(await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL })).toEqual({ kind: 'issued' });
-    expect(await redeem('h1', T0 + 1000)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h1', T0 + 1000)).toMatchObject({ kind: 'accepted' });
     expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
+  });
+
+  it('accepts a code under any of the hashes offered, and answers what restoring needs', async () => {
+    await store.issue(A, { hash: 'bound', now: T0, ttlMs: TTL });
+    expect(await store.redeem(A, { hashes: ['other'], now: T0 + 1, maxAttempts: MAX, lockMs: LOCK })).toMatchObject({ kind: 'refused' });
+    expect(await store.redeem(A, { hashes: ['other', 'bound'], now: T0 + 2, maxAttempts: MAX, lockMs: LOCK })).toEqual({ kind: 'accepted', hash: 'bound', expiresAt: T0 + TTL, restores: 0 });
+  });
+
+  it('restores a redeemed code with its original expiry, never a fresh one', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    const accepted = await redeem('h1', T0 + TTL - 1000);
+    expect(accepted).toMatchObject({ kind: 'accepted', expiresAt: T0 + TTL });
+    expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + TTL, restores: 0, now: T0 + TTL - 500 })).toBe(true);
+    expect(await redeem('h1', T0 + TTL)).toMatchObject({ kind: 'refused' });
+  });
+
+  it('spends a code after three restores, and never restores one past its expiry or over a newer code', async () => {
+    await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
+    for (let restores = 0; restores < 3; restores++) {
+      expect(await redeem('h1', T0 + 1)).toEqual({ kind: 'accepted', hash: 'h1', expiresAt: T0 + TTL, restores });
+      expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + TTL, restores, now: T0 + 2 })).toBe(true);
+    }
+    expect(await redeem('h1', T0 + 3)).toEqual({ kind: 'accepted', hash: 'h1', expiresAt: T0 + TTL, restores: 3 });
+    expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + TTL, restores: 3, now: T0 + 4 })).toBe(false);
+    expect(await redeem('h1', T0 + 5)).toMatchObject({ kind: 'refused' });
+
+    expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + 10, restores: 0, now: T0 + 10 })).toBe(false);
+    await store.issue(A, { hash: 'h2', now: T0 + 20, ttlMs: TTL });
+    expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + TTL, restores: 0, now: T0 + 21 })).toBe(false);
+    expect(await redeem('h1', T0 + 22)).toMatchObject({ kind: 'refused' });
+    expect(await redeem('h2', T0 + 23)).toMatchObject({ kind: 'accepted' });
   });
 
   it('refuses the code from the end of its lifetime on', async () => {
@@ -47,7 +78,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
     await store.issue(A, { hash: 'h2', now: T0 + 1000, ttlMs: TTL });
     expect(await redeem('h1', T0 + 2000)).toMatchObject({ kind: 'refused' });
-    expect(await redeem('h2', T0 + 3000)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h2', T0 + 3000)).toMatchObject({ kind: 'accepted' });
   });
 
   it('locks after the last allowed wrong try, and then refuses even the right code and new codes', async () => {
@@ -76,7 +107,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
   it('forgets wrong tries after a success, and after the lock time since the last one', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
     await wrong(4, T0 + 1000);
-    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h1', T0 + 2000)).toMatchObject({ kind: 'accepted' });
     expect(await redeem('x', T0 + 3000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
     expect(await redeem('x', T0 + 3000 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
   });
@@ -86,13 +117,13 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     await wrong(MAX, T0);
     expect(await redeem('h1', T0 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false });
     expect(await store.issue(A, { hash: 'h2', now: T0 + LOCK, ttlMs: TTL })).toEqual({ kind: 'issued' });
-    expect(await redeem('h2', T0 + LOCK + 1)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h2', T0 + LOCK + 1)).toMatchObject({ kind: 'accepted' });
   });
 
   it('keeps customers apart', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
     expect(await redeem('h1', T0, { customerId: 10004 })).toMatchObject({ kind: 'refused' });
-    expect(await redeem('h1', T0)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h1', T0)).toMatchObject({ kind: 'accepted' });
   });
 
   it("locks a customer for every vendor: wrong tries count per customer, whoever makes them", async () => {
@@ -107,7 +138,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
     await store.issue(A, { hash: 'h2', now: T0, ttlMs: TTL });
     await store.discard(A, 'h1');
-    expect(await redeem('h2', T0)).toEqual({ kind: 'accepted' });
+    expect(await redeem('h2', T0)).toMatchObject({ kind: 'accepted' });
     await store.issue(A, { hash: 'h3', now: T0, ttlMs: TTL });
     await store.discard(A, 'h3');
     expect(await redeem('h3', T0)).toMatchObject({ kind: 'refused' });
@@ -118,7 +149,7 @@ describe('memory two-factor store', () => {
   it('forgets pairs with nothing left to remember once it holds many', async () => {
     const store = new MemoryTwoFactorStore(3);
     for (const customerId of [1, 2]) await store.issue({ customerId }, { hash: 'h', now: T0, ttlMs: 1000 });
-    await store.redeem({ customerId: 3 }, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: 1000 });
+    await store.redeem({ customerId: 3 }, { hashes: ['h'], now: T0, maxAttempts: MAX, lockMs: 1000 });
     await store.issue({ customerId: 4 }, { hash: 'h', now: T0 + 999, ttlMs: 1000 });
     // Everything was still live at T0 + 999; at T0 + 1000 only customer 4's code is.
     expect(store.size).toBe(4);
@@ -135,8 +166,8 @@ describe('Redis two-factor store', () => {
     expect(codeKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:10001}');
     expect(triesKey.match(/\{[^}]+\}/)?.[0]).toBe('{2fa:10001}');
     await store.issue(A, { hash: 'the-hash', now: Date.now(), ttlMs: TTL });
-    await store.redeem(A, { hash: 'wrong', now: Date.now(), maxAttempts: MAX, lockMs: LOCK });
-    expect(await client.hgetall(codeKey)).toEqual({ hash: 'the-hash', expiresAt: expect.stringMatching(/^\d+$/) });
+    await store.redeem(A, { hashes: ['wrong'], now: Date.now(), maxAttempts: MAX, lockMs: LOCK });
+    expect(await client.hgetall(codeKey)).toEqual({ hash: 'the-hash', expiresAt: expect.stringMatching(/^\d+$/), restores: '0' });
     expect(await client.pttl(codeKey)).toBeGreaterThan(TTL - 5000);
     expect(await client.pttl(triesKey)).toBeGreaterThan(LOCK - 5000);
   });
@@ -148,7 +179,7 @@ describe('Redis two-factor store', () => {
     try {
       await server.stop();
       await expect(store.issue(A, { hash: 'h', now: T0, ttlMs: TTL })).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(store.redeem(A, { hash: 'h', now: T0, maxAttempts: MAX, lockMs: LOCK })).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.redeem(A, { hashes: ['h'], now: T0, maxAttempts: MAX, lockMs: LOCK })).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.discard(A, 'h')).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
       await server.stop();

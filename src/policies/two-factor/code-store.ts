@@ -9,8 +9,14 @@
  * Rules both stores keep, each operation atomic:
  * - issuing a code replaces the earlier one, but never touches the wrong-code count: a new
  *   send does not undo wrong guesses; while locked, no code is issued;
- * - redeeming succeeds once: the code matches, has not expired, and the pair is not locked;
- *   success deletes the code and the count;
+ * - redeeming succeeds once: the code matches one of the hashes the caller offers (a code is
+ *   bound to what it authorises, so an operation may be allowed by more than one binding), has
+ *   not expired, and the pair is not locked; success deletes the code and the count and answers
+ *   what restoring needs: the matched hash, its absolute expiry and how often it was restored;
+ * - restoring (the core refused the change the code allowed) puts the code back with its
+ *   original expiry, never a fresh one, and only while it is unexpired, no newer code was issued
+ *   meanwhile, the pair is not locked and it was restored fewer than MAX_RESTORES times: a
+ *   code's lifetime is absolute, and refusals cannot keep it alive;
  * - any other redeem is a wrong try: the count grows (wrong tries are remembered until
  *   `lockMs` after the last one); the try that reaches `maxAttempts` deletes the code and
  *   locks the pair for `lockMs`.
@@ -35,17 +41,37 @@ export interface IssueRequest {
   readonly ttlMs: number;
 }
 
+/** How often a code can be handed back after the core refused its change; then it is spent. */
+export const MAX_RESTORES = 3;
+
 export interface RedeemRequest {
-  readonly hash: string;
+  /** The hashes that would allow this operation; the code held must be one of them. */
+  readonly hashes: readonly string[];
   readonly now: number;
   readonly maxAttempts: number;
   readonly lockMs: number;
 }
 
+export interface RestoreRequest {
+  readonly hash: string;
+  /** The code's original expiry (ms): restoring never extends it. */
+  readonly expiresAt: number;
+  /** Restores before this one. */
+  readonly restores: number;
+  readonly now: number;
+}
+
+/** What a redeemed code needs to be put back as it was. */
+export interface RedeemedCodeState {
+  readonly hash: string;
+  readonly expiresAt: number;
+  readonly restores: number;
+}
+
 export type IssueResult = { readonly kind: 'issued' } | { readonly kind: 'locked'; readonly retryAfterMs: number };
 
 export type RedeemResult =
-  | { readonly kind: 'accepted' }
+  | ({ readonly kind: 'accepted' } & RedeemedCodeState)
   /** `wrongTries` counts this one; `locked` says this try locked the pair. */
   | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean }
   | { readonly kind: 'locked'; readonly retryAfterMs: number };
@@ -53,12 +79,14 @@ export type RedeemResult =
 export interface TwoFactorStore {
   issue(owner: CodeOwner, request: IssueRequest): Promise<IssueResult>;
   redeem(owner: CodeOwner, request: RedeemRequest): Promise<RedeemResult>;
+  /** Puts a redeemed code back (see the rules above); false when it is spent instead. */
+  restore(owner: CodeOwner, request: RestoreRequest): Promise<boolean>;
   /** Deletes the code if it is still the one with this hash (a newer send keeps its own). */
   discard(owner: CodeOwner, hash: string): Promise<void>;
 }
 
 interface MemoryEntry {
-  code: { hash: string; expiresAt: number } | null;
+  code: { hash: string; expiresAt: number; restores: number } | null;
   wrongTries: number;
   /** Wrong tries are forgotten after this. */
   triesResetAt: number;
@@ -85,17 +113,18 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
   async issue(owner: CodeOwner, { hash, now, ttlMs }: IssueRequest): Promise<IssueResult> {
     const entry = this.entry(owner);
     if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
-    entry.code = { hash, expiresAt: now + ttlMs };
+    entry.code = { hash, expiresAt: now + ttlMs, restores: 0 };
     this.remember(owner, entry, now);
     return { kind: 'issued' };
   }
 
-  async redeem(owner: CodeOwner, { hash, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
+  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
     const entry = this.entry(owner);
     if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
-    if (entry.code && entry.code.expiresAt > now && sameHash(entry.code.hash, hash)) {
+    const code = entry.code;
+    if (code && code.expiresAt > now && hashes.some((hash) => sameHash(code.hash, hash))) {
       this.entries.delete(key(owner));
-      return { kind: 'accepted' };
+      return { kind: 'accepted', ...code };
     }
     const wrongTries = (entry.triesResetAt > now ? entry.wrongTries : 0) + 1;
     const locked = wrongTries >= maxAttempts;
@@ -109,6 +138,14 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
     }
     this.remember(owner, entry, now);
     return { kind: 'refused', wrongTries, locked };
+  }
+
+  async restore(owner: CodeOwner, { hash, expiresAt, restores, now }: RestoreRequest): Promise<boolean> {
+    const entry = this.entry(owner);
+    if (entry.lockedUntil > now || entry.code !== null || expiresAt <= now || restores >= MAX_RESTORES) return false;
+    entry.code = { hash, expiresAt, restores: restores + 1 };
+    this.remember(owner, entry, now);
+    return true;
   }
 
   async discard(owner: CodeOwner, hash: string): Promise<void> {
@@ -142,36 +179,52 @@ const ISSUE = `
 local lockedUntil = tonumber(redis.call('HGET', KEYS[2], 'lockedUntil') or '0')
 local now = tonumber(ARGV[2])
 if lockedUntil > now then return lockedUntil - now end
-redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', 0)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 0`;
 
 /**
- * KEYS: code, tries. ARGV: hash, now, maxAttempts, now + lockMs, lockMs.
- * Returns {0} accepted, {1, wrongTries, lockedNow} refused, {2, ms} locked.
+ * KEYS: code, tries. ARGV: now, maxAttempts, now + lockMs, lockMs, then the hashes offered.
+ * Returns {0, hash, expiresAt, restores} accepted, {1, wrongTries, lockedNow} refused, {2, ms} locked.
  */
 const REDEEM = `
-local now = tonumber(ARGV[2])
+local now = tonumber(ARGV[1])
 local tries = redis.call('HMGET', KEYS[2], 'count', 'resetAt', 'lockedUntil')
 local lockedUntil = tonumber(tries[3] or '0')
 if lockedUntil > now then return {2, lockedUntil - now} end
-local code = redis.call('HMGET', KEYS[1], 'hash', 'expiresAt')
-if code[1] == ARGV[1] and tonumber(code[2]) > now then
-  redis.call('DEL', KEYS[1], KEYS[2])
-  return {0}
+local code = redis.call('HMGET', KEYS[1], 'hash', 'expiresAt', 'restores')
+if code[1] and tonumber(code[2]) > now then
+  for i = 5, #ARGV do
+    if code[1] == ARGV[i] then
+      redis.call('DEL', KEYS[1], KEYS[2])
+      return {0, code[1], code[2], tonumber(code[3] or '0')}
+    end
+  end
 end
 local count = 1
 if tries[1] and tonumber(tries[2]) > now then count = tonumber(tries[1]) + 1 end
 redis.call('DEL', KEYS[2])
-if count >= tonumber(ARGV[3]) then
+if count >= tonumber(ARGV[2]) then
   redis.call('DEL', KEYS[1])
-  redis.call('HSET', KEYS[2], 'lockedUntil', ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  redis.call('HSET', KEYS[2], 'lockedUntil', ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
   return {1, count, 1}
 end
-redis.call('HSET', KEYS[2], 'count', count, 'resetAt', ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('HSET', KEYS[2], 'count', count, 'resetAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {1, count, 0}`;
+
+/** KEYS: code, tries. ARGV: hash, now, expiresAt, restores, maxRestores. Returns 1 restored, 0 spent. */
+const RESTORE = `
+local now = tonumber(ARGV[2])
+local expiresAt = tonumber(ARGV[3])
+local restores = tonumber(ARGV[4])
+if tonumber(redis.call('HGET', KEYS[2], 'lockedUntil') or '0') > now then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 or expiresAt <= now or restores >= tonumber(ARGV[5]) then return 0 end
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', restores + 1)
+redis.call('PEXPIRE', KEYS[1], expiresAt - now)
+return 1`;
 
 /** KEYS: code. ARGV: hash. */
 const DISCARD = `
@@ -204,12 +257,17 @@ export class RedisTwoFactorStore implements TwoFactorStore {
     return lockMs > 0 ? { kind: 'locked', retryAfterMs: lockMs } : { kind: 'issued' };
   }
 
-  async redeem(owner: CodeOwner, { hash, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
-    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), hash, now, maxAttempts, now + lockMs, lockMs))) as number[];
-    const [kind, first = 0, second = 0] = reply;
-    if (kind === 0) return { kind: 'accepted' };
-    if (kind === 2) return { kind: 'locked', retryAfterMs: first };
-    return { kind: 'refused', wrongTries: first, locked: second === 1 };
+  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
+    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), now, maxAttempts, now + lockMs, lockMs, ...hashes))) as Array<number | string>;
+    const [kind, first = 0, second = 0, third = 0] = reply;
+    if (kind === 0) return { kind: 'accepted', hash: String(first), expiresAt: Number(second), restores: Number(third) };
+    if (kind === 2) return { kind: 'locked', retryAfterMs: Number(first) };
+    return { kind: 'refused', wrongTries: Number(first), locked: second === 1 };
+  }
+
+  async restore(owner: CodeOwner, { hash, expiresAt, restores, now }: RestoreRequest): Promise<boolean> {
+    const reply = await unavailableOnRedisError(this.client.eval(RESTORE, 2, ...this.keys(owner), hash, now, expiresAt, restores, MAX_RESTORES));
+    return Number(reply) === 1;
   }
 
   async discard(owner: CodeOwner, hash: string): Promise<void> {

@@ -8,7 +8,10 @@
  * Reads the configured limits; counts in its limiters. A send takes one point from every
  * limiter at once; if any refuses, the points the others gave are handed back, so a refused
  * send costs nothing, and `refund()` hands them all back when the send did not happen (the
- * SMS provider failed). A Redis failure is a StoreUnavailableError (503): without the shared
+ * SMS provider failed). A miss (no such customer, or a number the bank does not hold for it)
+ * keeps its customer and vendor points: `refund(['number'])` hands back only the number's, so
+ * probing customers for their numbers spends the prober's budget and the customer's limit, while
+ * a stranger's wrong guesses cannot block the texts of the number's real owner. A Redis failure is a StoreUnavailableError (503): without the shared
  * count, the limit could not be kept.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -30,7 +33,7 @@ export interface SendLimitsConfig {
 export type SendScope = 'number' | 'customer' | 'vendor';
 
 export type SendPermit =
-  | { readonly granted: true; refund(): Promise<void> }
+  | { readonly granted: true; refund(scopes?: readonly SendScope[]): Promise<void> }
   /** `refusedBy`: every scope whose limit was reached. */
   | { readonly granted: false; readonly retryAfterMs: number; readonly refusedBy: readonly SendScope[] };
 
@@ -64,8 +67,9 @@ export class SendLimits {
     ];
     const results = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key)));
     const taken = counters.filter((_, i) => results[i]?.status === 'fulfilled');
-    const refund = async (): Promise<void> => {
-      await Promise.allSettled(taken.map(({ limiter, key }) => limiter.reward(key, 1)));
+    const refund = async (scopes?: readonly SendScope[]): Promise<void> => {
+      const handedBack = scopes ? taken.filter(({ scope }) => scopes.includes(scope)) : taken;
+      await Promise.allSettled(handedBack.map(({ limiter, key }) => limiter.reward(key, 1)));
     };
     const refusals = results.flatMap((r, i) => (r.status === 'rejected' ? [{ reason: r.reason as unknown, scope: (counters[i] as Counter).scope }] : []));
     if (refusals.length === 0) return { granted: true, refund };

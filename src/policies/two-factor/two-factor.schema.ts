@@ -46,7 +46,13 @@ export const twoFactorSchema = z
       .string()
       .includes('{code}')
       .default('Your code to add a bank account is {code}. It expires in {minutes} minutes. Never share it.')
-      .describe('SMS text; {code} is the 6-digit code and {minutes} its lifetime'),
+      .describe('SMS text of a code sent without a destination (it adds a new account only); {code} is the 6-digit code and {minutes} its lifetime'),
+    destinationMessageTemplate: z
+      .string()
+      .includes('{code}')
+      .includes('{last4}')
+      .default('Your code to add or switch to the bank account ending {last4} is {code}. It expires in {minutes} minutes. Never share it.')
+      .describe('SMS text of a code bound to a destination (AccountNumber and SortCode); {last4} is the last four digits of its account number'),
   })
   .strict();
 

@@ -24,7 +24,7 @@ import { OutboxSmsProvider } from '../../sms/outbox';
 import type { SmsProvider } from '../../sms/provider';
 import { smsSchema } from '../../sms/sms.schema';
 import { testKey } from '../../../test/support/access-fixture';
-import { answerFrom, startRecordingCore } from '../../../test/support/recording-core';
+import { answerFrom, startRecordingCore, type ParsedCoreRequest } from '../../../test/support/recording-core';
 import { createCoreAgents } from '../../core-client/agent';
 import { CoreBreakers } from '../../core-client/breakers';
 import { breakersSchema } from '../../core-client/breakers.schema';
@@ -53,15 +53,24 @@ import { TestRedisClients } from '../../../test/support/redis-clients';
 
 const keyA = testKey('key-a', 'user.a');
 const keyB = testKey('key-b', 'user.b');
+/** Vendor C holds every licence; its user may not read customers. Vendor D holds no licence to read them. */
+const keyC = testKey('key-c', 'user.c');
+const keyD = testKey('key-d', 'user.d');
 const BANK_ACCOUNT_APIS = ['POSTbankaccounts/*', 'PUTbankaccounts/*', 'GET*'];
+const WITHOUT_CUSTOMER_READS = ['POSTbankaccounts/*', 'PUTbankaccounts/*', 'GETcustomers/{memberId}/bankaccounts'];
+const grants = (prefix: string, apis: readonly string[]) => apis.map((api, i) => ({ id: `${prefix}${i}`, api }));
 const ACCESS: AccessDocument = {
   vendors: [
-    { id: 'vendor-a', name: 'Vendor A', status: 'active', licences: BANK_ACCOUNT_APIS.map((api, i) => ({ id: `la${i}`, api })), keys: [keyA.record] },
-    { id: 'vendor-b', name: 'Vendor B', status: 'active', licences: BANK_ACCOUNT_APIS.map((api, i) => ({ id: `lb${i}`, api })), keys: [keyB.record] },
+    { id: 'vendor-a', name: 'Vendor A', status: 'active', licences: grants('la', BANK_ACCOUNT_APIS), keys: [keyA.record] },
+    { id: 'vendor-b', name: 'Vendor B', status: 'active', licences: grants('lb', BANK_ACCOUNT_APIS), keys: [keyB.record] },
+    { id: 'vendor-c', name: 'Vendor C', status: 'active', licences: grants('lc', BANK_ACCOUNT_APIS), keys: [keyC.record] },
+    { id: 'vendor-d', name: 'Vendor D', status: 'active', licences: grants('ld', WITHOUT_CUSTOMER_READS), keys: [keyD.record] },
   ],
   users: [
-    { id: 'user.a', permissions: BANK_ACCOUNT_APIS.map((api, i) => ({ id: `pa${i}`, api })) },
-    { id: 'user.b', permissions: BANK_ACCOUNT_APIS.map((api, i) => ({ id: `pb${i}`, api })) },
+    { id: 'user.a', permissions: grants('pa', BANK_ACCOUNT_APIS) },
+    { id: 'user.b', permissions: grants('pb', BANK_ACCOUNT_APIS) },
+    { id: 'user.c', permissions: grants('pc', WITHOUT_CUSTOMER_READS) },
+    { id: 'user.d', permissions: grants('pd', BANK_ACCOUNT_APIS) },
   ],
 } as AccessDocument;
 
@@ -85,6 +94,7 @@ interface Harness {
   readonly budgetExhausted: string[];
   readonly logLines: string[];
   readonly clock: { now: number };
+  breakerStates(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -94,6 +104,9 @@ interface HarnessOptions {
   readonly sms?: SmsProvider;
   /** Sandbox mode: a vendor's own Code is taken. */
   readonly sandboxMode?: boolean;
+  /** Answers a core request instead of the sandbox when it returns true. */
+  readonly intercept?: (request: ParsedCoreRequest, res: http.ServerResponse) => boolean;
+  readonly breakers?: Record<string, unknown>;
 }
 
 async function listen(app: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
@@ -127,7 +140,10 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = { now: T0 };
   const data = sandboxData();
   const sandbox = await listen(createSandboxApp({ data }));
-  const core = await startRecordingCore(answerFrom(sandbox.url));
+  const toSandbox = answerFrom(sandbox.url);
+  const core = await startRecordingCore((request, res) => {
+    if (!options.intercept?.(request, res)) toSandbox(request, res);
+  });
   const access = new AccessCache(new MemoryAccessStore(ACCESS), logger);
   await access.start();
   const outbox = options.sms ? null : new OutboxSmsProvider(100);
@@ -139,7 +155,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   });
   const metrics = createMetrics(undefined, { defaultMetrics: false });
   const agents = createCoreAgents(core.url, coreClientSchema.parse({}), { logger });
-  const breakers = new CoreBreakers(breakersSchema.parse({}), { defaultTimeoutMs: 5000, metrics, logger });
+  const breakers = new CoreBreakers(breakersSchema.parse(options.breakers ?? {}), { defaultTimeoutMs: 5000, metrics, logger });
   const coreClient = createCoreClient({
     coreUrl: core.url,
     agents,
@@ -155,6 +171,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     sms: options.sms ?? (outbox as OutboxSmsProvider),
     logger,
     coreClient,
+    access,
     sandboxMode: options.sandboxMode ?? false,
     onBudgetExhausted: (vendorId) => budgetExhausted.push(vendorId),
     now: () => clock.now,
@@ -192,6 +209,7 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     budgetExhausted,
     logLines,
     clock,
+    breakerStates: () => breakers.states(),
     async close() {
       access.stop();
       breakers.shutdown();
@@ -298,9 +316,16 @@ describe('two-factor steps (memory store)', () => {
     expect(h.coreReads()).toEqual(['/customers/10009']);
   });
 
-  it('refuses a customer the core does not know, and one who has not consented to SMS (400 naming CustomerId)', async () => {
+  it('answers a customer the core does not know as it answers a number the bank does not hold, and tells no consent only for the right number', async () => {
     const unknown = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 99999, MobileNumber: MOBILE });
-    expect(unknown.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'CustomerId', message: 'no customer with this number' }] });
+    const notHeld = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07911 123460' });
+    const withoutRequestId = ({ requestId: _id, ...rest }: Record<string, unknown>) => rest;
+    expect(unknown.status).toBe(400);
+    expect(withoutRequestId(unknown.body)).toEqual(withoutRequestId(notHeld.body));
+    expect(unknown.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }] });
+    Object.assign(h.data.customers.get(Y) as object, { SmsConsentGiven: false });
+    const wrongNumberNoConsent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: Y, MobileNumber: '07911 123460' });
+    expect(withoutRequestId(wrongNumberNoConsent.body)).toEqual(withoutRequestId(notHeld.body));
     Object.assign(h.data.customers.get(Y) as object, { SmsConsentGiven: false });
     const noConsent = await verify(h, Y);
     expect(noConsent.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'CustomerId', message: 'has not consented to SMS' }] });
@@ -425,7 +450,7 @@ describe('two-factor steps (memory store)', () => {
     expect(h.coreBodies).toHaveLength(writes);
 
     h.clock.now += 61_000;
-    await verify(h);
+    await verify(h, X, keyA.secret, { AccountNumber: '99990000', SortCode: '20-00-00' });
     const allowed = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '99990000', TwoFactorCode: latestCode(h) });
     expect(allowed.status).toBe(200);
     expect(h.coreBodies.at(-1)).not.toContain('TwoFactorCode');
@@ -480,6 +505,194 @@ describe('two-factor steps (memory store)', () => {
   });
 });
 
+const ACCOUNT = { AccountNumber: '87654321', SortCode: '20-00-00' };
+const MULE = { AccountNumber: '13572468', SortCode: '99-88-77' };
+
+/** Adds an account for X with a code sent to add one; answers its Id and the update body that keeps it as it is. */
+async function accountOfX(h: Harness): Promise<{ id: number; update: Record<string, unknown> }> {
+  await verify(h, X);
+  const added = await add(h, latestCode(h));
+  expect(added.status).toBe(201);
+  h.clock.now += 61_000;
+  return { id: Number(added.body.Id), update: { CustomerId: X, PersonId: X, Name: 'A TESTER', ...ACCOUNT } };
+}
+
+describe('dynamic linking: a code allows only what it was sent for', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('does not let a code sent to add a bank account redirect an existing one', async () => {
+    const { id, update } = await accountOfX(h);
+    await verify(h);
+    const code = latestCode(h);
+    const writes = h.coreBodies.length;
+    const redirect = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, ...MULE, TwoFactorCode: code });
+    expect([redirect.status, redirect.body.code]).toEqual([400, 'two_factor_invalid']);
+    expect(h.coreBodies).toHaveLength(writes);
+    const read = await call(h, 'GET', `/bankaccounts/${id}`, keyA.secret);
+    expect(read.body).toMatchObject({ AccountNumber: ACCOUNT.AccountNumber, SortCode: '200000' });
+  });
+
+  it('names the last four digits of the destination in the SMS, and takes the code for an add or an update to exactly that destination', async () => {
+    const { id, update } = await accountOfX(h);
+    const sent = await verify(h, X, keyA.secret, { AccountNumber: '11112222', SortCode: '10 20 30' });
+    expect(sent.status).toBe(200);
+    expect(h.outbox?.list(1)[0]?.text).toMatch(/^Your code to add or switch to the bank account ending 2222 is \d{6}\. It expires in 10 minutes\. Never share it\.$/);
+    const code = latestCode(h);
+    const swaps = [
+      { ...update, AccountNumber: '11112223', SortCode: '102030' },
+      { ...update, AccountNumber: '11112222', SortCode: '102031' },
+      { ...update, ...MULE },
+    ];
+    for (const body of swaps) {
+      const refused = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...body, TwoFactorCode: code });
+      expect([refused.status, refused.body.code]).toEqual([400, 'two_factor_invalid']);
+    }
+    // Three wrong tries spent, the code is still there for its own destination (five lock).
+    const taken = await call(h, 'PUT', `/bankaccounts/${id}`, keyA.secret, { ...update, AccountNumber: '11112222', SortCode: '10-20-30', TwoFactorCode: code });
+    expect(taken.status).toBe(200);
+    expect(taken.body).toMatchObject({ AccountNumber: '11112222', SortCode: '102030' });
+  });
+
+  it('refuses the add of another destination than the one the code was sent for', async () => {
+    await verify(h, X, keyA.secret, ACCOUNT);
+    const code = latestCode(h);
+    expect((await add(h, code, { accountNumber: MULE.AccountNumber })).body).toMatchObject({ code: 'two_factor_invalid' });
+    expect(h.coreBodies).toEqual([]);
+    expect((await add(h, code)).status).toBe(201);
+  });
+
+  it('refuses half a destination (400 naming the missing half), and sends nothing', async () => {
+    const half = await verify(h, X, keyA.secret, { AccountNumber: '11112222' });
+    expect(half.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'SortCode' }] });
+    const other = await verify(h, X, keyA.secret, { SortCode: '102030' });
+    expect(other.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'AccountNumber' }] });
+    expect(h.outbox?.list()).toEqual([]);
+  });
+
+  it("does not let vendor B use vendor A's destination code, nor customer Y's account take X's", async () => {
+    const { id, update } = await accountOfX(h);
+    await verify(h, X, keyA.secret, MULE);
+    const code = latestCode(h);
+    expect((await call(h, 'PUT', `/bankaccounts/${id}`, keyB.secret, { ...update, ...MULE, TwoFactorCode: code })).body).toMatchObject({ code: 'two_factor_invalid' });
+    expect((await add(h, code, { customerId: Y, accountNumber: MULE.AccountNumber })).body).toMatchObject({ code: 'two_factor_invalid' });
+  });
+});
+
+describe('absolute code lifetimes', () => {
+  /** A 30-s code (the shortest lifetime the config takes) on the step's clock. */
+  const short = { codeTtlSeconds: 30 };
+  const refusedByCore = (h: Harness, code: string) => call(h, 'POST', '/bankaccounts/add', keyA.secret, { ...addBody(code), PersonId: 99999 });
+
+  it.each([
+    ['memory', false],
+    ['Redis', true],
+  ])('keeps the original expiry when a core refusal hands the code back (%s store)', async (_name, withRedis) => {
+    const redis = withRedis ? await new TestRedisClients().ready(process.env.TEST_REDIS_URL as string) : null;
+    const h = await startHarness({ config: short, redis });
+    try {
+      await verify(h);
+      const code = latestCode(h);
+      h.clock.now = T0 + 25_000;
+      expect((await refusedByCore(h, code)).status).toBe(400);
+      h.clock.now = T0 + 29_000;
+      expect((await refusedByCore(h, code)).status).toBe(400);
+      h.clock.now = T0 + 30_000;
+      expect((await add(h, code)).body).toMatchObject({ code: 'two_factor_invalid' });
+      h.clock.now = T0 + 65_000;
+      expect((await add(h, code)).body).toMatchObject({ code: 'two_factor_invalid' });
+      expect(h.coreBodies.filter((body) => body.includes('"PersonId":10001'))).toEqual([]);
+    } finally {
+      await h.close();
+      redis?.disconnect();
+    }
+  });
+
+  it('spends a code after three hand-backs', async () => {
+    const h = await startHarness();
+    try {
+      await verify(h);
+      const code = latestCode(h);
+      for (let i = 0; i < 4; i++) expect((await refusedByCore(h, code)).body).not.toMatchObject({ code: 'two_factor_invalid' });
+      expect((await add(h, code)).body).toMatchObject({ code: 'two_factor_invalid' });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('verification is no oracle of customers and their numbers', () => {
+  it('needs the licence and permission to read the customer (403), and asks the core nothing without them', async () => {
+    const h = await startHarness();
+    try {
+      const notPermitted = await verify(h, X, keyC.secret);
+      expect([notPermitted.status, notPermitted.body.code]).toEqual([403, 'permission_denied']);
+      expect(String(notPermitted.body.detail)).toContain('GETcustomers/{id}');
+      const notLicensed = await verify(h, X, keyD.secret);
+      expect([notLicensed.status, notLicensed.body.code]).toEqual([403, 'licence_required']);
+      expect(h.coreReads()).toEqual([]);
+      expect(h.outbox?.list()).toEqual([]);
+      expect((await verify(h, X, keyA.secret)).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("counts misses against the customer's limit and the vendor's budget, never against the number", async () => {
+    const h = await startHarness({ config: { sendLimitsPerCustomer: [{ points: 2, durationSeconds: 3600 }], sendLimitsPerNumber: [{ points: 1, durationSeconds: 3600 }], sendLimitsPerVendor: [{ points: 4, durationSeconds: 3600 }] } });
+    try {
+      // Probing customer X with numbers that are not X's: two misses spend X's limit.
+      for (const guess of ['07911 123460', '07911 123461']) expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: guess })).status).toBe(400);
+      const limited = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07911 123462' });
+      expect([limited.status, limited.body.code]).toEqual([429, 'sms_rate_limited']);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3500);
+      // Unknown customers spend the vendor's budget too.
+      for (const customerId of [99997, 99998]) expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: customerId, MobileNumber: MOBILE })).status).toBe(400);
+      const spent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 99999, MobileNumber: MOBILE });
+      expect([spent.status, spent.body.code]).toEqual([429, 'sms_rate_limited']);
+      expect(h.budgetExhausted).toEqual(['vendor-a']);
+      // The number's owner still gets a code: a stranger's misses did not spend the number's limit.
+      expect((await verify(h, Y, keyB.secret)).status).toBe(200);
+      expect(h.outbox?.list()).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("the two-factor customer lookup's own breaker group", () => {
+  it('opens customers when customer lookups fail, while adds still go through bankaccounts', async () => {
+    let failLookups = true;
+    const h = await startHarness({
+      breakers: { customers: { volumeThreshold: 2, resetTimeoutMs: 60_000, firstProbeDelayMs: 60_000 }, bankaccounts: { volumeThreshold: 2 } },
+      sandboxMode: true,
+      intercept: (request, res) => {
+        if (!failLookups || request.method !== 'GET' || !/^\/customers\/\d+$/.test(request.url)) return false;
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
+        return true;
+      },
+    });
+    try {
+      failLookups = false;
+      expect((await verify(h, X, keyA.secret, { Code: '012345' })).status).toBe(200);
+      failLookups = true;
+      for (let i = 0; i < 3; i++) expect((await verify(h, Y)).status).toBeGreaterThanOrEqual(500);
+      expect(h.breakerStates()).toMatchObject({ customers: 'open', bankaccounts: 'closed' });
+      const refused = await verify(h, Y);
+      expect([refused.status, refused.body.code]).toEqual([503, 'core_unavailable']);
+      expect((await add(h, '012345')).status).toBe(201);
+      expect(h.breakerStates()).toMatchObject({ customers: 'open', bankaccounts: 'closed' });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('two-factor send limits', () => {
   it('allows one send per number and per customer a minute by default, answering 429 with Retry-After', async () => {
     const h = await startHarness({ config: { sendLimitsPerNumber: twoFactorSchema.parse({}).sendLimitsPerNumber, sendLimitsPerCustomer: twoFactorSchema.parse({}).sendLimitsPerCustomer } });
@@ -487,7 +700,7 @@ describe('two-factor send limits', () => {
       expect((await verify(h, X)).status).toBe(200);
       const sameNumber = await verify(h, Y);
       expect(sameNumber.status).toBe(429);
-      expect(sameNumber.body).toMatchObject({ code: 'rate_limited' });
+      expect(sameNumber.body).toMatchObject({ code: 'sms_rate_limited' });
       expect(Number(sameNumber.headers.get('retry-after'))).toBeGreaterThan(50);
       const sameCustomer = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07400 654321' });
       expect(sameCustomer.status).toBe(429);
@@ -518,7 +731,7 @@ describe("a vendor's SMS budget", () => {
       expect((await verify(h, X)).status).toBe(200);
       expect((await verify(h, Y)).status).toBe(200);
       const spent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07400 654321' });
-      expect([spent.status, spent.body.code]).toEqual([429, 'rate_limited']);
+      expect([spent.status, spent.body.code]).toEqual([429, 'sms_rate_limited']);
       expect(String(spent.body.detail)).toContain('SMS budget');
       expect(h.budgetExhausted).toEqual(['vendor-a']);
       expect((await call(h, 'POST', '/bankaccounts/verification', keyB.secret, { CustomerId: Y, MobileNumber: '07400 654321' })).status).toBe(200);

@@ -3,15 +3,27 @@
  * pipeline steps that share one code store.
  *
  * `twoFactorVerification` answers `POST /bankaccounts/verification` itself (the core never
- * sees it). The code goes only to a mobile number the bank holds for that customer: the step
- * reads the customer from the core (`GET /customers/{CustomerId}`, through the `bankaccounts`
- * breaker group) and refuses with 400 a customer the core does not know, one who has not
- * consented to SMS (`SmsConsentGiven: false`), or a number that is none of the customer's
- * `Telephone1..3`. The code is six digits from crypto.randomInt; a vendor's own `Code` is taken
- * only in sandbox mode (where vendors test against the spec's field) and refused (400) with a
- * real core, where a code the vendor knows would prove nothing. Sends are counted per number
- * and per customer whoever asks, and per vendor (its SMS budget): 429 `rate_limited`. The
- * code's HMAC is stored per customer with its lifetime (429 `two_factor_locked` while the
+ * sees it). It reads the customer, so the caller must also be licensed and permitted for
+ * `GETcustomers/{id}` (403 as the authorize step answers): else verification would tell a key
+ * that may not read customers which number is whose. The code goes only to a mobile number the
+ * bank holds for that customer: the step reads the customer from the core
+ * (`GET /customers/{CustomerId}`, through its own `customers` breaker group, so failing lookups
+ * never open the group that guards adds). An unknown customer and a number that is none of the
+ * customer's `Telephone1..3` get one and the same 400 (naming MobileNumber), after the same
+ * work; a customer who has not consented to SMS (`SmsConsentGiven: false`) is told apart only
+ * once the number matched. Every send, misses included, first takes its points from the send
+ * limits (per number and per customer whoever asks, per vendor: its SMS budget; 429
+ * `sms_rate_limited`); a miss hands back only the number's point (see send-limits.ts). The code
+ * is six digits from crypto.randomInt; a vendor's own `Code` is taken only in sandbox mode
+ * (where vendors test against the spec's field) and refused (400) with a real core, where a
+ * code the vendor knows would prove nothing.
+ *
+ * Dynamic linking (PSD2 RTS art. 5): a code is bound to what it authorises. Its HMAC covers
+ * vendor, customer, code and a binding: with `AccountNumber` and `SortCode` in the body (both or
+ * neither) the binding is that destination, the SMS names the account's last four digits, and
+ * the code allows an add or an update to exactly that destination; without them the code allows
+ * only an add (of any destination), never a change of an existing account's number. The code's
+ * HMAC is stored per customer with an absolute expiry (429 `two_factor_locked` while the
  * customer is locked), the SMS sent, and the answer is 200
  * `{"status": "sent", "expiresInSeconds": 600}`. If the provider fails, the code is deleted and
  * the sends handed back before the 502 `sms_provider_failed`: nothing half-done remains.
@@ -26,7 +38,8 @@
  * `two_factor_invalid`; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
  * customer is 429 `two_factor_locked` with Retry-After. Any refusal abandons the idempotency
  * claim (the core was not reached). A redeemed code is handed back if the core then refuses the
- * change (4xx), so the corrected retry may use it (ctx.secondFactor).
+ * change (4xx), so the corrected retry may use it (ctx.secondFactor), with its original expiry
+ * and at most three times (code-store.ts): refusals never keep a code alive.
  *
  * Reads the route, the principal, the target and the body the body step parsed; sets ctx.body
  * (without TwoFactorCode) and ctx.secondFactor. Codes are never logged or stored in clear; a
@@ -35,6 +48,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Principal } from '../../access/access-index';
+import type { AccessCache } from '../../access/cache';
 import { isDramaMobile, normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
@@ -48,6 +62,10 @@ import type { TwoFactorConfig } from './two-factor.schema';
 
 export const ADD_API_ID = 'POSTbankaccounts/add';
 export const UPDATE_API_ID = 'PUTbankaccounts/{bankaccountid}';
+/** The API id whose read verification makes: the caller must be allowed it. */
+export const CUSTOMER_READ_API_ID = 'GETcustomers/{id}';
+/** What a code without a destination allows: adding an account, nothing else. */
+const ADD_ONLY = 'add';
 
 export interface TwoFactorDeps {
   /** Null in sandbox mode: codes and send counts live in this process. */
@@ -58,6 +76,8 @@ export interface TwoFactorDeps {
   readonly logger: Logger;
   /** Reads the customer behind a code and the account a PUT would change. */
   readonly coreClient: CoreClient;
+  /** Whether the caller may read the customer verification looks up. */
+  readonly access: AccessCache;
   /** True with the in-process sandbox core: a vendor's own `Code` is taken. */
   readonly sandboxMode: boolean;
   /** Told when a vendor's SMS budget refuses a send (gateway_sms_budget_exhausted_total). */
@@ -89,6 +109,14 @@ function validBody<T>(ctx: RequestContext, validate: (value: unknown) => BodyVal
 
 function refused(field: string, message: string, detail: string): GatewayError {
   return new GatewayError('invalid_request', detail, { errors: [{ field, message }] });
+}
+
+/** A recipient refused after the send limits counted it: the number's point goes back, the others stay. */
+class RecipientMiss extends Error {
+  override readonly name = 'RecipientMiss';
+  constructor(readonly refusal: GatewayError) {
+    super(refusal.detail);
+  }
 }
 
 function locked(retryAfterMs: number): GatewayError {
@@ -148,40 +176,62 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
   const minutes = String(Math.max(1, Math.round(config.codeTtlSeconds / 60)));
 
   const hmac = (...parts: Array<string | number>): string => createHmac('sha256', pepper).update(parts.join('\u0000')).digest('hex');
-  // The vendor is part of the hash: only the vendor that asked for a code can redeem it.
-  const codeHash = (vendorId: string, owner: CodeOwner, code: string): string => hmac('code', vendorId, owner.customerId, code);
-  const messageText = (code: string): string => config.messageTemplate.replaceAll('{code}', code).replaceAll('{minutes}', minutes);
+  // The vendor is part of the hash: only the vendor that asked for a code can redeem it; the
+  // binding (ADD_ONLY, or a destination) limits what the code allows.
+  const codeHash = (vendorId: string, owner: CodeOwner, code: string, binding: string): string => hmac('code', vendorId, owner.customerId, binding, code);
+  const destination = (accountNumber: string, sortCode: string): string => `to:${sortCode}:${accountNumber}`;
+  const messageText = (code: string, accountNumber: string | null): string =>
+    (accountNumber === null ? config.messageTemplate : config.destinationMessageTemplate.replaceAll('{last4}', accountNumber.slice(-4)))
+      .replaceAll('{code}', code)
+      .replaceAll('{minutes}', minutes);
 
-  /** Refuses a send the customer's record does not allow: unknown customer, no consent, a number not on file. */
+  /** 403 unless the caller may read customers: verification reads one, and tells whether a number is theirs. */
+  function checkMayReadCustomers(ctx: RequestContext): void {
+    const index = deps.access.index;
+    const principal = principalOf(ctx);
+    const denied = index && ctx.vendor ? index.authorize(principal, ctx.vendor, CUSTOMER_READ_API_ID) : 'permission_denied';
+    if (denied) throw new GatewayError(denied, `Verification reads the customer, so it needs what ${CUSTOMER_READ_API_ID} needs. API id: ${CUSTOMER_READ_API_ID}`);
+  }
+
+  /**
+   * Refuses a send the customer's record does not allow. An unknown customer and a number not on
+   * file are one answer (no oracle of who holds which number); consent is told only to a caller
+   * who named the customer's own number.
+   */
   async function checkRecipient(req: Request, ctx: RequestContext, customerId: number, mobile: string): Promise<void> {
-    const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${customerId}`);
-    if (answer.status === 404) throw refused('CustomerId', 'no customer with this number', 'The core banking system has no customer with this CustomerId.');
-    const customer = coreRecord(answer.status, answer.body);
-    if (!customer) throw new GatewayError('bad_gateway', "The core banking system's customer record could not be read.");
-    if (field(customer, 'SmsConsentGiven') === false) {
-      throw refused('CustomerId', 'has not consented to SMS', 'This customer has not consented to SMS, so no code can be sent.');
+    const answer = await coreClient.read(req, ctx, 'customers', `/customers/${customerId}`);
+    const customer = answer.status === 404 ? null : coreRecord(answer.status, answer.body);
+    if (answer.status !== 404 && !customer) throw new GatewayError('bad_gateway', "The core banking system's customer record could not be read.");
+    if (!customer || !mobilesOnFile(customer).has(mobile)) {
+      throw new RecipientMiss(refused('MobileNumber', 'is not a mobile number the bank holds for this customer', 'No code was sent: codes go only to a mobile number the bank holds for the customer.'));
     }
-    if (!mobilesOnFile(customer).has(mobile)) {
-      throw refused('MobileNumber', 'is not a mobile number the bank holds for this customer', 'Codes go only to a mobile number the bank holds for the customer.');
+    if (field(customer, 'SmsConsentGiven') === false) {
+      throw new RecipientMiss(refused('CustomerId', 'has not consented to SMS', 'This customer has not consented to SMS, so no code can be sent.'));
     }
   }
 
-  /** Redeems the body's code for `owner`, on behalf of the calling vendor; leaves a way to hand it back. */
-  async function redeem(ctx: RequestContext, owner: CodeOwner, code: string): Promise<void> {
+  /** Redeems the body's code for `owner` under one of `bindings`, on behalf of the calling vendor; leaves a way to hand it back. */
+  async function redeem(ctx: RequestContext, owner: CodeOwner, code: string, bindings: readonly string[]): Promise<void> {
     const vendorId = principalOf(ctx).vendorId;
     const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId };
-    const hash = codeHash(vendorId, owner, code);
-    const result = await store.redeem(owner, { hash, now: now(), maxAttempts: config.maxAttempts, lockMs });
+    const hashes = bindings.map((binding) => codeHash(vendorId, owner, code, binding));
+    const result = await store.redeem(owner, { hashes, now: now(), maxAttempts: config.maxAttempts, lockMs });
     if (result.kind === 'locked') throw locked(result.retryAfterMs);
     if (result.kind === 'refused') {
       logger.warn({ ...log, wrongTries: result.wrongTries, locked: result.locked }, 'two-factor code refused');
       throw new GatewayError('two_factor_invalid', 'The two-factor code was not accepted; request a new one with POST /bankaccounts/verification.');
     }
     logger.info(log, 'two-factor code accepted');
+    const { hash, expiresAt, restores } = result;
     ctx.secondFactor = {
-      // The core refused the change, so the code protected nothing yet: the corrected retry may use it.
+      // The core refused the change, so the code protected nothing yet: the corrected retry may
+      // use it, within its original lifetime and a few times only.
       restore: async () => {
-        await store.issue(owner, { hash, now: now(), ttlMs }).catch((err: unknown) => logger.warn({ ...log, err }, 'could not hand back a two-factor code'));
+        const restored = await store.restore(owner, { hash, expiresAt, restores, now: now() }).catch((err: unknown) => {
+          logger.warn({ ...log, err }, 'could not hand back a two-factor code');
+          return false;
+        });
+        logger.info({ ...log, restored, restores }, restored ? 'two-factor code handed back after a core refusal' : 'two-factor code spent: not handed back');
       },
     };
   }
@@ -213,7 +263,8 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       if (update.TwoFactorCode === null || update.TwoFactorCode === undefined) {
         throw refused('TwoFactorCode', 'required to change AccountNumber or SortCode', 'Changing where this account points needs a two-factor code sent to its customer.');
       }
-      await redeem(ctx, { customerId: update.CustomerId }, update.TwoFactorCode);
+      // Only a code bound to this very destination may point an account elsewhere.
+      await redeem(ctx, { customerId: update.CustomerId }, update.TwoFactorCode, [destination(update.AccountNumber, update.SortCode)]);
     }
     withoutCode(ctx);
   }
@@ -225,24 +276,43 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const owner: CodeOwner = { customerId: body.CustomerId };
     const to = maskPhoneNumber(body.MobileNumber);
     const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId, to };
+    const accountNumber = body.AccountNumber ?? null;
+    const sortCode = body.SortCode ?? null;
+    if ((accountNumber === null) !== (sortCode === null)) {
+      const missing = accountNumber === null ? 'AccountNumber' : 'SortCode';
+      throw refused(missing, 'required with the other half of the destination', 'A destination is AccountNumber and SortCode together, or neither.');
+    }
+    const binding = accountNumber !== null && sortCode !== null ? destination(accountNumber, sortCode) : ADD_ONLY;
     if (body.Code != null && !deps.sandboxMode) {
       throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
     }
     if (isDramaMobile(body.MobileNumber) && !deps.sandboxMode) {
       throw refused('MobileNumber', "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes", 'No phone has a number in the drama range; use the customer\'s real mobile number with a real core.');
     }
-    await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
+    checkMayReadCustomers(ctx);
 
+    // Limits first: a miss counts too, so probing for numbers spends the prober's budget.
     const permit = await limits.take(hmac('mobile', body.MobileNumber), String(body.CustomerId), vendorId);
     if (!permit.granted) {
       const retryAfter = secondsFromMs(permit.retryAfterMs);
       logger.info({ ...log, refusedBy: permit.refusedBy }, 'two-factor code not sent: send limit reached');
       if (permit.refusedBy.includes('vendor')) deps.onBudgetExhausted?.(vendorId);
-      const which = permit.refusedBy.includes('vendor') ? "this vendor's SMS budget is spent" : 'too many codes were sent to this number or for this customer';
-      throw new GatewayError('rate_limited', `No code sent: ${which}; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+      const which = permit.refusedBy.includes('vendor') ? "this vendor's SMS budget is spent" : 'too many codes were asked for this number or this customer';
+      throw new GatewayError('sms_rate_limited', `No code sent: ${which}; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+    }
+    try {
+      await checkRecipient(req, ctx, body.CustomerId, body.MobileNumber);
+    } catch (err) {
+      // A miss keeps the customer's and the vendor's points; anything else (the core away) costs nothing.
+      await permit.refund(err instanceof RecipientMiss ? ['number'] : undefined);
+      if (err instanceof RecipientMiss) {
+        logger.info({ ...log, refusal: err.refusal.errors?.[0]?.message }, 'two-factor code not sent: recipient refused');
+        throw err.refusal;
+      }
+      throw err;
     }
     const code = body.Code ?? String(randomInt(100_000, 1_000_000));
-    const hash = codeHash(vendorId, owner, code);
+    const hash = codeHash(vendorId, owner, code, binding);
     let issued;
     try {
       issued = await store.issue(owner, { hash, now: now(), ttlMs });
@@ -255,7 +325,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       throw locked(issued.retryAfterMs);
     }
     try {
-      await sms.send({ to: body.MobileNumber, text: messageText(code) });
+      await sms.send({ to: body.MobileNumber, text: messageText(code, accountNumber) });
     } catch (err) {
       await permit.refund();
       await store.discard(owner, hash).catch((discardError: unknown) => {
@@ -275,7 +345,8 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     try {
       if (apiId === ADD_API_ID) {
         const add = validBody(ctx, validateBankAccountAdd);
-        await redeem(ctx, { customerId: add.CustomerId }, add.TwoFactorCode);
+        // A code without a destination allows any add; one with a destination, an add of that one only.
+        await redeem(ctx, { customerId: add.CustomerId }, add.TwoFactorCode, [ADD_ONLY, destination(add.AccountNumber, add.SortCode)]);
         withoutCode(ctx);
       } else {
         await checkUpdate(req, ctx);
