@@ -306,10 +306,11 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
   });
   const accessService = new AccessService(access, store, { keyUsage });
+  const adminDirectory = new AdminDirectory(accessService.writer);
   const adminApp = createAdminApp({
     service: accessService,
-    admins: new AdminDirectory(accessService.writer),
-    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }),
+    admins: adminDirectory,
+    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }, adminDirectory),
     sessionIdleMinutes: config.admin.sessionIdleMinutes,
     secureCookie: config.admin.tls.certFile !== null,
     overview: () => ({

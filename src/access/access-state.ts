@@ -97,7 +97,7 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
   vendor: propertyOrder(vendorRecordSchema.shape, rateLimitSchema.shape, licenceSchema.shape),
   key: propertyOrder(keyEntitySchema.shape),
   user: propertyOrder(userSchema.shape, permissionSchema.shape),
-  admin: propertyOrder(adminAccountSchema.shape),
+  admin: propertyOrder(adminAccountSchema.shape, adminAccountSchema.shape.enrolment.unwrap().shape),
   // A pending change's args and preview hold any JSON: written as it is, not by a property list.
   change: [],
 };

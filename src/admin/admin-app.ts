@@ -38,7 +38,8 @@ import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
 import { registerCatalogue, registerKeys, registerLicences, registerPermissions, registerVendors } from './routes/access-records';
-import { registerAdmins } from './routes/admins';
+import { registerAdmins, registerEnrolment } from './routes/admins';
+import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerChanges } from './routes/changes';
 import { registerOverview } from './routes/overview';
@@ -56,6 +57,8 @@ export interface AdminAppDeps {
   readonly logger: Logger;
   /** The SMS outbox, in sandbox mode only: serves GET /v1/sandbox/sms when set. */
   readonly smsOutbox?: SmsOutboxReader;
+  /** Back-off per source address after wrong enrolment codes; by default the config's defaults. */
+  readonly enrolmentThrottle?: AuthThrottle;
   /** Back-off per source address after wrong tokens; by default the config's defaults. */
   readonly throttle?: AuthThrottle;
   /** Told of each wrong or missing token (gateway_admin_auth_failures_total). */
@@ -93,7 +96,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
   const { service, audit, logger } = deps;
 
-  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) });
+  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
   const routes: Routes = {
     service,
     audit,
@@ -121,7 +124,10 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const readSession = sessionReader(authOptions);
   // The page, its files and signing in need no token; everything after this does.
   registerUi(app, { sessions, identify: lookup, current: readSession, throttle, onAuthFailure: onFailure, secureCookie });
+  // A new admin redeems an enrolment code before holding any token (own back-off per address).
+  registerEnrolment(app, deps.admins, deps.enrolmentThrottle ?? defaultThrottle());
   app.use(adminAuth(authOptions, readSession));
+  if (changes.approvalsRequired) app.use(auditBootstrapUse(audit));
 
   const v1 = express.Router();
   registerCatalogue(v1);
