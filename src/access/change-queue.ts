@@ -70,7 +70,7 @@ export const OPERATIONS = {
   createAdmin: { run: (t, [input, code], by) => directory(t).create(input, code, by), reducesAccess: never },
   reenrolAdmin: { run: (t, [adminId, code], by) => directory(t).reenrol(str(adminId), code, by), reducesAccess: never },
   replaceDocument: {
-    run: ({ service: s }, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number }),
+    run: ({ service: s }, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number; expectedPlan?: string }),
     reducesAccess: never,
   },
 } satisfies Record<string, Operation>;
@@ -129,6 +129,13 @@ function unpinned(operation: OperationName, args: readonly unknown[]): unknown[]
   return operation === 'replaceDocument' ? [args[0], {}] : [...args];
 }
 
+/** Whether a change would still do what its preview showed: the same record before it, or the same whole-document plan. */
+function samePreview(operation: OperationName, now: unknown, then: unknown): boolean {
+  if (operation !== 'replaceDocument') return sameValue(now, then);
+  const plan = (before: unknown): unknown => (before as { plan?: unknown } | null)?.plan;
+  return plan(now) !== undefined && plan(now) === plan(then);
+}
+
 export class ChangeQueue {
   private readonly targets: Targets;
 
@@ -169,8 +176,9 @@ export class ChangeQueue {
     if (GENERATES_ID.has(operation) && typeof madeId === 'string' && typeof input === 'object' && input !== null && !('id' in input)) {
       kept[kept.length - 1] = { ...input, id: madeId };
     }
-    // A whole document applies only to the version it was previewed against, If-Match or not.
-    if (operation === 'replaceDocument') kept[1] = { ...(kept[1] as object | undefined), expectedVersion: (preview.result as { version: number }).version };
+    // A whole document applies only as previewed, If-Match or not: while its plan writes the same
+    // records over the same records (the version itself moves with every filed change).
+    if (operation === 'replaceDocument') kept[1] = { expectedPlan: (preview.change.before as { plan: string }).plan };
     const now = Date.now();
     const change: PendingChange = {
       id: `chg-${randomBytes(6).toString('hex')}`,
@@ -217,7 +225,7 @@ export class ChangeQueue {
     // The change as it would apply now: if what it changes moved since the preview, refuse with the fresh one.
     const fresh = await run(this.targets, unpinned(operation, structuredClone(change.args)), { actor: checker.actor, preview: true });
     if (fresh.change === null) throw new GatewayError('conflict', `Change "${changeId}" would change nothing now; reject it.`);
-    if (!sameValue(fresh.change.before, (change.preview as { before?: unknown } | null)?.before)) {
+    if (!samePreview(operation, fresh.change.before, (change.preview as { before?: unknown } | null)?.before)) {
       throw new GatewayError('conflict', `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
         preview: { action: fresh.change.action, target: fresh.change.target, before: fresh.change.before, after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after },
       });

@@ -30,10 +30,11 @@ async function startAdmin(approvals: 'off' | 'required'): Promise<Harness> {
   const audit = new MemoryAuditLog();
   const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
   const service = accessServiceFor(store);
+  const admins = new AdminDirectory(service.writer);
   const app = createAdminApp({
     service,
-    admins: new AdminDirectory(service.writer),
-    changes: new ChangeQueue(service, { approvals, changeTtlHours: 72 }),
+    admins,
+    changes: new ChangeQueue(service, { approvals, changeTtlHours: 72 }, admins),
     audit,
     adminToken: TOKEN,
     logger: createLogger('silent'),
@@ -48,28 +49,40 @@ afterEach(async () => {
   for (const harness of open.splice(0)) await harness.close();
 });
 
-/** Creates a named admin as the bootstrap owner; answers its token. */
+/** Creates a named admin as the bootstrap owner, and enrols it with its code; answers its token. */
 async function adminWith(h: Harness, id: string, role: string): Promise<string> {
   const res = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id, name: `${id} (${role})`, role });
   expect(res.status).toBe(201);
-  return res.body.token as string;
+  const enrolled = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
+  expect(enrolled.status).toBe(200);
+  return enrolled.body.token as string;
 }
 
 describe('named admins and roles', () => {
-  it('creates an admin whose token is shown once, works at once, and is never listed', async () => {
+  it('creates an admin with a one-time enrolment code (never a token), which the new admin alone redeems for a token that is never listed', async () => {
     const h = await startAdmin('off');
     const created = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id: 'alice', name: 'Alice', role: 'operator' });
 
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe('/v1/admins/alice');
-    expect(created.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', token: expect.stringMatching(/^cba_/) });
+    expect(created.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', status: 'enrolling', createdBy: 'bootstrap', enrolmentCode: expect.stringMatching(/^cbe_/) });
+    expect(created.text).not.toMatch(/cba_/);
+    expect(Date.parse(created.body.enrolmentExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    const redeemed = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: created.body.enrolmentCode });
+    expect(redeemed.status).toBe(200);
+    expect(redeemed.body).toMatchObject({ id: 'alice', status: 'active', token: expect.stringMatching(/^cba_/) });
+    // Single use: the same code again is refused, as a wrong one is.
+    const again = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: created.body.enrolmentCode });
+    expect(again.status).toBe(401);
+    created.body.token = redeemed.body.token;
     const me = await h.api.get('/v1/me').set(bearer(created.body.token));
     expect(me.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', approvals: 'off' });
     const listed = await h.api.get('/v1/admins').set(bearer(TOKEN));
     expect(listed.body).toEqual([expect.objectContaining({ id: 'alice', role: 'operator' })]);
     expect(listed.text).not.toContain(created.body.token);
     expect(listed.text).not.toContain('sha256:');
-    expect(JSON.stringify(await h.audit.list({ limit: 10 }))).not.toContain(created.body.token);
+    const audited = JSON.stringify(await h.audit.list({ limit: 10 }));
+    for (const secret of [created.body.token, created.body.enrolmentCode, 'sha256:']) expect(audited).not.toContain(secret);
   });
 
   it('answers the bootstrap token as the owner named bootstrap', async () => {
@@ -97,21 +110,33 @@ describe('named admins and roles', () => {
     expect((await h.api.post('/v1/vendors').set(bearer(operator)).send({ id: 'x', name: 'X' })).status).toBe(201);
   });
 
-  it('names the admin in the audit log, and stops a rotated or deleted admin’s old token at once', async () => {
+  it('names the admin in the audit log; an admin rotates only their own token, another’s is only revoked; a deleted admin’s token stops at once', async () => {
     const h = await startAdmin('off');
     const first = await adminWith(h, 'otto', 'operator');
     await h.api.post('/v1/vendors').set(bearer(first)).send({ id: 'acme', name: 'Acme' });
     expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ actor: 'admin:otto', action: 'vendor.create' });
 
-    const rotated = await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
+    const rotated = await h.api.post('/v1/me/token').set(bearer(first));
     expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id: 'otto', token: expect.stringMatching(/^cba_/) });
     expect((await h.api.get('/v1/me').set(bearer(first))).status).toBe(401);
     expect((await h.api.get('/v1/me').set(bearer(rotated.body.token))).status).toBe(200);
 
-    expect((await h.api.delete('/v1/admins/otto').set(bearer(TOKEN))).status).toBe(204);
+    // The owner asking for otto's token gets none: otto's token is revoked.
+    const revoked = await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ id: 'otto', status: 'no-token' });
+    expect(revoked.text).not.toMatch(/cba_[A-Za-z0-9_-]{20,}/);
     expect((await h.api.get('/v1/me').set(bearer(rotated.body.token))).status).toBe(401);
-    const actions = (await h.audit.list({ limit: 10 })).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['admin.create', 'admin.rotate', 'admin.delete']));
+    const reenrolled = await h.api.post('/v1/admins/otto/enrolment').set(bearer(TOKEN));
+    expect(reenrolled.body).toMatchObject({ id: 'otto', status: 'enrolling', enrolmentCode: expect.stringMatching(/^cbe_/) });
+    const token = (await h.api.post('/v1/admins/enrol').send({ enrolmentCode: reenrolled.body.enrolmentCode })).body.token as string;
+    expect((await h.api.get('/v1/me').set(bearer(token))).status).toBe(200);
+
+    expect((await h.api.delete('/v1/admins/otto').set(bearer(TOKEN))).status).toBe(204);
+    expect((await h.api.get('/v1/me').set(bearer(token))).status).toBe(401);
+    const actions = (await h.audit.list({ limit: 20 })).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['admin.create', 'admin.enrol', 'admin.rotate', 'admin.revoke-token', 'admin.reenrol', 'admin.delete']));
     // Only the short prefix that tells tokens apart, never a whole token or its hash.
     expect(JSON.stringify(await h.audit.list({ limit: 10 }))).not.toMatch(/cba_[A-Za-z0-9_-]{20,}|tokenHash|sha256:/);
   });
@@ -265,9 +290,10 @@ describe('web UI sessions', () => {
 
   it('ends a named admin’s sessions when its token is rotated, and refuses a wrong token', async () => {
     const h = await startAdmin('off');
-    const cookie = await signIn(h, await adminWith(h, 'otto', 'operator'));
+    const token = await adminWith(h, 'otto', 'operator');
+    const cookie = await signIn(h, token);
     expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(200);
-    await h.api.post('/v1/admins/otto/token').set(bearer(TOKEN));
+    await h.api.post('/v1/me/token').set(bearer(token));
     expect((await h.api.get('/v1/me').set('Cookie', cookie)).status).toBe(401);
     const wrong = await h.api.post('/ui/session').set('x-requested-by', 'cbg-admin-ui').send({ token: 'cba_not-a-token' });
     expect(wrong.status).toBe(401);
