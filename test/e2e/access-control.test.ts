@@ -68,6 +68,13 @@ async function admin(gateway: TestGateway, method: string, path: string, body?: 
   });
 }
 
+/** A named admin made by the bootstrap owner, enrolled with its one-time code: its token. */
+async function namedAdmin(gateway: TestGateway, body: { id: string; name: string; role: string }): Promise<string> {
+  const { enrolmentCode } = (await (await admin(gateway, 'POST', '/admins', body)).json()) as { enrolmentCode: string };
+  const enrolled = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+  return ((await enrolled.json()) as { token: string }).token;
+}
+
 let prefixCounter = 0;
 const uniquePrefix = (): string => `t${process.pid}x${++prefixCounter}:`;
 
@@ -253,8 +260,8 @@ describe('four eyes across two instances on one Redis', () => {
   }
 
   it('files a grant made on instance A, lets an approver signed in on instance B apply it, and A enforces it', async () => {
-    const operator = ((await (await admin(a, 'POST', '/admins', { id: 'otto', name: 'Otto', role: 'operator' })).json()) as { token: string }).token;
-    const approver = ((await (await admin(a, 'POST', '/admins', { id: 'anna', name: 'Anna', role: 'approver' })).json()) as { token: string }).token;
+    const operator = await namedAdmin(a, { id: 'otto', name: 'Otto', role: 'operator' });
+    const approver = await namedAdmin(a, { id: 'anna', name: 'Anna', role: 'approver' });
     expect((await vendorCall(a, '/accounts/50001', keys.nobody)).status).toBe(403);
 
     const filed = await as(a, operator, 'POST', '/users/nobody/permissions', { id: 'p-read', api: 'GET*' });

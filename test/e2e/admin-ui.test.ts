@@ -53,7 +53,14 @@ async function createAdmin(gateway: TestGateway, id: string, role: string): Prom
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ id, name: id, role }),
   });
-  return ((await res.json()) as { token: string }).token;
+  // The owner gets an enrolment code, never a token: the new admin redeems it.
+  const { enrolmentCode } = (await res.json()) as { enrolmentCode: string };
+  const enrolled = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enrolmentCode }),
+  });
+  return ((await enrolled.json()) as { token: string }).token;
 }
 
 describe('the admin web UI, memory store', () => {
