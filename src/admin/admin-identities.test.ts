@@ -250,6 +250,68 @@ describe('four-eyes approval', () => {
     expect((await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver))).body).toMatchObject({ id: shown, api: 'DELETE*' });
   });
 
+  it('refuses (409, with a fresh preview) a whole-document change filed without If-Match once an owner deleted a vendor it would bring back', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const document = (await h.api.get('/v1/access').set(bearer(operator))).body;
+    const victim = document.vendors[1].id as string;
+    document.vendors[0].name = 'Renamed';
+    const filed = await h.api.put('/v1/access').set(bearer(operator)).send(document);
+    expect(filed.status).toBe(202);
+    expect(filed.body.preview.after.diff.vendors.added).toEqual([]);
+
+    expect((await h.api.delete(`/v1/vendors/${victim}`).set(bearer(TOKEN))).status).toBe(204);
+    const approved = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver));
+    expect(approved.status).toBe(409);
+    expect(approved.body.preview.after.diff.vendors.added).toEqual([victim]);
+    expect((await h.api.get(`/v1/vendors/${victim}`).set(bearer(approver))).status).toBe(404);
+  });
+
+  it('refuses (409) a vendor change approved after the vendor was suspended: it would have resumed it', async () => {
+    const { h, operator, approver } = await twoAdmins();
+    const filed = await h.api.patch('/v1/vendors/demo-vendor').set(bearer(operator)).send({ name: 'Renamed', status: 'active' });
+    expect(filed.status).toBe(202);
+    expect((await h.api.patch('/v1/vendors/demo-vendor').set(bearer(TOKEN)).send({ status: 'suspended' })).status).toBe(200);
+    const approved = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(approver));
+    expect(approved.status).toBe(409);
+    expect(approved.body.preview.before).toMatchObject({ status: 'suspended' });
+    expect((await h.api.get('/v1/vendors/demo-vendor').set(bearer(approver))).body.status).toBe('suspended');
+  });
+
+  it('refuses an approval by an admin whose enrolment code the maker was handed, and lets a third person approve', async () => {
+    const h = await startAdmin('required');
+    const owner = await adminWith(h, 'olga', 'owner');
+    const other = await adminWith(h, 'anna', 'approver');
+    const filed = await h.api.post('/v1/admins').set(bearer(owner)).send({ id: 'sock', name: 'Sock', role: 'approver' });
+    expect(filed.status).toBe(202);
+    expect(filed.body).toMatchObject({ action: 'admin.create', enrolmentCode: expect.stringMatching(/^cbe_/) });
+    expect(filed.body.args).toEqual([{ id: 'sock', name: 'Sock', role: 'approver' }]);
+    expect((await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(other))).status).toBe(200);
+    const sock = (await h.api.post('/v1/admins/enrol').send({ enrolmentCode: filed.body.enrolmentCode })).body.token as string;
+
+    const grant = await h.api.post('/v1/vendors/demo-vendor/licences').set(bearer(owner)).send({ id: 'lic-x', api: 'DELETE*' });
+    const bySock = await h.api.post(`/v1/changes/${grant.body.id}/approve`).set(bearer(sock));
+    expect(bySock.status).toBe(403);
+    expect(bySock.body.detail).toMatch(/same person/);
+    expect((await h.api.post(`/v1/changes/${grant.body.id}/approve`).set(bearer(other))).status).toBe(200);
+    // The bootstrap token closed set-up when olga and anna enrolled: it no longer creates or approves.
+    expect((await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id: 'late', name: 'Late', role: 'owner' })).status).toBe(403);
+    expect((await h.api.get('/v1/admins').set(bearer(owner))).body.map((a: { id: string }) => a.id)).toEqual(['anna', 'olga', 'sock']);
+    const audit = JSON.stringify(await h.audit.list({ limit: 50 }));
+    expect(audit).not.toContain(filed.body.enrolmentCode);
+    expect(audit).not.toContain(sock);
+    expect(audit).toContain('bootstrap.use');
+  });
+
+  it('throttles wrong enrolment codes per address (429 with Retry-After)', async () => {
+    const h = await startAdmin('off');
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await h.api.post('/v1/admins/enrol').send({ enrolmentCode: `cbe_wrong${i}` })).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    const limited = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: 'cbe_wrong' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+  });
+
   it('files a change posted by operation name, and refuses an unknown operation', async () => {
     const { h, operator } = await twoAdmins();
     const filed = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'grantPermission', args: ['demo.teller', { id: 'p-x', api: 'GET*' }] });
