@@ -146,7 +146,7 @@ export class AdminDirectory {
     const { codeHash } = parseInput(codeHashInput, code, 'enrolment code');
     const maker = makerOf(by);
     return this.writer.write(by, (index) => {
-      const admin = this.find(index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
       const { tokenHash: _hash, tokenPrefix: _prefix, ...rest } = admin;
       const updated: AdminAccount = { ...rest, sponsor: maker, enrolment: { codeHash, expiresAt: new Date(Date.now() + ENROLMENT_TTL_MS).toISOString() } };
       return { result: view(updated), change: { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
@@ -179,7 +179,7 @@ export class AdminDirectory {
   async rotateOwn(adminId: string): Promise<Outcome<AdminWithToken>> {
     const token = generateAdminToken();
     return this.writer.write(`admin:${adminId}`, (index) => {
-      const admin = this.find(index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
       const rotated: AdminAccount = { ...admin, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
       return {
         result: { ...view(rotated), token },
@@ -192,7 +192,7 @@ export class AdminDirectory {
   /** Takes an admin's token away (and any enrolment code): they sign in again only after re-enrolment. */
   async revokeToken(adminId: string, by: WriteBy): Promise<Outcome<AdminView>> {
     return this.writer.write(by, (index) => {
-      const admin = this.find(index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
       const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
       const revoked: AdminAccount = rest;
       if (!admin.tokenHash && !admin.enrolment) return { result: view(revoked), change: null, ops: [] };
@@ -206,7 +206,7 @@ export class AdminDirectory {
 
   async remove(adminId: string, by: WriteBy): Promise<Outcome<null>> {
     return this.writer.write(by, (index) => {
-      const admin = this.find(adminId === BOOTSTRAP_ID ? undefined : index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
       return {
         result: null,
         change: { action: 'admin.delete', target: `admins/${adminId}`, before: view(admin), after: null },
@@ -215,7 +215,9 @@ export class AdminDirectory {
     });
   }
 
-  private find(admin: AdminAccount | undefined, adminId: string): AdminAccount {
+  /** A named admin; never the set-up latch, which shares the bootstrap token's id. */
+  private find(index: AccessIndex, adminId: string): AdminAccount {
+    const admin = adminId === BOOTSTRAP_ID ? undefined : index.admin(adminId);
     if (!admin) throw new GatewayError('not_found', `No admin "${adminId}".`);
     return admin;
   }

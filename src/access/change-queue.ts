@@ -161,8 +161,9 @@ export class ChangeQueue {
     if (reducesAccess(args)) {
       return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'only reduces access' } }) };
     }
+    const index = await this.service.writer.index();
     if (maker.adminId === BOOTSTRAP_ID) {
-      if (!setupOpen(await this.service.writer.index())) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+      if (!setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
       if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' } }) };
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
@@ -183,6 +184,7 @@ export class ChangeQueue {
     const change: PendingChange = {
       id: `chg-${randomBytes(6).toString('hex')}`,
       makerId: maker.adminId,
+      makerPerson: personOf(index, maker.adminId),
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.changeTtlHours * HOUR_MS).toISOString(),
       operation,
@@ -216,7 +218,9 @@ export class ChangeQueue {
     const change = await this.find(changeId);
     const index = await this.service.writer.index();
     if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
-    if (personOf(index, change.makerId) === personOf(index, checker.adminId)) {
+    // The maker's person now, or when filing: re-enrolling the maker since cannot launder a change.
+    const checkerPerson = personOf(index, checker.adminId);
+    if (checkerPerson === personOf(index, change.makerId) || checkerPerson === change.makerPerson) {
       throw new GatewayError('permission_denied', 'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.');
     }
     if (this.view(change, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${change.expiresAt}; make it again.`);

@@ -216,6 +216,8 @@ export const pendingChangeSchema = z
   .object({
     id: id,
     makerId: id,
+    /** The person the maker counted as when filing (four-eyes.ts): approval refuses that person too. */
+    makerPerson: id.optional(),
     createdAt: timestamp,
     expiresAt: timestamp,
     operation: z.string().min(1).max(64),

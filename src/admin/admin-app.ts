@@ -14,7 +14,10 @@
  * details from the shared error handler; responses are never cached. Every request is logged
  * when it ends (method, path, status, actor; never a body or a header). Wrong tokens are
  * counted (`onAuthFailure`) and, past `throttle.freeFailures` in a row from one address,
- * answered 429 with an exponential back-off (see auth-throttle.ts).
+ * answered 429 with an exponential back-off (see auth-throttle.ts). `POST /v1/admins/enrol`
+ * (an enrolment code for a token) is the one `/v1` route before authentication, with its own
+ * back-off; with approvals required, each request of the bootstrap token is audited first
+ * (bootstrap-audit.ts).
  *
  * To add routes, write one more `register...` function taking the `/v1` router (and `Routes`,
  * from routes/route-kit.ts) in a module under `routes/`, and call it from `createAdminApp`.
