@@ -185,7 +185,9 @@ export class AccessWriter {
         }
         // Checked on the records this commit is guarded by: an approval applies exactly what was previewed.
         if (approving && !sameValue(change.before, (approving.change.preview as { before?: unknown } | null)?.before)) {
-          throw new GatewayError('conflict', `The config changed since change "${approving.change.id}" was made; approve it again to see what it would change now.`);
+          throw new GatewayError('conflict', `The config changed since change "${approving.change.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
+            preview: { action: change.action, target: change.target, before: change.before, after: change.after },
+          });
         }
         validateOps(ops);
         // Approving consumes the pending change in the same step: two approvers cannot both apply it.
