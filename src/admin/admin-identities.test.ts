@@ -7,6 +7,7 @@ import request from 'supertest';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
 import { AdminDirectory } from '../access/admin-directory';
 import { ChangeQueue } from '../access/change-queue';
+import type { AdminAccount } from '../access/model';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
@@ -300,6 +301,21 @@ describe('four-eyes approval', () => {
     expect(audit).not.toContain(filed.body.enrolmentCode);
     expect(audit).not.toContain(sock);
     expect(audit).toContain('bootstrap.use');
+  });
+
+  it('refuses an enrolment code past its 24 h, and one whose admin was revoked before redeeming it', async () => {
+    const h = await startAdmin('off');
+    const created = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id: 'late', name: 'Late', role: 'viewer' });
+    const stored: AdminAccount[] = [];
+    await h.store.load((batch) => stored.push(...(batch.admins ?? [])));
+    const record = stored.find((a) => a.id === 'late')!;
+    const expired = { ...record, enrolment: { ...record.enrolment!, expiresAt: new Date(Date.now() - 1000).toISOString() } };
+    await h.store.commit({ ops: [{ kind: 'admin', id: 'late', value: expired, expect: record }], audit: null });
+    expect((await h.api.post('/v1/admins/enrol').send({ enrolmentCode: created.body.enrolmentCode })).status).toBe(401);
+
+    const again = await h.api.post('/v1/admins/late/enrolment').set(bearer(TOKEN));
+    expect((await h.api.post('/v1/admins/late/token').set(bearer(TOKEN))).body).toMatchObject({ status: 'no-token' });
+    expect((await h.api.post('/v1/admins/enrol').send({ enrolmentCode: again.body.enrolmentCode })).status).toBe(401);
   });
 
   it('throttles wrong enrolment codes per address (429 with Retry-After)', async () => {
