@@ -64,6 +64,7 @@ function makerOf(by: WriteBy): string {
   return writer.approving ? writer.approving.change.makerId : writer.actor.replace(/^admin:/, '');
 }
 
+const roleInput = z.object({ role: z.enum(ADMIN_ROLES) }).strict();
 const codeHashInput = z.object({ codeHash: adminAccountSchema.shape.tokenHash.unwrap() }).strict();
 
 const createAdminInput = z
@@ -150,6 +151,17 @@ export class AdminDirectory {
       const { tokenHash: _hash, tokenPrefix: _prefix, ...rest } = admin;
       const updated: AdminAccount = { ...rest, sponsor: maker, enrolment: { codeHash, expiresAt: new Date(Date.now() + ENROLMENT_TTL_MS).toISOString() } };
       return { result: view(updated), change: { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
+    });
+  }
+
+  /** Gives an admin another role; its token, code and sponsor stay. */
+  async setRole(adminId: string, input: unknown, by: WriteBy): Promise<Outcome<AdminView>> {
+    const { role } = parseInput(roleInput, input, 'role change');
+    return this.writer.write(by, (index) => {
+      const admin = this.find(index, adminId);
+      if (admin.role === role) return { result: view(admin), change: null, ops: [] };
+      const updated: AdminAccount = { ...admin, role };
+      return { result: view(updated), change: { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
     });
   }
 

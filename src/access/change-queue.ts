@@ -1,6 +1,6 @@
 /**
  * Four-eyes approval (config `admin.approvals`): with approvals required, a write to the access
- * config, creating an admin and re-enrolling one do not apply; each is filed as a pending change
+ * config, creating an admin, re-enrolling one and raising one's role do not apply; each is filed as a pending change
  * that another person with the approver or owner role approves or rejects (four-eyes.ts: who
  * counts as the same person as the maker; the bootstrap token after set-up only reads and takes
  * access away). A change applies exactly as previewed: approval plans it again against the config
@@ -69,6 +69,11 @@ export const OPERATIONS = {
   // the enrolment code their maker holds as the last argument.
   createAdmin: { run: (t, [input, code], by) => directory(t).create(input, code, by), reducesAccess: never },
   reenrolAdmin: { run: (t, [adminId, code], by) => directory(t).reenrol(str(adminId), code, by), reducesAccess: never },
+  setAdminRole: {
+    run: (t, [adminId, input], by) => directory(t).setRole(str(adminId), input, by),
+    // Down to viewer, and nothing else, only takes access away (a viewer only reads).
+    reducesAccess: ([, input]) => JSON.stringify(input) === JSON.stringify({ role: 'viewer' }),
+  },
   replaceDocument: {
     run: ({ service: s }, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number; expectedPlan?: string }),
     reducesAccess: never,
@@ -80,8 +85,9 @@ export type OperationName = keyof typeof OPERATIONS;
 /** Writes that make up an id when the input names none. */
 const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey']);
 
-/** Operations only their own routes file (they carry an enrolment code's hash). */
-const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin']);
+/** Operations only their own routes file (the first two carry an enrolment code's hash last). */
+const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole']);
+const WITH_CODE = new Set<OperationName>(['createAdmin', 'reenrolAdmin']);
 
 export function isOperationName(name: unknown): name is OperationName {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
@@ -121,7 +127,7 @@ const LOCKED_BOOTSTRAP = 'After set-up (two named approvers hold tokens) the boo
 
 /** A pending change's arguments as shown: an enrolment code's hash stays in the store. */
 function shownArgs(change: PendingChange): unknown[] {
-  return ADMIN_OPERATIONS.has(change.operation as OperationName) ? change.args.slice(0, -1) : change.args;
+  return WITH_CODE.has(change.operation as OperationName) ? change.args.slice(0, -1) : change.args;
 }
 
 /** The arguments a change is previewed with again at approval: a whole document against whatever version is in force. */

@@ -128,7 +128,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   // The page, its files and signing in need no token; everything after this does.
   registerUi(app, { sessions, identify: lookup, current: readSession, throttle, onAuthFailure: onFailure, secureCookie });
   // A new admin redeems an enrolment code before holding any token (own back-off per address).
-  registerEnrolment(app, deps.admins, deps.enrolmentThrottle ?? defaultThrottle());
+  registerEnrolment(app, deps.admins, deps.enrolmentThrottle ?? defaultThrottle(), onFailure);
   app.use(adminAuth(authOptions, readSession));
   if (changes.approvalsRequired) app.use(auditBootstrapUse(audit));
 

@@ -318,6 +318,21 @@ describe('four-eyes approval', () => {
     expect((await h.api.post('/v1/admins/enrol').send({ enrolmentCode: again.body.enrolmentCode })).status).toBe(401);
   });
 
+  it('files raising an admin’s role for approval, and lowers one to viewer at once', async () => {
+    const h = await startAdmin('required');
+    await adminWith(h, 'otto', 'operator');
+    const owner = await adminWith(h, 'olga', 'owner');
+    const other = await adminWith(h, 'anna', 'approver');
+    const raised = await h.api.patch('/v1/admins/otto').set(bearer(owner)).send({ role: 'owner' });
+    expect(raised.status).toBe(202);
+    expect(raised.body).toMatchObject({ action: 'admin.role', args: ['otto', { role: 'owner' }] });
+    expect((await h.api.post(`/v1/changes/${raised.body.id}/approve`).set(bearer(owner))).status).toBe(403);
+    expect((await h.api.post(`/v1/changes/${raised.body.id}/approve`).set(bearer(other))).body).toMatchObject({ id: 'otto', role: 'owner' });
+    const lowered = await h.api.patch('/v1/admins/otto').set(bearer(owner)).send({ role: 'viewer' });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body).toMatchObject({ id: 'otto', role: 'viewer' });
+  });
+
   it('throttles wrong enrolment codes per address (429 with Retry-After)', async () => {
     const h = await startAdmin('off');
     const statuses: number[] = [];

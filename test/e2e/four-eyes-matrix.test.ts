@@ -75,8 +75,9 @@ async function nothingGranted(): Promise<void> {
   const licences = (await call(tokens.anna as string, 'GET', '/vendors/acme/licences')).body as unknown as Array<{ id: string }>;
   expect(licences.map((l) => l.id)).toEqual(['l-read']);
   expect((await call(tokens.anna as string, 'GET', '/vendors/evil')).status).toBe(404);
-  const admins = (await call(tokens.olga as string, 'GET', '/admins')).body as unknown as Array<{ id: string; status: string }>;
+  const admins = (await call(tokens.olga as string, 'GET', '/admins')).body as unknown as Array<{ id: string; status: string; role: string }>;
   expect(admins.filter((a) => a.id.startsWith('evil'))).toEqual([]);
+  expect(admins.find((a) => a.id === 'otto')).toMatchObject({ role: 'operator' });
 }
 
 /**
@@ -107,6 +108,7 @@ async function tryEverything(held: Record<string, string>, tag: string, rejecter
     const reenrol = await call(token, 'POST', '/admins/anna/enrolment');
     file(reenrol);
     if (reenrol.status === 202) expect((await call(null, 'POST', '/admins/enrol', { enrolmentCode: reenrol.body.enrolmentCode })).status).toBe(401);
+    file(await call(token, 'PATCH', '/admins/otto', { role: 'owner' }));
     // Another admin's token: revoked at most, never handed over.
     const other = await call(token, 'POST', '/admins/vic/token');
     expect([200, 403]).toContain(other.status);

@@ -2,14 +2,16 @@
  * Who is signed in and who may sign in: `GET /v1/me` (the signed-in admin and whether writes
  * need approval), `POST /v1/me/token` (a named admin rotates their own token) and, when the app
  * has an admin directory, the named admins under `/v1/admins` for the `manage-admins`
- * capability: list, create, delete, revoke another admin's token, re-enrol an admin; and
+ * capability: list, create, change a role (`PATCH {role}`), delete, revoke another admin's
+ * token, re-enrol an admin; and
  * `POST /v1/admins/enrol`, which takes an enrolment code and no other credential.
  *
  * A token reaches only the admin it belongs to: creating or re-enrolling an admin answers a
  * one-time `enrolmentCode` (the maker hands it over; the admin redeems it for a token shown
- * once), and `POST /v1/admins/{other}/token` only revokes. With approvals required, creating and
- * re-enrolling are filed for approval like any granting write (202, the code in the answer
- * already, usable once the change is approved); deleting and revoking apply at once.
+ * once), and `POST /v1/admins/{other}/token` only revokes. With approvals required, creating,
+ * re-enrolling and changing a role are filed for approval like any granting write (202; the code
+ * in the answer already, usable once the change is approved); deleting, revoking and lowering a
+ * role to viewer apply at once.
  *
  * Reads the signed-in admin from the request context and JSON bodies. Sets the admin records
  * through the AdminDirectory and the ChangeQueue, which write each change with its audit entry;
@@ -26,9 +28,9 @@ import { can, jsonBody, methodNotAllowed, param, type Routes } from './route-kit
 /**
  * `POST /v1/admins/enrol` `{enrolmentCode}`: mounted before authentication, since the new admin
  * has no token yet. Wrong, used and expired codes answer alike (401) and count towards the
- * address's back-off, as wrong tokens do.
+ * address's back-off and gateway_admin_auth_failures_total, as wrong tokens do.
  */
-export function registerEnrolment(app: Express, admins: AdminDirectory | undefined, throttle: AuthThrottle): void {
+export function registerEnrolment(app: Express, admins: AdminDirectory | undefined, throttle: AuthThrottle, onFailure: () => void): void {
   if (!admins) return;
   app.post('/v1/admins/enrol', jsonBody, async function enrol(req: Request, res: Response) {
     const address = req.socket.remoteAddress ?? 'unknown';
@@ -41,6 +43,7 @@ export function registerEnrolment(app: Express, admins: AdminDirectory | undefin
     const enrolled = typeof code === 'string' ? await admins.enrol(code) : null;
     if (!enrolled) {
       throttle.failed(address);
+      onFailure();
       throw new GatewayError('unauthorized', 'The enrolment code is wrong, used or expired; ask an owner for a new one.');
     }
     throttle.succeeded(address);
@@ -89,11 +92,16 @@ export function registerAdmins(router: Router, { admins, changes }: Routes): voi
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/admins/:adminId')
+    .patch(can('manage-admins'), jsonBody, async function changeRole(req: Request, res: Response) {
+      const submitted = await changes.submit('setAdminRole', [param(req, 'adminId'), req.body], actorOf(res));
+      if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
+      else res.status(200).json(submitted.applied.result);
+    })
     .delete(can('manage-admins'), async function deleteAdmin(req: Request, res: Response) {
       await admins.remove(param(req, 'adminId'), authenticatedAdmin(res));
       res.status(204).end();
     })
-    .all(methodNotAllowed('DELETE'));
+    .all(methodNotAllowed('PATCH, DELETE'));
   router
     .route('/admins/:adminId/token')
     .post(async function adminToken(req: Request, res: Response, next) {

@@ -69,6 +69,13 @@ export function registerAdminCommands(program: Command, { api, anonymousApi, sho
       show(answer, (a) => codeText(a, a.status === 'pending' ? '' : `Re-enrolling admin ${a.id}; its old token no longer works.`));
     });
   admins
+    .command('role <adminId> <role>')
+    .description('give an admin another role (filed for approval when approvals are required, unless it is viewer)')
+    .action(async (adminId: string, role: string) => {
+      const answer = await api().request<AdminView | { status: 'pending'; id: string }>('PATCH', `admins/${segment(adminId)}`, { body: { role } });
+      show(answer, (a) => (a.status === 'pending' ? `Filed for approval as change ${a.id}.\n` : `Admin ${a.id} is now ${(a as AdminView).role}.\n`));
+    });
+  admins
     .command('delete <adminId>')
     .description('delete an admin; its token stops working at once')
     .action(async (adminId: string) => {
