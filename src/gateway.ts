@@ -310,10 +310,11 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   });
   const accessService = new AccessService(access, store, { keyUsage });
   const failedLogins = new FailedLoginAudit({ audit: backend.audit, logger });
+  const adminDirectory = new AdminDirectory(accessService.writer);
   const adminApp = createAdminApp({
     service: accessService,
-    admins: new AdminDirectory(accessService.writer),
-    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }),
+    admins: adminDirectory,
+    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }, adminDirectory),
     sessionIdleMinutes: config.admin.sessionIdleMinutes,
     sessionMaxHours: config.admin.sessionMaxHours,
     // Sign-out holds on every instance: the epochs live where the access config does.

@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/error-catalogue';
 import { parseAccessDocumentInPlace } from './model';
 import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from './access-store';
 import { diffAccessDocuments, type AccessDiff } from './access-diff';
-import { keyRecord, operationsBetween, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from './access-state';
+import { keyRecord, operationsBetween, planDigest, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from './access-state';
 import type { AccessIndex } from './access-index';
 import type { AccessCache } from './cache';
 import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
@@ -32,6 +32,12 @@ export interface ReplaceOptions {
   readonly dryRun?: boolean;
   /** Replace only if the store still holds this version (HTTP If-Match), else `conflict`. */
   readonly expectedVersion?: number;
+  /**
+   * Replace only if the write is still the one previewed (its plan has this digest; see
+   * `planDigest`), else `conflict` with the fresh preview: how an approval applies a pending
+   * whole-document change exactly as it was shown, whatever else was written meanwhile.
+   */
+  readonly expectedPlan?: string;
 }
 
 /** The whole document as text, in pieces, at one version (for a streamed answer). */
@@ -149,16 +155,25 @@ export class AccessDocumentService {
     const { expectedVersion } = options;
     const writer = writerOf(by);
     const { actor, preview, approving } = writer;
-    const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex }> => {
+    const { expectedPlan } = options;
+    const plan = async (): Promise<{ version: number; diff: AccessDiff; ops: AccessOp[]; index: AccessIndex; digest: string }> => {
       const index = await this.writer.wholeWriteIndex();
       const { version } = index;
       if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
       const ops = operationsBetween(index.records(), nextRecords);
-      return { version, ops, index, diff: diffAccessDocuments(index.documentForDiff(), next) };
+      const diff = diffAccessDocuments(index.documentForDiff(), next);
+      const digest = planDigest(ops);
+      if (expectedPlan !== undefined && digest !== expectedPlan) {
+        throw new GatewayError('conflict', 'The access config changed since this whole-document change was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.', {
+          preview: { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } },
+        });
+      }
+      return { version, ops, index, diff, digest };
     };
     if (options.dryRun || preview) {
-      const { version, diff } = await plan();
-      const change: Change = { action: 'access.replace', target: 'access', before: { version }, after: { diff } };
+      const { version, diff, digest } = await plan();
+      // `plan` names exactly what it would write: a pending change applies only while it still does.
+      const change: Change = { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } };
       return { result: { dryRun: true, applied: false, version, diff }, change: preview ? change : null };
     }
     const outcome = await this.writer.queued(async (): Promise<Outcome<ReplaceResult>> => {

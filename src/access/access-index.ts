@@ -361,14 +361,14 @@ export class AccessIndex {
   private putAdmin(record: AdminAccount): void {
     this.deleteAdmin(record.id);
     this.admins.set(record.id, record);
-    this.adminsByTokenHash.set(record.tokenHash, record);
+    if (record.tokenHash) this.adminsByTokenHash.set(record.tokenHash, record);
   }
 
   private deleteAdmin(adminId: string): void {
     const old = this.admins.get(adminId);
     if (!old) return;
     this.admins.delete(adminId);
-    if (this.adminsByTokenHash.get(old.tokenHash) === old) this.adminsByTokenHash.delete(old.tokenHash);
+    if (old.tokenHash && this.adminsByTokenHash.get(old.tokenHash) === old) this.adminsByTokenHash.delete(old.tokenHash);
   }
 
   private putUser(record: UserRecord): void {

@@ -8,6 +8,7 @@
  * Pure: converts between the declarative document and records, and computes the operations
  * that turn one into the other.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   adminAccountSchema,
@@ -97,7 +98,7 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
   vendor: propertyOrder(vendorRecordSchema.shape, rateLimitSchema.shape, licenceSchema.shape),
   key: propertyOrder(keyEntitySchema.shape),
   user: propertyOrder(userSchema.shape, permissionSchema.shape),
-  admin: propertyOrder(adminAccountSchema.shape),
+  admin: propertyOrder(adminAccountSchema.shape, adminAccountSchema.shape.enrolment.unwrap().shape),
   // A pending change's args and preview hold any JSON: written as it is, not by a property list.
   change: [],
 };
@@ -166,6 +167,16 @@ export function operationsBetween(current: AccessRecords, next: AccessRecords): 
   diff('user', current.users, next.users);
   diff('key', current.keys, next.keys);
   return ops;
+}
+
+/**
+ * A digest of what a set of operations does, whatever order they were made in: two plans with
+ * the same digest write the same records over the same records. A whole-document change is
+ * approved only while its plan still has the digest its preview had.
+ */
+export function planDigest(ops: readonly AccessOp[]): string {
+  const lines = ops.map((op) => `${op.kind}\u0000${op.id}\u0000${op.value ? canonicalJson(op.kind, op.value) : 'null'}\u0000${op.expect ? canonicalJson(op.kind, op.expect) : 'null'}`);
+  return `sha256:${createHash('sha256').update(lines.sort().join('\n')).digest('hex')}`;
 }
 
 /** The ids of keys that the operations delete (their last-use times go with them). */

@@ -7,7 +7,8 @@
  * Reads the live AccessIndex (brought up to the store's version first, so a write and a read see
  * what any instance last wrote); sets records through the AccessStore and drops removed keys'
  * last-use times. A write may also be previewed (planned, nothing committed) or made as the
- * approval of a pending change, which it then consumes in the same step.
+ * approval of a pending change, which it then consumes in the same step, and only while what it
+ * changes is still what the change's preview showed.
  */
 import { GatewayError } from '../errors/error-catalogue';
 import type { AuditEntryInput } from '../admin/audit';
@@ -18,6 +19,7 @@ import type { AccessCache } from './cache';
 import type { KeyUsageTracker } from './key-usage';
 import type { PendingChange } from './model';
 import { fieldErrors } from './admin-inputs';
+import { sameValue } from './access-diff';
 
 /** What a write did, for the audit log. */
 export interface Change {
@@ -180,6 +182,12 @@ export class AccessWriter {
         if (change === null || ops.length === 0) {
           if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
           return { result, change: null };
+        }
+        // Checked on the records this commit is guarded by: an approval applies exactly what was previewed.
+        if (approving && !sameValue(change.before, (approving.change.preview as { before?: unknown } | null)?.before)) {
+          throw new GatewayError('conflict', `The config changed since change "${approving.change.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
+            preview: { action: change.action, target: change.target, before: change.before, after: change.after },
+          });
         }
         validateOps(ops);
         // Approving consumes the pending change in the same step: two approvers cannot both apply it.

@@ -1,18 +1,24 @@
 /**
  * Named admins (README "Admin identities"): accounts with a role, kept in the access store beside
- * the config (never part of the declarative document), each with a token shown once and stored
- * as its SHA-256 hash. The bootstrap ADMIN_TOKEN stays and acts as the owner `bootstrap`.
+ * the config (never part of the declarative document). A token reaches only the admin it belongs
+ * to: creating an admin (or having one re-enrolled) hands its maker a one-time enrolment code,
+ * valid 24 h from when the admin record is written, which the new admin alone redeems for a token
+ * (`enrol`); an admin rotates only their own token (`rotateOwn`); anyone else's can only be
+ * revoked. Tokens and codes are kept as their SHA-256 hashes. The bootstrap ADMIN_TOKEN stays and
+ * acts as the owner `bootstrap` (four-eyes.ts: what it may do after set-up).
  *
  * Reads the live AccessIndex (admins by token hash, so authenticating costs one hash and one map
  * lookup); writes admin records through the shared AccessWriter, each with its audit entry. No
- * result, change or log line ever holds a token or its hash.
+ * result, change, log line or audit entry ever holds a token, a code or their hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../errors/error-catalogue';
 import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } from './model';
 import { parseInput } from './admin-inputs';
-import type { AccessWriter, Outcome, WriteBy } from './access-writer';
+import { writerOf, type AccessWriter, type Outcome, type Plan, type WriteBy } from './access-writer';
+import type { AccessIndex } from './access-index';
+import { BOOTSTRAP_ID, setupLatch } from './four-eyes';
 
 /** Who an admin request acts as. */
 export interface AdminIdentity {
@@ -23,11 +29,20 @@ export interface AdminIdentity {
 
 export const BOOTSTRAP_ADMIN: AdminIdentity = Object.freeze({ id: 'bootstrap', name: 'bootstrap', role: 'owner' });
 
-export type AdminView = Omit<AdminAccount, 'tokenHash'>;
-/** The answer to a create or a rotation: the only place the token ever appears. */
+/** An admin as shown: no hashes; `status` says whether it holds a token, and until when its code is valid. */
+export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment'> & { status: 'active' | 'enrolling' | 'no-token'; enrolmentExpiresAt?: string };
+/** The answer to an enrolment or an own rotation: the only place the token ever appears. */
 export type AdminWithToken = AdminView & { token: string };
+/** An enrolment code and its hash: the code goes to the maker once, the hash into the record. */
+export interface EnrolmentCode {
+  readonly code: string;
+  readonly codeHash: string;
+}
 
 const TOKEN_PREFIX = 'cba_';
+const CODE_PREFIX = 'cbe_';
+/** An enrolment code is valid this long after the admin record holding it is written. */
+export const ENROLMENT_TTL_MS = 24 * 3_600_000;
 
 export function generateAdminToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
@@ -37,17 +52,40 @@ export function hashAdminToken(token: string): string {
   return `sha256:${createHash('sha256').update(token).digest('hex')}`;
 }
 
+/** A new one-time enrolment code (160 random bits) and the hash the record keeps. */
+export function newEnrolmentCode(): EnrolmentCode {
+  const code = `${CODE_PREFIX}${randomBytes(20).toString('base64url')}`;
+  return { code, codeHash: hashAdminToken(code) };
+}
+
+/** The id of the admin a write is made by: the maker of the pending change it approves, or its actor. */
+function makerOf(by: WriteBy): string {
+  const writer = writerOf(by);
+  return writer.approving ? writer.approving.change.makerId : writer.actor.replace(/^admin:/, '');
+}
+
+const roleInput = z.object({ role: z.enum(ADMIN_ROLES) }).strict();
+const codeHashInput = z.object({ codeHash: adminAccountSchema.shape.tokenHash.unwrap() }).strict();
+
 const createAdminInput = z
   .object({
-    id: adminAccountSchema.shape.id.refine((id) => id !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin').optional(),
+    id: adminAccountSchema.shape.id.refine((id) => id !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin'),
     name: adminAccountSchema.shape.name,
     role: z.enum(ADMIN_ROLES),
   })
   .strict();
 
-function view(admin: AdminAccount): AdminView {
-  const { tokenHash: _hash, ...rest } = admin;
-  return rest;
+export function adminView(admin: AdminAccount): AdminView {
+  const { tokenHash, enrolment, ...rest } = admin;
+  const status = tokenHash ? 'active' : enrolment ? 'enrolling' : 'no-token';
+  return { ...rest, status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };
+}
+const view = adminView;
+
+/** An admin's record and the set-up latch when this write closes set-up (four-eyes.ts). */
+function adminOps(index: AccessIndex, admin: AdminAccount, expect: AdminAccount | null): Plan<never>['ops'] {
+  const after = [...index.adminList().filter((a) => a.id !== admin.id), admin];
+  return [{ kind: 'admin', id: admin.id, value: admin, expect }, ...setupLatch(index, after)];
 }
 
 export class AdminDirectory {
@@ -66,33 +104,94 @@ export class AdminDirectory {
   async sessionIdentity(adminId: string, tokenFingerprint: string): Promise<AdminIdentity | null> {
     const admin = (await this.writer.index()).admin(adminId);
     // The fingerprint is the first 16 hex digits of the token's SHA-256, as the hash stores it.
-    return admin && admin.tokenHash.slice('sha256:'.length, 'sha256:'.length + 16) === tokenFingerprint ? { id: admin.id, name: admin.name, role: admin.role } : null;
+    return admin?.tokenHash && admin.tokenHash.slice('sha256:'.length, 'sha256:'.length + 16) === tokenFingerprint ? { id: admin.id, name: admin.name, role: admin.role } : null;
   }
 
+  /** Every named admin (the set-up latch is no admin and is left out). */
   async list(): Promise<AdminView[]> {
-    return (await this.writer.index()).adminList().map(view);
+    return (await this.writer.index()).adminList().filter((a) => a.id !== BOOTSTRAP_ID).map(view);
   }
 
-  async create(input: unknown, by: WriteBy): Promise<Outcome<AdminWithToken>> {
+  /** An admin's input with its id made up when it names none, so a preview and its approval agree. */
+  static withId(input: unknown): unknown {
+    if (typeof input !== 'object' || input === null || Array.isArray(input) || 'id' in input) return input;
+    return { ...input, id: `adm-${randomBytes(6).toString('hex')}` };
+  }
+
+  /**
+   * Creates an admin without a token: it enrols with the code whose hash `code` carries (the
+   * maker holds the code). The maker is its creator and its sponsor.
+   */
+  async create(input: unknown, code: unknown, by: WriteBy): Promise<Outcome<AdminView>> {
     const body = parseInput(createAdminInput, input, 'admin');
-    const token = generateAdminToken();
+    const { codeHash } = parseInput(codeHashInput, code, 'enrolment code');
+    const maker = makerOf(by);
     return this.writer.write(by, (index) => {
-      const id = body.id ?? `adm-${randomBytes(6).toString('hex')}`;
-      if (index.admin(id)) throw new GatewayError('conflict', `An admin with id "${id}" already exists.`);
-      const admin: AdminAccount = { id, name: body.name, role: body.role, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token), createdAt: new Date().toISOString() };
-      return {
-        result: { ...view(admin), token },
-        change: { action: 'admin.create', target: `admins/${id}`, before: null, after: view(admin) },
-        ops: [{ kind: 'admin', id, value: admin, expect: null }],
+      if (index.admin(body.id)) throw new GatewayError('conflict', `An admin with id "${body.id}" already exists.`);
+      const now = Date.now();
+      const admin: AdminAccount = {
+        id: body.id,
+        name: body.name,
+        role: body.role,
+        createdAt: new Date(now).toISOString(),
+        createdBy: maker,
+        sponsor: maker,
+        enrolment: { codeHash, expiresAt: new Date(now + ENROLMENT_TTL_MS).toISOString() },
       };
+      return { result: view(admin), change: { action: 'admin.create', target: `admins/${admin.id}`, before: null, after: view(admin) }, ops: adminOps(index, admin, null) };
     });
   }
 
-  /** A new token for the admin; the old one stops working at once. */
-  async rotate(adminId: string, by: WriteBy): Promise<Outcome<AdminWithToken>> {
-    const token = generateAdminToken();
+  /** A fresh enrolment code for an admin: its token (if any) stops working; the maker becomes its sponsor. */
+  async reenrol(adminId: string, code: unknown, by: WriteBy): Promise<Outcome<AdminView>> {
+    const { codeHash } = parseInput(codeHashInput, code, 'enrolment code');
+    const maker = makerOf(by);
     return this.writer.write(by, (index) => {
-      const admin = this.find(index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
+      const { tokenHash: _hash, tokenPrefix: _prefix, ...rest } = admin;
+      const updated: AdminAccount = { ...rest, sponsor: maker, enrolment: { codeHash, expiresAt: new Date(Date.now() + ENROLMENT_TTL_MS).toISOString() } };
+      return { result: view(updated), change: { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
+    });
+  }
+
+  /** Gives an admin another role; its token, code and sponsor stay. */
+  async setRole(adminId: string, input: unknown, by: WriteBy): Promise<Outcome<AdminView>> {
+    const { role } = parseInput(roleInput, input, 'role change');
+    return this.writer.write(by, (index) => {
+      const admin = this.find(index, adminId);
+      if (admin.role === role) return { result: view(admin), change: null, ops: [] };
+      const updated: AdminAccount = { ...admin, role };
+      return { result: view(updated), change: { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
+    });
+  }
+
+  /** Redeems an enrolment code (no other credential): the admin's token, shown this once. Null when the code is no good. */
+  async enrol(code: string): Promise<AdminWithToken | null> {
+    if (!code.startsWith(CODE_PREFIX) || code.length > 100) return null;
+    const codeHash = hashAdminToken(code);
+    const token = generateAdminToken();
+    const holder = (await this.writer.index()).adminList().find((a) => a.enrolment?.codeHash === codeHash);
+    if (!holder) return null;
+    // Planned again on the records in force: two redemptions of one code cannot both succeed.
+    const outcome = await this.writer.write<AdminWithToken | null>(`admin:${holder.id}`, (index) => {
+      const admin = index.admin(holder.id);
+      if (admin?.enrolment?.codeHash !== codeHash || Date.parse(admin.enrolment.expiresAt) <= Date.now()) return { result: null, change: null, ops: [] };
+      const { enrolment: _used, ...rest } = admin;
+      const enrolled: AdminAccount = { ...rest, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
+      return {
+        result: { ...view(enrolled), token },
+        change: { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) },
+        ops: adminOps(index, enrolled, admin),
+      };
+    });
+    return outcome.result;
+  }
+
+  /** A new token for the admin who asks; the old one stops working at once. */
+  async rotateOwn(adminId: string): Promise<Outcome<AdminWithToken>> {
+    const token = generateAdminToken();
+    return this.writer.write(`admin:${adminId}`, (index) => {
+      const admin = this.find(index, adminId);
       const rotated: AdminAccount = { ...admin, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
       return {
         result: { ...view(rotated), token },
@@ -102,9 +201,24 @@ export class AdminDirectory {
     });
   }
 
+  /** Takes an admin's token away (and any enrolment code): they sign in again only after re-enrolment. */
+  async revokeToken(adminId: string, by: WriteBy): Promise<Outcome<AdminView>> {
+    return this.writer.write(by, (index) => {
+      const admin = this.find(index, adminId);
+      const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
+      const revoked: AdminAccount = rest;
+      if (!admin.tokenHash && !admin.enrolment) return { result: view(revoked), change: null, ops: [] };
+      return {
+        result: view(revoked),
+        change: { action: 'admin.revoke-token', target: `admins/${adminId}`, before: view(admin), after: view(revoked) },
+        ops: [{ kind: 'admin', id: adminId, value: revoked, expect: admin }],
+      };
+    });
+  }
+
   async remove(adminId: string, by: WriteBy): Promise<Outcome<null>> {
     return this.writer.write(by, (index) => {
-      const admin = this.find(index.admin(adminId), adminId);
+      const admin = this.find(index, adminId);
       return {
         result: null,
         change: { action: 'admin.delete', target: `admins/${adminId}`, before: view(admin), after: null },
@@ -113,7 +227,9 @@ export class AdminDirectory {
     });
   }
 
-  private find(admin: AdminAccount | undefined, adminId: string): AdminAccount {
+  /** A named admin; never the set-up latch, which shares the bootstrap token's id. */
+  private find(index: AccessIndex, adminId: string): AdminAccount {
+    const admin = adminId === BOOTSTRAP_ID ? undefined : index.admin(adminId);
     if (!admin) throw new GatewayError('not_found', `No admin "${adminId}".`);
     return admin;
   }

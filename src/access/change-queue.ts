@@ -1,10 +1,13 @@
 /**
  * Four-eyes approval (config `admin.approvals`): with approvals required, a write to the access
- * config does not apply; it is filed as a pending change that another admin with the approver or
- * owner role approves (the maker never can) or rejects. Approval computes the write again against
- * the config in force then (a change that now conflicts is refused, never applied blindly) and
- * applies it in the same step that removes the pending change, so two approvers cannot both apply
- * it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
+ * config, creating an admin, re-enrolling one and raising one's role do not apply; each is filed as a pending change
+ * that another person with the approver or owner role approves or rejects (four-eyes.ts: who
+ * counts as the same person as the maker; the bootstrap token after set-up only reads and takes
+ * access away). A change applies exactly as previewed: approval plans it again against the config
+ * in force and, when what it changes is no longer what the preview showed (a whole document at
+ * another version, a record that changed meanwhile), answers 409 with a fresh preview, never
+ * applying it blindly; else it applies it in the same step that removes the pending change, so
+ * two approvers cannot both apply it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
  * deleting a vendor) apply at once: a leaked key must die now. Pending changes expire after
  * `admin.changeTtlHours`.
  *
@@ -16,15 +19,29 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
 import type { AccessService } from './access-service';
+import type { AdminDirectory } from './admin-directory';
 import type { Approval, Outcome, WriteBy } from './access-writer';
+import { sameValue } from './access-diff';
+import { BOOTSTRAP_ID, personOf, setupOpen } from './four-eyes';
 import type { PendingChange } from './model';
 
-type Run = (service: AccessService, args: readonly unknown[], by: WriteBy) => Promise<Outcome<unknown>>;
+/** What a pending change's operation runs on. */
+interface Targets {
+  readonly service: AccessService;
+  readonly admins: AdminDirectory | undefined;
+}
+
+type Run = (targets: Targets, args: readonly unknown[], by: WriteBy) => Promise<Outcome<unknown>>;
 
 interface Operation {
   readonly run: Run;
   /** True when the write, with these arguments, can only take access away. */
   readonly reducesAccess: (args: readonly unknown[]) => boolean;
+}
+
+function directory({ admins }: Targets): AdminDirectory {
+  if (!admins) throw new GatewayError('not_found', 'This gateway has no named admins.');
+  return admins;
 }
 
 const str = (value: unknown): string => String(value);
@@ -33,23 +50,32 @@ const always = (): boolean => true;
 
 /** Every admin write by name, as pending changes store it (`POST /v1/changes` takes these names). */
 export const OPERATIONS = {
-  createVendor: { run: (s, [input], by) => s.createVendor(input, by), reducesAccess: never },
+  createVendor: { run: ({ service: s }, [input], by) => s.createVendor(input, by), reducesAccess: never },
   patchVendor: {
-    run: (s, [vendorId, input], by) => s.patchVendor(str(vendorId), input, by),
+    run: ({ service: s }, [vendorId, input], by) => s.patchVendor(str(vendorId), input, by),
     // Suspending, and nothing else, only takes access away.
     reducesAccess: ([, input]) => JSON.stringify(input) === JSON.stringify({ status: 'suspended' }),
   },
-  deleteVendor: { run: (s, [vendorId], by) => s.deleteVendor(str(vendorId), by), reducesAccess: always },
-  setRateLimit: { run: (s, [vendorId, input], by) => s.setRateLimit(str(vendorId), input, by), reducesAccess: never },
-  issueKey: { run: (s, [vendorId, input], by) => s.issueKey(str(vendorId), input, by), reducesAccess: never },
-  patchKey: { run: (s, [keyId, input], by) => s.patchKey(str(keyId), input, by), reducesAccess: never },
-  revokeKey: { run: (s, [keyId], by) => s.revokeKey(str(keyId), by), reducesAccess: always },
-  grantLicence: { run: (s, [vendorId, input], by) => s.grantLicence(str(vendorId), input, by), reducesAccess: never },
-  revokeLicence: { run: (s, [vendorId, licenceId], by) => s.revokeLicence(str(vendorId), str(licenceId), by), reducesAccess: always },
-  grantPermission: { run: (s, [userId, input], by) => s.grantPermission(str(userId), input, by), reducesAccess: never },
-  revokePermission: { run: (s, [userId, permissionId], by) => s.revokePermission(str(userId), str(permissionId), by), reducesAccess: always },
+  deleteVendor: { run: ({ service: s }, [vendorId], by) => s.deleteVendor(str(vendorId), by), reducesAccess: always },
+  setRateLimit: { run: ({ service: s }, [vendorId, input], by) => s.setRateLimit(str(vendorId), input, by), reducesAccess: never },
+  issueKey: { run: ({ service: s }, [vendorId, input], by) => s.issueKey(str(vendorId), input, by), reducesAccess: never },
+  patchKey: { run: ({ service: s }, [keyId, input], by) => s.patchKey(str(keyId), input, by), reducesAccess: never },
+  revokeKey: { run: ({ service: s }, [keyId], by) => s.revokeKey(str(keyId), by), reducesAccess: always },
+  grantLicence: { run: ({ service: s }, [vendorId, input], by) => s.grantLicence(str(vendorId), input, by), reducesAccess: never },
+  revokeLicence: { run: ({ service: s }, [vendorId, licenceId], by) => s.revokeLicence(str(vendorId), str(licenceId), by), reducesAccess: always },
+  grantPermission: { run: ({ service: s }, [userId, input], by) => s.grantPermission(str(userId), input, by), reducesAccess: never },
+  revokePermission: { run: ({ service: s }, [userId, permissionId], by) => s.revokePermission(str(userId), str(permissionId), by), reducesAccess: always },
+  // Admin writes: filed by their own routes (never through POST /v1/changes), with the hash of
+  // the enrolment code their maker holds as the last argument.
+  createAdmin: { run: (t, [input, code], by) => directory(t).create(input, code, by), reducesAccess: never },
+  reenrolAdmin: { run: (t, [adminId, code], by) => directory(t).reenrol(str(adminId), code, by), reducesAccess: never },
+  setAdminRole: {
+    run: (t, [adminId, input], by) => directory(t).setRole(str(adminId), input, by),
+    // Down to viewer, and nothing else, only takes access away (a viewer only reads).
+    reducesAccess: ([, input]) => JSON.stringify(input) === JSON.stringify({ role: 'viewer' }),
+  },
   replaceDocument: {
-    run: (s, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number }),
+    run: ({ service: s }, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number; expectedPlan?: string }),
     reducesAccess: never,
   },
 } satisfies Record<string, Operation>;
@@ -59,8 +85,17 @@ export type OperationName = keyof typeof OPERATIONS;
 /** Writes that make up an id when the input names none. */
 const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey']);
 
+/** Operations only their own routes file (the first two carry an enrolment code's hash last). */
+const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole']);
+const WITH_CODE = new Set<OperationName>(['createAdmin', 'reenrolAdmin']);
+
 export function isOperationName(name: unknown): name is OperationName {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
+}
+
+/** What `POST /v1/changes` may file by name: every access-config write, no admin write. */
+export function isFileableOperation(name: unknown): name is OperationName {
+  return isOperationName(name) && !ADMIN_OPERATIONS.has(name);
 }
 
 /** Who acts: the audit label and the admin's id (the maker of a change can never approve it). */
@@ -88,27 +123,59 @@ function withoutSecretTraits(key: unknown): unknown {
   return rest;
 }
 
+const LOCKED_BOOTSTRAP = 'After set-up (two named approvers hold tokens) the bootstrap token only reads and takes access away; use a named admin.';
+
+/** A pending change's arguments as shown: an enrolment code's hash stays in the store. */
+function shownArgs(change: PendingChange): unknown[] {
+  return WITH_CODE.has(change.operation as OperationName) ? change.args.slice(0, -1) : change.args;
+}
+
+/** The arguments a change is previewed with again at approval: a whole document against whatever version is in force. */
+function unpinned(operation: OperationName, args: readonly unknown[]): unknown[] {
+  return operation === 'replaceDocument' ? [args[0], {}] : [...args];
+}
+
+/** Whether a change would still do what its preview showed: the same record before it, or the same whole-document plan. */
+function samePreview(operation: OperationName, now: unknown, then: unknown): boolean {
+  if (operation !== 'replaceDocument') return sameValue(now, then);
+  const plan = (before: unknown): unknown => (before as { plan?: unknown } | null)?.plan;
+  return plan(now) !== undefined && plan(now) === plan(then);
+}
+
 export class ChangeQueue {
+  private readonly targets: Targets;
+
   constructor(
     private readonly service: AccessService,
     private readonly options: ChangeQueueOptions,
-  ) {}
+    admins?: AdminDirectory,
+  ) {
+    this.targets = { service, admins };
+  }
 
   get approvalsRequired(): boolean {
     return this.options.approvals === 'required';
   }
 
-  /** Runs a write now (approvals off, or it only reduces access), or files it for approval. */
+  /**
+   * Runs a write now (approvals off; it only reduces access; an admin write by the bootstrap
+   * token during set-up), or files it for approval.
+   */
   async submit(operation: OperationName, args: readonly unknown[], maker: Actor): Promise<Submitted> {
     const { run, reducesAccess } = OPERATIONS[operation] as Operation;
-    if (!this.approvalsRequired) return { applied: await run(this.service, args, maker.actor) };
+    if (!this.approvalsRequired) return { applied: await run(this.targets, args, maker.actor) };
     if (reducesAccess(args)) {
-      return { applied: await run(this.service, args, { actor: maker.actor, approval: { required: false, reason: 'only reduces access' } }) };
+      return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'only reduces access' } }) };
+    }
+    const index = await this.service.writer.index();
+    if (maker.adminId === BOOTSTRAP_ID) {
+      if (!setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+      if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' } }) };
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
     // kept as sent (never a secret: a key's secret is made when the change is approved).
     const kept: unknown[] = [...structuredClone(args)];
-    const preview = await run(this.service, args, { actor: maker.actor, preview: true });
+    const preview = await run(this.targets, args, { actor: maker.actor, preview: true });
     if (preview.change === null) return { applied: preview };
     // What the preview named (a licence, permission or key id made up for it) is what approval makes.
     const madeId = (preview.change.after as { id?: unknown } | null)?.id;
@@ -116,10 +183,14 @@ export class ChangeQueue {
     if (GENERATES_ID.has(operation) && typeof madeId === 'string' && typeof input === 'object' && input !== null && !('id' in input)) {
       kept[kept.length - 1] = { ...input, id: madeId };
     }
+    // A whole document applies only as previewed, If-Match or not: while its plan writes the same
+    // records over the same records (the version itself moves with every filed change).
+    if (operation === 'replaceDocument') kept[1] = { expectedPlan: (preview.change.before as { plan: string }).plan };
     const now = Date.now();
     const change: PendingChange = {
       id: `chg-${randomBytes(6).toString('hex')}`,
       makerId: maker.adminId,
+      makerPerson: personOf(index, maker.adminId),
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.changeTtlHours * HOUR_MS).toISOString(),
       operation,
@@ -134,7 +205,7 @@ export class ChangeQueue {
       change: { action: 'change.propose', target: `changes/${change.id}`, before: null, after: { operation, action: change.action, target: change.target } },
       ops: [{ kind: 'change', id: change.id, value: change, expect: null }],
     }));
-    return { pending: { ...change, status: 'pending' } };
+    return { pending: this.view(change, now) };
   }
 
   async list(nowMs = Date.now()): Promise<PendingChangeView[]> {
@@ -145,15 +216,33 @@ export class ChangeQueue {
     return this.view(await this.find(changeId), Date.now());
   }
 
-  /** Applies the change as the checker; never by its maker, never once expired. */
+  /**
+   * Applies the change as the checker: never by its maker's person, never by the bootstrap token
+   * after set-up, never once expired, and only while it still changes what its preview showed.
+   */
   async approve(changeId: string, checker: Actor): Promise<Outcome<unknown>> {
     const change = await this.find(changeId);
-    if (change.makerId === checker.adminId) throw new GatewayError('permission_denied', 'The maker of a change cannot approve it; another approver must.');
+    const index = await this.service.writer.index();
+    if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+    // The maker's person now, or when filing: re-enrolling the maker since cannot launder a change.
+    const checkerPerson = personOf(index, checker.adminId);
+    if (checkerPerson === personOf(index, change.makerId) || checkerPerson === change.makerPerson) {
+      throw new GatewayError('permission_denied', 'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.');
+    }
     if (this.view(change, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${change.expiresAt}; make it again.`);
+    const operation = change.operation as OperationName;
+    const { run } = OPERATIONS[operation] as Operation;
+    // The change as it would apply now: if what it changes moved since the preview, refuse with the fresh one.
+    const fresh = await run(this.targets, unpinned(operation, structuredClone(change.args)), { actor: checker.actor, preview: true });
+    if (fresh.change === null) throw new GatewayError('conflict', `Change "${changeId}" would change nothing now; reject it.`);
+    if (!samePreview(operation, fresh.change.before, (change.preview as { before?: unknown } | null)?.before)) {
+      throw new GatewayError('conflict', `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
+        preview: { action: fresh.change.action, target: fresh.change.target, before: fresh.change.before, after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after },
+      });
+    }
     const approval: Approval = { maker: `admin:${change.makerId}`, madeAt: change.createdAt, checker: checker.actor, checkedAt: new Date().toISOString() };
-    const { run } = OPERATIONS[change.operation as OperationName] as Operation;
     // A copy: the service may validate its input in place, and the pending change must stay as filed.
-    return run(this.service, structuredClone(change.args), { actor: checker.actor, approving: { change, approval } });
+    return run(this.targets, structuredClone(change.args), { actor: checker.actor, approving: { change, approval } });
   }
 
   async reject(changeId: string, checker: Actor): Promise<void> {
@@ -173,6 +262,6 @@ export class ChangeQueue {
   }
 
   private view(change: PendingChange, nowMs: number): PendingChangeView {
-    return { ...change, status: Date.parse(change.expiresAt) <= nowMs ? 'expired' : 'pending' };
+    return { ...change, args: shownArgs(change), status: Date.parse(change.expiresAt) <= nowMs ? 'expired' : 'pending' };
   }
 }

@@ -187,15 +187,24 @@ export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult
 export const ADMIN_ROLES = ['viewer', 'operator', 'approver', 'owner'] as const;
 export type AdminRole = (typeof ADMIN_ROLES)[number];
 
-/** A named admin: the token itself is shown once at creation or rotation, and kept as its hash. */
+/**
+ * A named admin: the token itself is shown once, to the admin alone (redeeming an enrolment code
+ * or rotating their own), and kept as its hash; no token while the admin has yet to enrol or
+ * after theirs was revoked. The enrolment code is kept as its hash too, with its absolute expiry.
+ * `sponsor` is the admin who was handed the current enrolment code (four-eyes.ts counts the two
+ * as one person). The record with id `bootstrap` holds no token: it marks set-up as closed.
+ */
 export const adminAccountSchema = z
   .object({
     id: id,
     name: z.string().min(1).max(200),
     role: z.enum(ADMIN_ROLES),
-    tokenPrefix: z.string().regex(/^cba_[0-9A-Za-z_-]{4,12}$/),
-    tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>'),
+    tokenPrefix: z.string().regex(/^cba_[0-9A-Za-z_-]{4,12}$/).optional(),
+    tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>').optional(),
     createdAt: timestamp,
+    createdBy: id.optional(),
+    sponsor: id.optional(),
+    enrolment: z.object({ codeHash: z.string().regex(/^sha256:[0-9a-f]{64}$/), expiresAt: timestamp }).strict().optional(),
   })
   .strict();
 
@@ -207,6 +216,8 @@ export const pendingChangeSchema = z
   .object({
     id: id,
     makerId: id,
+    /** The person the maker counted as when filing (four-eyes.ts): approval refuses that person too. */
+    makerPerson: id.optional(),
     createdAt: timestamp,
     expiresAt: timestamp,
     operation: z.string().min(1).max(64),

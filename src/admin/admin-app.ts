@@ -15,9 +15,11 @@
  * when it ends (method, path, status, actor; never a body or a header). Wrong tokens are
  * counted (`onAuthFailure`), audited per address and minute, and, past `throttle.freeFailures`
  * from one address, that address's wrong tokens are answered 429 with an exponential back-off;
- * a right token always passes (admin-auth.ts states the rule).
+ * a right token always passes (admin-auth.ts states the rule). With approvals required, each
+ * request of the bootstrap token is audited first (bootstrap-audit.ts).
  *
- * Routes that take no credential at all go on the `open` router, mounted before authentication.
+ * Routes that take no credential at all go on the `open` router, mounted before authentication:
+ * `POST /v1/admins/enrol` (an enrolment code for a token, with its own back-off per address).
  *
  * To add routes, write one more `register...` function taking the `/v1` router (and `Routes`,
  * from routes/route-kit.ts) in a module under `routes/`, and call it from `createAdminApp`.
@@ -45,7 +47,8 @@ import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
 import { registerCatalogue, registerKeys, registerLicences, registerPermissions, registerVendors } from './routes/access-records';
-import { registerAdmins } from './routes/admins';
+import { registerAdmins, registerEnrolment } from './routes/admins';
+import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerChanges } from './routes/changes';
 import { registerOverview } from './routes/overview';
@@ -63,6 +66,8 @@ export interface AdminAppDeps {
   readonly logger: Logger;
   /** The SMS outbox, in sandbox mode only: serves GET /v1/sandbox/sms when set. */
   readonly smsOutbox?: SmsOutboxReader;
+  /** Back-off per source address after wrong enrolment codes; by default the config's defaults. */
+  readonly enrolmentThrottle?: AuthThrottle;
   /** Back-off per source address after wrong tokens; by default the config's defaults. */
   readonly throttle?: AuthThrottle;
   /** Told of each wrong or missing token (gateway_admin_auth_failures_total). */
@@ -118,7 +123,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
   const { service, audit, logger } = deps;
 
-  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) });
+  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
   const routes: Routes = {
     service,
     audit,
@@ -162,8 +167,10 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   });
   // Routes under /v1 that take no credential at all (each its own guard) are registered here.
   const open = express.Router();
+  registerEnrolment(open, { admins: deps.admins, throttle: deps.enrolmentThrottle ?? defaultThrottle(), onFailure, failedLogins, clientAddress });
   app.use('/v1', open);
   app.use(adminAuth(authOptions, readSession));
+  if (changes.approvalsRequired) app.use(auditBootstrapUse(audit));
 
   const v1 = express.Router();
   registerCatalogue(v1);

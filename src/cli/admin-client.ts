@@ -37,6 +37,8 @@ interface RequestOptions {
   /** A body sent as it is, with its own media type (apply sends a YAML file unchanged). */
   readonly raw?: { readonly text: string; readonly contentType: string };
   readonly query?: Readonly<Record<string, string | undefined>>;
+  /** More request headers (apply sends `If-Match`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export class AdminClient {
@@ -48,7 +50,8 @@ export class AdminClient {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(`/v1/${path}`, this.baseUrl);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    // No token: a request that takes none (redeeming an enrolment code).
+    const headers: Record<string, string> = { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), accept: 'application/json', ...options.headers };
     let body: string | undefined;
     if (options.raw) {
       body = options.raw.text;

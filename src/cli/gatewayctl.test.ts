@@ -101,22 +101,52 @@ describe('gatewayctl', () => {
     expect(JSON.parse(json.stdout)).toEqual(parseYaml(exported.stdout));
   });
 
-  it('creates an admin and prints its token once, lists it, rotates the token and deletes the admin', async () => {
+  it('creates an admin and prints its enrolment code (never a token), which enrol redeems for the admin’s own token; rotates one’s own token, revokes another’s and deletes', async () => {
     const created = await ctl('admins', 'create', 'Otto Operator', '--role', 'operator', '--id', 'otto');
     expect(created.code).toBe(0);
-    const tokens = created.stdout.match(/cba_[A-Za-z0-9_-]{32}/g) ?? [];
-    expect(tokens).toHaveLength(1);
     expect(created.stdout).toContain('Created admin otto (Otto Operator, operator).');
+    expect(created.stdout).not.toMatch(/cba_/);
+    const code = created.stdout.match(/cbe_[A-Za-z0-9_-]{27}/)?.[0] as string;
+    expect(code).toBeDefined();
+
+    // The new admin redeems the code with no ADMIN_TOKEN of their own.
+    const { ADMIN_TOKEN: _owner, ...noToken } = env;
+    const ownerEnv = env;
+    env = noToken;
+    const enrolled = await ctl('admins', 'enrol', code);
+    env = ownerEnv;
+    expect(enrolled.code).toBe(0);
+    const token = enrolled.stdout.match(/cba_[A-Za-z0-9_-]{32}/)?.[0] as string;
+    expect(token).toBeDefined();
 
     const listed = await ctl('admins', 'list');
-    expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE/);
-    expect(listed.stdout).toMatch(/otto\s+Otto Operator\s+operator/);
-    expect(listed.stdout).not.toContain(tokens[0]);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+STATUS/);
+    expect(listed.stdout).toMatch(/otto\s+Otto Operator\s+operator\s+active/);
+    expect(listed.stdout).not.toContain(token);
 
-    const rotated = await ctl('admins', 'rotate', 'otto');
+    env = { ...ownerEnv, ADMIN_TOKEN: token };
+    const rotated = await ctl('admins', 'rotate');
+    env = ownerEnv;
     expect(rotated.stdout).toMatch(/New token for admin otto, shown this once:\ncba_/);
+    const revoked = await ctl('admins', 'revoke', 'otto');
+    expect(revoked.stdout).toBe('Revoked the token of admin otto.\n');
+    expect(revoked.stdout).not.toMatch(/cba_/);
     expect(await ctl('admins', 'delete', 'otto')).toMatchObject({ code: 0, stdout: 'Deleted admin otto.\n' });
     expect((await ctl('admins', 'list', '--json')).stdout.trim()).toBe('[]');
+  });
+
+  it('applies at the version its own dry run read (If-Match), and refuses a stale --if-match', async () => {
+    const ifMatch: Array<string | undefined> = [];
+    server.on('request', (req: http.IncomingMessage) => {
+      if (req.method === 'PUT') ifMatch.push(req.headers['if-match']);
+    });
+    const { version } = await readDocument(store);
+    expect((await ctl('apply', '-f', accessFileWithAcme('yaml'))).code).toBe(0);
+    expect(ifMatch).toEqual([undefined, `"${version}"`]);
+
+    const stale = await ctl('apply', '-f', accessFileWithAcme('json'), '--if-match', String(version));
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/not \d+; read it again/);
   });
 
   it('issues a key and prints its secret once, lists it by prefix, and revokes it', async () => {

@@ -47,6 +47,8 @@ export interface GatewayErrorOptions {
   /** Response headers that belong to the error, e.g. `Allow`, `Retry-After`. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
+  /** What the client needs to act on a conflict (a pending change's fresh preview); JSON problems only. */
+  readonly preview?: unknown;
 }
 
 export class GatewayError extends Error {
@@ -54,6 +56,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly preview: unknown;
 
   constructor(
     readonly code: ErrorCode,
@@ -64,6 +67,7 @@ export class GatewayError extends Error {
     this.status = ERROR_CATALOGUE[code].status;
     this.errors = options.errors;
     this.headers = options.headers;
+    this.preview = options.preview;
   }
 }
 

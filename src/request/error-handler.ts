@@ -26,6 +26,8 @@ export interface ProblemBody {
   code: ErrorCode;
   requestId: string | undefined;
   errors?: ReadonlyArray<{ field: string; message: string }>;
+  /** A pending change's preview against the config in force (409 on approving a change the config outgrew). */
+  preview?: unknown;
 }
 
 /** Maps errors thrown by Node and Express internals (body parsers, sockets) to the catalogue. */
@@ -59,6 +61,7 @@ export function problemBody(error: GatewayError, requestId: string | undefined):
     requestId,
   };
   if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  if (error.preview !== undefined) body.preview = error.preview;
   return body;
 }
 

@@ -55,7 +55,14 @@ async function createAdmin(gateway: TestGateway, id: string, role: string): Prom
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ id, name: id, role }),
   });
-  return ((await res.json()) as { token: string }).token;
+  // The owner gets an enrolment code, never a token: the new admin redeems it.
+  const { enrolmentCode } = (await res.json()) as { enrolmentCode: string };
+  const enrolled = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enrolmentCode }),
+  });
+  return ((await enrolled.json()) as { token: string }).token;
 }
 
 describe('the admin web UI, memory store', () => {
@@ -137,6 +144,33 @@ describe('the admin web UI, memory store', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
+    expect(watched.problems).toEqual([]);
+  });
+
+  it('shows an owner who creates an admin an enrolment code, never a token; the new admin redeems it on the sign-in page for their own token', async () => {
+    const owner = await signedIn(gateway, TEST_ADMIN_TOKEN);
+    await owner.getByRole('link', { name: 'Admins' }).click();
+    await owner.getByLabel('Admin id').fill('ui-nina');
+    await owner.getByLabel('Name').fill('Nina');
+    await owner.getByRole('button', { name: 'Create admin' }).click();
+    await owner.getByText(/Enrolment code for ui-nina, valid once until/).waitFor();
+    const code = (await owner.locator('p.secret').textContent()) ?? '';
+    expect(code).toMatch(/^cbe_/);
+    expect(await owner.content()).not.toMatch(/cba_[A-Za-z0-9_-]{20,}/);
+    await owner.getByRole('cell', { name: 'enrolling' }).waitFor();
+
+    const context = await browser.newContext();
+    contexts.push(context);
+    const newcomer = await newWatchedPage(context, watched);
+    await newcomer.goto(`http://127.0.0.1:${gateway.adminPort}/`);
+    await newcomer.getByLabel('Enrolment code').fill(code);
+    await newcomer.getByRole('button', { name: 'Enrol' }).click();
+    await newcomer.getByText(/Your token as ui-nina, shown this once/).waitFor();
+    const token = (await newcomer.locator('p.secret').textContent()) ?? '';
+    expect(token).toMatch(/^cba_/);
+    await newcomer.getByLabel('Admin token').fill(token);
+    await newcomer.getByRole('button', { name: 'Sign in' }).click();
+    await newcomer.getByRole('link', { name: 'Overview' }).waitFor();
     expect(watched.problems).toEqual([]);
   });
 

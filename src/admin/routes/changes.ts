@@ -4,13 +4,13 @@
  * {"api": "GET*"}]}`; `POST .../approve` applies a pending change, `POST .../reject` drops it.
  *
  * Reads JSON bodies, route parameters and the signed-in admin. Filing needs `write`, deciding
- * needs `approve`; the change queue refuses a maker approving their own change. Sets the queue
+ * needs `approve`; the change queue refuses a checker who counts as the maker's person (four-eyes.ts). Admin writes are filed only by their own routes (admins.ts). Sets the queue
  * and, on approval, the access config (with its audit entry), through the ChangeQueue.
  * A write that needs no approval (approvals off, or one that only reduces access) applies at
  * once and answers 200 with its result; one that does answers 202 with the pending change.
  */
 import type { Request, Response, Router } from 'express';
-import { isOperationName } from '../../access/change-queue';
+import { isFileableOperation } from '../../access/change-queue';
 import { GatewayError } from '../../errors/error-catalogue';
 import { signedInAdmin } from '../../request/context';
 import { can, jsonBody, methodNotAllowed, param, type Routes } from './route-kit';
@@ -28,10 +28,10 @@ export function registerChanges(router: Router, { changes }: Routes): void {
     .post(can('write'), jsonBody, async function proposeChange(req: Request, res: Response) {
       const { operation, args } = (req.body ?? {}) as { operation?: unknown; args?: unknown };
       const errors = [
-        ...(isOperationName(operation) ? [] : [{ field: 'operation', message: 'the name of an admin write, e.g. grantLicence' }]),
+        ...(isFileableOperation(operation) ? [] : [{ field: 'operation', message: 'the name of an admin write, e.g. grantLicence' }]),
         ...(Array.isArray(args) && args.length <= 4 ? [] : [{ field: 'args', message: 'the write\'s arguments, as a list' }]),
       ];
-      if (errors.length > 0 || !isOperationName(operation) || !Array.isArray(args)) throw new GatewayError('invalid_request', 'The change is not valid; see errors.', { errors });
+      if (errors.length > 0 || !isFileableOperation(operation) || !Array.isArray(args)) throw new GatewayError('invalid_request', 'The change is not valid; see errors.', { errors });
       const submitted = await changes.submit(operation, args, actorOf(res));
       if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
       else res.status(200).json(submitted.applied.result);

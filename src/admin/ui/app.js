@@ -131,8 +131,36 @@ function signInPage() {
     token.wrap,
     h('button', { type: 'submit' }, 'Sign in'),
   );
-  main.replaceChildren(h('h1', {}, 'Sign in'), h('p', { class: 'muted' }, 'Sign in with an admin token. The browser keeps a session cookie; the token is not stored.'), form, errors);
+  main.replaceChildren(h('h1', {}, 'Sign in'), h('p', { class: 'muted' }, 'Sign in with an admin token. The browser keeps a session cookie; the token is not stored.'), form, errors, enrolSection());
   token.input.focus();
+}
+
+/** A new admin redeems the one-time enrolment code an owner handed them: their token, shown this once. */
+function enrolSection() {
+  const code = field('Enrolment code', { type: 'password', autocomplete: 'off' });
+  const errors = alertBox();
+  const notice = h('div');
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        errors.textContent = '';
+        const res = await fetch('/v1/admins/enrol', { method: 'POST', headers: WRITE_HEADERS, credentials: 'omit', body: JSON.stringify({ enrolmentCode: code.input.value.trim() }) });
+        code.input.value = '';
+        const answer = await res.json().catch(() => ({}));
+        if (!res.ok) {
+          showError(errors, new ApiError(res.status, answer));
+          return;
+        }
+        notice.replaceChildren(h('div', { class: 'notice' }, `Your token as ${answer.id}, shown this once; keep it now, then sign in with it:`), h('p', { class: 'secret' }, answer.token));
+      },
+    },
+    code.wrap,
+    h('button', { type: 'submit', class: 'secondary' }, 'Enrol'),
+  );
+  return h('section', {}, h('h2', {}, 'New admin?'), h('p', { class: 'muted' }, 'Redeem the enrolment code an owner gave you for your own token.'), form, errors, notice);
 }
 
 async function signOut() {
@@ -589,9 +617,14 @@ async function adminsPage() {
   const id = field('Admin id', { required: true });
   const name = field('Name', { required: true });
   const role = field('Role', { tag: 'select', options: ['viewer', 'operator', 'approver', 'owner'] });
-  const showToken = (admin) => {
+  // Never a token for someone else: creating or re-enrolling answers a one-time enrolment code.
+  const showCode = (answer) => {
     notice.className = '';
-    notice.replaceChildren(h('div', { class: 'notice' }, `Token for ${admin.id}, shown this once; hand it over now:`), h('p', { class: 'secret' }, admin.token));
+    const text =
+      answer.status === 'pending'
+        ? `Filed for approval as change ${answer.id}. Once another approver approves it, this enrolment code works once, for 24 h; hand it over now:`
+        : `Enrolment code for ${answer.id}, valid once until ${when(answer.enrolmentExpiresAt)}; hand it over now (they redeem it on the sign-in page):`;
+    notice.replaceChildren(h('div', { class: 'notice' }, text), h('p', { class: 'secret' }, answer.enrolmentCode));
   };
   const act = async (fn) => {
     errors.textContent = '';
@@ -609,7 +642,9 @@ async function adminsPage() {
         const actions = h(
           'td',
           {},
-          h('button', { type: 'button', class: 'secondary', 'aria-label': `Rotate token of ${a.id}`, onclick: () => act(async () => showToken((await api('POST', `/admins/${encodeURIComponent(a.id)}/token`)).data)) }, 'Rotate token'),
+          h('button', { type: 'button', class: 'secondary', 'aria-label': `Revoke token of ${a.id}`, onclick: () => act(() => api('POST', `/admins/${encodeURIComponent(a.id)}/token`)) }, 'Revoke token'),
+          ' ',
+          h('button', { type: 'button', class: 'secondary', 'aria-label': `Re-enrol ${a.id}`, onclick: () => act(async () => showCode((await api('POST', `/admins/${encodeURIComponent(a.id)}/enrolment`)).data)) }, 'Re-enrol'),
           ' ',
           h('button', {
             type: 'button',
@@ -618,7 +653,7 @@ async function adminsPage() {
             onclick: () => actions.replaceChildren(`Delete ${a.id}? `, h('button', { type: 'button', class: 'danger', onclick: () => act(() => api('DELETE', `/admins/${encodeURIComponent(a.id)}`)) }, 'Confirm')),
           }, 'Delete'),
         );
-        return h('tr', {}, h('td', {}, a.id), h('td', {}, a.name), h('td', {}, a.role), h('td', {}, a.tokenPrefix), h('td', {}, when(a.createdAt)), actions);
+        return h('tr', {}, h('td', {}, a.id), h('td', {}, a.name), h('td', {}, a.role), h('td', {}, a.status), h('td', {}, a.tokenPrefix ?? ''), h('td', {}, when(a.createdAt)), actions);
       }),
     );
   };
@@ -629,7 +664,7 @@ async function adminsPage() {
       onsubmit: (event) => {
         event.preventDefault();
         return act(async () => {
-          showToken((await api('POST', '/admins', { id: id.input.value.trim(), name: name.input.value.trim(), role: role.input.value })).data);
+          showCode((await api('POST', '/admins', { id: id.input.value.trim(), name: name.input.value.trim(), role: role.input.value })).data);
           id.input.value = '';
           name.input.value = '';
         });
@@ -640,7 +675,7 @@ async function adminsPage() {
     role.wrap,
     h('button', { type: 'submit' }, 'Create admin'),
   );
-  main.replaceChildren(h('h1', {}, 'Admins'), form, errors, notice, h('table', {}, h('thead', {}, h('tr', {}, ['Admin id', 'Name', 'Role', 'Token prefix', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))), body));
+  main.replaceChildren(h('h1', {}, 'Admins'), form, errors, notice, h('table', {}, h('thead', {}, h('tr', {}, ['Admin id', 'Name', 'Role', 'Status', 'Token prefix', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))), body));
   await act(async () => undefined);
 }
 

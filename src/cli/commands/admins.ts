@@ -1,38 +1,79 @@
 /**
- * gatewayctl `admins`: list, create, rotate and delete named admins (owner only).
+ * gatewayctl `admins`: list, create, delete, revoke and re-enrol named admins (owner only);
+ * `enrol`, which redeems an enrolment code (no ADMIN_TOKEN needed); `rotate`, which gives the
+ * signed-in admin a new token of their own.
  *
- * Reads and sets admins through the admin API (/v1/admins); prints to stdout, including a
- * new or rotated token, which the API returns only then.
+ * Reads and sets admins through the admin API (/v1/admins, /v1/me/token); prints to stdout an
+ * enrolment code (to the owner who creates or re-enrols an admin) or a token (to the admin who
+ * enrols or rotates their own), each of which the API returns only then.
  */
 import type { Command } from 'commander';
 import type { AdminView, AdminWithToken } from '../../access/admin-directory';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 
-export function registerAdminCommands(program: Command, { api, show }: CommandContext): void {
-  const admins = program.command('admins').description('named admins and their roles (owner only)');
+/** What creating or re-enrolling answers: the admin (applied) or a pending change, with the code. */
+type WithCode = { enrolmentCode: string } & ({ status: 'pending'; id: string; target: string } | (AdminView & { enrolmentExpiresAt?: string }));
+
+function codeText(answer: WithCode, done: string): string {
+  if (answer.status === 'pending') {
+    return `Filed for approval as change ${answer.id} (${answer.target}). Once approved, this enrolment code works for 24 h, once; hand it over now:\n${answer.enrolmentCode}\n`;
+  }
+  return `${done}\nEnrolment code, valid once until ${answer.enrolmentExpiresAt ?? '24 h from now'}; hand it to the admin, who runs \`gatewayctl admins enrol <code>\`:\n${answer.enrolmentCode}\n`;
+}
+
+export function registerAdminCommands(program: Command, { api, anonymousApi, show }: CommandContext): void {
+  const admins = program.command('admins').description('named admins and their roles');
   admins
     .command('list')
     .description('list named admins (the bootstrap ADMIN_TOKEN is the owner "bootstrap")')
     .action(async () => {
       const list = await api().request<AdminView[]>('GET', 'admins');
-      show(list, (l) => table(['ID', 'NAME', 'ROLE', 'TOKEN PREFIX', 'CREATED'], l.map((a) => [a.id, a.name, a.role, a.tokenPrefix, a.createdAt])));
+      show(list, (l) => table(['ID', 'NAME', 'ROLE', 'STATUS', 'TOKEN PREFIX', 'CREATED'], l.map((a) => [a.id, a.name, a.role, a.status, a.tokenPrefix ?? '', a.createdAt])));
     });
   admins
     .command('create <name>')
-    .description('create an admin; its token is printed this once')
+    .description('create an admin; prints its one-time enrolment code (never a token)')
     .requiredOption('--role <role>', 'viewer, operator, approver or owner')
     .option('--id <adminId>', 'the admin id (generated when absent)')
     .action(async (name: string, options: { role: string; id?: string }) => {
-      const created = await api().request<AdminWithToken>('POST', 'admins', { body: { id: options.id, name, role: options.role } });
-      show(created, (a) => `Created admin ${a.id} (${a.name}, ${a.role}).\nToken, shown this once; hand it over now:\n${a.token}\n`);
+      const created = await api().request<WithCode>('POST', 'admins', { body: { id: options.id, name, role: options.role } });
+      show(created, (a) => codeText(a, a.status === 'pending' ? '' : `Created admin ${a.id} (${a.name}, ${a.role}).`));
     });
   admins
-    .command('rotate <adminId>')
-    .description('give an admin a new token; the old one stops working at once')
-    .action(async (adminId: string) => {
-      const rotated = await api().request<AdminWithToken>('POST', `admins/${segment(adminId)}/token`);
+    .command('enrol <enrolmentCode>')
+    .description('redeem an enrolment code for your own token (needs no ADMIN_TOKEN)')
+    .action(async (enrolmentCode: string) => {
+      const enrolled = await anonymousApi().request<AdminWithToken>('POST', 'admins/enrol', { body: { enrolmentCode } });
+      show(enrolled, (a) => `Enrolled as admin ${a.id} (${a.role}). Your token, shown this once; export it as ADMIN_TOKEN:\n${a.token}\n`);
+    });
+  admins
+    .command('rotate')
+    .description('give yourself (the admin of ADMIN_TOKEN) a new token; the old one stops working at once')
+    .action(async () => {
+      const rotated = await api().request<AdminWithToken>('POST', 'me/token');
       show(rotated, (a) => `New token for admin ${a.id}, shown this once:\n${a.token}\n`);
+    });
+  admins
+    .command('revoke <adminId>')
+    .description("take an admin's token away at once (they need re-enrolment to sign in again)")
+    .action(async (adminId: string) => {
+      const revoked = await api().request<AdminView>('POST', `admins/${segment(adminId)}/token`);
+      show(revoked, (a) => `Revoked the token of admin ${a.id}.\n`);
+    });
+  admins
+    .command('reenrol <adminId>')
+    .description('a new one-time enrolment code for an admin (their token stops working)')
+    .action(async (adminId: string) => {
+      const answer = await api().request<WithCode>('POST', `admins/${segment(adminId)}/enrolment`);
+      show(answer, (a) => codeText(a, a.status === 'pending' ? '' : `Re-enrolling admin ${a.id}; its old token no longer works.`));
+    });
+  admins
+    .command('role <adminId> <role>')
+    .description('give an admin another role (filed for approval when approvals are required, unless it is viewer)')
+    .action(async (adminId: string, role: string) => {
+      const answer = await api().request<AdminView | { status: 'pending'; id: string }>('PATCH', `admins/${segment(adminId)}`, { body: { role } });
+      show(answer, (a) => (a.status === 'pending' ? `Filed for approval as change ${a.id}.\n` : `Admin ${a.id} is now ${(a as AdminView).role}.\n`));
     });
   admins
     .command('delete <adminId>')

@@ -18,6 +18,8 @@ export interface CommandContext {
   show<T>(value: T, human: (value: T) => string): void;
   /** The admin API client; throws a CommandFailure when ADMIN_TOKEN is not set. */
   api(): AdminClient;
+  /** The admin API client without a token, for the one request that takes none (enrolling). */
+  anonymousApi(): AdminClient;
 }
 
 export function commandContext(program: Command, io: GatewayctlIo): CommandContext {
@@ -39,6 +41,7 @@ export function commandContext(program: Command, io: GatewayctlIo): CommandConte
       client ??= new AdminClient(io.env.GATEWAY_ADMIN_URL || DEFAULT_ADMIN_URL, token);
       return client;
     },
+    anonymousApi: () => new AdminClient(io.env.GATEWAY_ADMIN_URL || DEFAULT_ADMIN_URL, ''),
   };
 }
 

@@ -1,0 +1,47 @@
+/**
+ * Who counts as one person, and when set-up closes: the rules four-eyes approval rests on.
+ */
+import { AccessIndex } from './access-index';
+import { BOOTSTRAP_ID, personOf, setupLatch, setupOpen } from './four-eyes';
+import type { AdminAccount } from './model';
+
+const HASH = `sha256:${'a'.repeat(64)}`;
+const at = '2026-01-01T00:00:00.000Z';
+
+function admin(id: string, role: AdminAccount['role'], extra: Partial<AdminAccount> = {}): AdminAccount {
+  return { id, name: id, role, createdAt: at, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${id.padEnd(64, '0').replace(/[^0-9a-f]/g, 'e').slice(0, 64)}`, ...extra };
+}
+
+const index = (...admins: AdminAccount[]): AccessIndex => AccessIndex.fromRecords({ vendors: [], keys: [], users: [], admins, changes: [] }, 1);
+
+describe('personOf', () => {
+  it('counts an admin as the person its sponsor counts as, up the chain', () => {
+    const idx = index(admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }), admin('sock', 'approver', { sponsor: 'olga' }), admin('sock2', 'approver', { sponsor: 'sock' }));
+    expect(['olga', 'sock', 'sock2'].map((id) => personOf(idx, id))).toEqual(['olga', 'olga', 'olga']);
+  });
+
+  it('makes each admin enrolled with a set-up code, or with no sponsor on record, a person of their own', () => {
+    const idx = index(admin('anna', 'approver', { sponsor: BOOTSTRAP_ID }), admin('abe', 'approver'), admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }));
+    expect(['anna', 'abe', 'olga', BOOTSTRAP_ID].map((id) => personOf(idx, id))).toEqual(['anna', 'abe', 'olga', BOOTSTRAP_ID]);
+  });
+
+  it('stops at a sponsor that was deleted, and on a cycle', () => {
+    expect(personOf(index(admin('sock', 'approver', { sponsor: 'gone' })), 'sock')).toBe('gone');
+    const idx = index(admin('a', 'owner', { sponsor: 'b' }), admin('b', 'owner', { sponsor: 'a' }));
+    expect(['a', 'b']).toContain(personOf(idx, 'a'));
+  });
+});
+
+describe('set-up', () => {
+  it('is open until two named admins who can approve hold a token, and closes for good with the latch', () => {
+    const waiting = admin('anna', 'approver', { tokenHash: undefined, tokenPrefix: undefined, enrolment: { codeHash: HASH, expiresAt: at } });
+    expect(setupOpen(index(admin('olga', 'owner'), admin('otto', 'operator'), waiting))).toBe(true);
+    const two = [admin('olga', 'owner'), admin('anna', 'approver')];
+    expect(setupOpen(index(...two))).toBe(false);
+    const [latch] = setupLatch(index(admin('olga', 'owner')), two);
+    expect(latch).toMatchObject({ kind: 'admin', id: BOOTSTRAP_ID, expect: null });
+    // With the latch kept, deleting approvers does not open set-up again.
+    expect(setupOpen(index(latch!.value as AdminAccount))).toBe(false);
+    expect(setupLatch(index(latch!.value as AdminAccount, ...two), two)).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * With approvals required, every request the bootstrap token (ADMIN_TOKEN) makes is on record:
+ * it is the one credential no person's name is on, kept for setting up and for taking access
+ * away, so each use is an audit entry `bootstrap.use` (method and path; never a body or a
+ * header), written before the request goes on. When the audit log cannot take it, the request
+ * is refused (503), as an unrecorded use would be worse than none.
+ *
+ * Reads the signed-in admin from the request context; appends to the audit log.
+ */
+import type { RequestHandler } from 'express';
+import { BOOTSTRAP_ID } from '../access/four-eyes';
+import { GatewayError } from '../errors/error-catalogue';
+import { context } from '../request/context';
+import type { AuditLog } from './audit';
+
+export function auditBootstrapUse(audit: Pick<AuditLog, 'append'>): RequestHandler {
+  return function bootstrapUse(req, res, next) {
+    if (context(res).admin?.id !== BOOTSTRAP_ID) {
+      next();
+      return;
+    }
+    audit.append({ actor: `admin:${BOOTSTRAP_ID}`, action: 'bootstrap.use', target: req.path.replace(/^\/(v1\/)?/, '') || '/', before: null, after: { method: req.method } }).then(
+      () => next(),
+      (err: unknown) => next(new GatewayError('store_unavailable', 'The audit log is unavailable, so the bootstrap token cannot be used now; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } })),
+    );
+  };
+}
