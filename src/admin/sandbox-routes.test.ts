@@ -108,7 +108,9 @@ describe('admin API: GET /v1/sandbox/sms', () => {
           body: JSON.stringify({ id: `sms-${role}`, name: `${role} of the outbox test`, role }),
         });
         expect(created.status).toBe(201);
-        tokens[role] = ((await created.json()) as { token: string }).token;
+        const { enrolmentCode } = (await created.json()) as { enrolmentCode: string };
+        const enrolled = await fetch(`${admin.url}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+        tokens[role] = ((await enrolled.json()) as { token: string }).token;
       }
       for (const role of ['viewer', 'approver']) {
         const response = await get(admin.url, tokens[role]);

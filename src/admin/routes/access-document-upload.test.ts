@@ -31,7 +31,8 @@ beforeAll(async () => {
   continueFromRoutes(server.server);
   for (const role of ['viewer', 'operator']) {
     const res = await request(server.url).post('/v1/admins').set('Authorization', `Bearer ${TOKEN}`).send({ id: `up-${role}`, name: role, role });
-    tokens[role] = res.body.token as string;
+    const enrolled = await request(server.url).post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
+    tokens[role] = enrolled.body.token as string;
   }
 });
 afterAll(() => server.close());

@@ -26,11 +26,6 @@ import type { AuthThrottle } from '../auth-throttle';
 import type { FailedLoginAudit } from '../failed-logins';
 import { can, jsonBody, methodNotAllowed, param, type Routes } from './route-kit';
 
-/**
- * `POST /v1/admins/enrol` `{enrolmentCode}`: mounted before authentication, since the new admin
- * has no token yet. Wrong, used and expired codes answer alike (401) and count towards the
- * address's back-off and gateway_admin_auth_failures_total, as wrong tokens do.
- */
 export interface EnrolmentDeps {
   readonly admins: AdminDirectory | undefined;
   readonly throttle: AuthThrottle;
@@ -41,25 +36,31 @@ export interface EnrolmentDeps {
   readonly clientAddress: (req: Request) => string;
 }
 
+/**
+ * `POST /v1/admins/enrol` `{enrolmentCode}`: mounted before authentication, since the new admin
+ * has no token yet. Wrong, used and expired codes answer alike (401) and count towards the
+ * address's back-off and gateway_admin_auth_failures_total, as wrong tokens do.
+ */
 export function registerEnrolment(open: Router, { admins, throttle, onFailure, failedLogins, clientAddress }: EnrolmentDeps): void {
   if (!admins) return;
   open.post('/admins/enrol', jsonBody, async function enrol(req: Request, res: Response) {
+    // The token rule (admin-auth.ts): a right code always passes; only wrong ones count and wait.
     const address = clientAddress(req);
+    const code = (req.body as { enrolmentCode?: unknown } | undefined)?.enrolmentCode;
+    const enrolled = typeof code === 'string' ? await admins.enrol(code) : null;
+    if (enrolled) {
+      res.status(200).json(enrolled);
+      return;
+    }
     const waitMs = throttle.waitMs(address);
+    throttle.failed(address);
+    failedLogins.record(address, waitMs > 0);
+    onFailure();
     if (waitMs > 0) {
-      failedLogins.record(address, true);
       const retryAfter = String(Math.ceil(waitMs / 1000));
       throw new GatewayError('rate_limited', `Too many wrong enrolment codes from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
     }
-    const code = (req.body as { enrolmentCode?: unknown } | undefined)?.enrolmentCode;
-    const enrolled = typeof code === 'string' ? await admins.enrol(code) : null;
-    if (!enrolled) {
-      throttle.failed(address);
-      failedLogins.record(address, false);
-      onFailure();
-      throw new GatewayError('unauthorized', 'The enrolment code is wrong, used or expired; ask an owner for a new one.');
-    }
-    res.status(200).json(enrolled);
+    throw new GatewayError('unauthorized', 'The enrolment code is wrong, used or expired; ask an owner for a new one.');
   });
 }
 
