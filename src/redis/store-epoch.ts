@@ -128,8 +128,14 @@ export class StoreEpoch {
         this.holdUntil = Math.max(this.holdUntil, marker.holdUntil);
       } else {
         const holdUntil = Math.max(Date.now() + this.options.holdMs, marker?.holdUntil ?? 0);
-        const next: EpochMarker = { id: marker?.id ?? randomUUID(), holdUntil };
-        await client.set(this.key, JSON.stringify(next));
+        let next: EpochMarker = { id: marker?.id ?? randomUUID(), holdUntil };
+        // A marker gone: NX, so that of instances finding it gone together (a claim each), one new id wins and all adopt it.
+        const written = marker === null ? await client.set(this.key, JSON.stringify(next), 'NX') : await client.set(this.key, JSON.stringify(next));
+        const winner = written === null ? parseMarker(await client.get(this.key)) : null;
+        if (winner !== null) {
+          next = { id: winner.id, holdUntil: Math.max(holdUntil, winner.holdUntil) };
+          await client.set(this.key, JSON.stringify(next));
+        }
         this.knownId = next.id;
         this.holdUntil = holdUntil;
         this.options.onLossDetected?.();

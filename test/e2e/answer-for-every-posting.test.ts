@@ -68,7 +68,7 @@ function converse(port: number, parts: readonly Part[], options: { end?: boolean
 
 interface Route {
   readonly name: string;
-  /** A valid request of the route; `extra` header lines; `chunkedBody` sends the body chunked instead of with Content-Length. */
+  /** A valid request of the route; `extra` header lines; `chunked` writes the body as chunks and no Content-Length (the variant names its Transfer-Encoding). */
   request(extra?: readonly string[], options?: { chunked?: boolean; contentLength?: number; bodyPart?: number }): string;
 }
 
@@ -143,6 +143,12 @@ const VARIANTS: readonly Variant[] = [
   { name: 'a half-sent body, then the vendor half-closes', parts: (r) => [r.request([], { contentLength: 200, bodyPart: 10 })], end: true, coreAtLeast: 0, coreAtMost: 0 },
   { name: 'a good request, then a half-sent one, then the vendor half-closes', parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })], end: true, coreAtLeast: 0, coreAtMost: 1 },
   { name: 'a good request, then a half-sent one, then silence', parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })], coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'stray bytes after the answer has arrived', parts: (r) => [r.request(), CORE_DELAY_MS * 3, STRAY], coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'a bad chunk size inside a chunked body', parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/\r\n\r\n([0-9a-f]+)\r\n/, '\r\n\r\nzz$1\r\n')], coreAtLeast: 0, coreAtMost: 0 },
+  { name: 'a chunked body whose last chunk never comes, then half-close', parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/0\r\n\r\n$/, '')], end: true, coreAtLeast: 0, coreAtMost: 0 },
+  { name: 'Expect: 100-continue, then stray bytes while with the core', parts: (r) => [r.request(['Expect: 100-continue']), 50, STRAY], coreAtLeast: 0, coreAtMost: 1 },
+  { name: 'an HTTP/1.0 request with a request pipelined behind', parts: (r) => [r.request().replace(' HTTP/1.1\r\n', ' HTTP/1.0\r\n') + r.request()], coreAtLeast: 0, coreAtMost: 1 },
+  { name: 'bare LF line endings', parts: (r) => [r.request().replace(/\r\n/g, '\n')], coreAtLeast: 0, coreAtMost: 1 },
   ...TE_REFUSED.map((coding) => ({
     name: `Transfer-Encoding: ${coding}, with a good request pipelined behind`,
     parts: (r: Route) => [r.request([`Transfer-Encoding: ${coding}`], { chunked: true }) + r.request()],

@@ -89,5 +89,8 @@ describe('Redis wiped on a live connection under keyed money movement', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => deposit(i % 2 ? first : second, 'raced')));
     for (const answer of answers) await expectStoreUnavailable(answer);
     expect(postings()).toBe(1);
+    // One detection per instance, however many of its claims found the marker gone at once.
+    expect(await metric(first, 'gateway_redis_data_loss_detected_total')).toBe(1);
+    expect(await metric(second, 'gateway_redis_data_loss_detected_total')).toBe(1);
   });
 });
