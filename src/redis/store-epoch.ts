@@ -5,10 +5,11 @@
  * marker (`<prefix>epoch`: an id and a "hold until" time); every instance checks it when its
  * connection becomes ready again, every `redis.epochCheckIntervalMs`, and at each keyed claim
  * (the idempotency claim script compares the marker with `currentId()` and, finding it gone or
- * replaced, calls `lossSeen`, so a wipe on a live connection is caught before a retry posts). A marker that is gone
- * or has another id means the data went with it: the instance writes a new marker carrying a
- * hold of `redis.dataLossHoldSeconds` (so instances that start or check later hold too), and
- * while the hold lasts the idempotency step answers keyed money movement 503
+ * replaced, calls `lossSeen`, so a wipe on a live connection is caught before a retry posts).
+ * A marker that is gone or has another id means the data went with it: the instance writes a
+ * new marker carrying a hold of `redis.dataLossHoldSeconds` (so instances that start or check
+ * later hold too; on a Cluster, where the claim cannot read the marker, only the poll sees a
+ * loss), and while the hold lasts the idempotency step answers keyed money movement 503
  * `store_unavailable` instead of risking a repeat; reads go on.
  *
  * Reads and writes one Redis key; reports `held` and changes to the caller (metrics, log).
@@ -137,7 +138,7 @@ export class StoreEpoch {
           await client.set(this.key, JSON.stringify(next));
         }
         this.knownId = next.id;
-        this.holdUntil = holdUntil;
+        this.holdUntil = next.holdUntil;
         this.options.onLossDetected?.();
         logger.error(
           { holdSeconds: this.holdSeconds(), markerFound: marker !== null },
