@@ -292,6 +292,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     access,
     coreClient,
     storeHeld: () => storeEpoch?.held ?? false,
+    ...(storeEpoch ? { storeEpoch } : {}),
     tracing,
     apiDocument,
     metrics,

@@ -26,6 +26,7 @@ import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
 import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
+import type { EpochWatch } from '../policies/idempotency/redis-idempotency-store';
 import { rateLimit } from '../policies/rate-limit/rate-limit';
 import { twoFactor } from '../policies/two-factor/two-factor';
 import type { SmsProvider } from '../sms/provider';
@@ -54,6 +55,8 @@ export interface VendorPipelineDeps {
   readonly tracing: Tracing | null;
   /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
   readonly storeHeld: () => boolean;
+  /** The epoch marker the idempotency claim checks, and whom it tells of a loss it finds; none without Redis. */
+  readonly storeEpoch?: EpochWatch & { lossSeen(epochId: string): Promise<void> };
   readonly metrics: GatewayMetrics;
   /** The vendor API's OpenAPI document, served keyless at /openapi.json (and rendered at /docs). */
   readonly apiDocument: OpenApiDocument;
@@ -131,12 +134,13 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     twoFactorSteps.verification,
     // Right before the core call: a keyed money movement reaches the core at most once.
     idempotency(config.idempotency, {
-      store: createIdempotencyStore(config.idempotency, deps.redis, config.redis.keyPrefix),
+      store: createIdempotencyStore(config.idempotency, deps.redis, config.redis.keyPrefix, deps.storeEpoch),
       logger: deps.logger,
       onReplay: () => metrics.idempotencyReplaysTotal.inc(),
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
       sandboxMode: config.core.url === null,
       storeHeld: deps.storeHeld,
+      ...(deps.storeEpoch ? { onStoreLost: (epochId: string) => deps.storeEpoch?.lossSeen(epochId) ?? Promise.resolve() } : {}),
     }),
     // After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.
     twoFactorSteps.check,

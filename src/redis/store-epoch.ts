@@ -3,10 +3,13 @@
  * Redis; a Redis restarted empty, failed over to a replica that had not caught up, or evicting
  * keys would let a retried deposit post again. So the first instance to start writes an epoch
  * marker (`<prefix>epoch`: an id and a "hold until" time); every instance checks it when its
- * connection becomes ready again and every `redis.epochCheckIntervalMs`. A marker that is gone
- * or has another id means the data went with it: the instance writes a new marker carrying a
- * hold of `redis.dataLossHoldSeconds` (so instances that start or check later hold too), and
- * while the hold lasts the idempotency step answers keyed money movement 503
+ * connection becomes ready again, every `redis.epochCheckIntervalMs`, and at each keyed claim
+ * (the idempotency claim script compares the marker with `currentId()` and, finding it gone or
+ * replaced, calls `lossSeen`, so a wipe on a live connection is caught before a retry posts).
+ * A marker that is gone or has another id means the data went with it: the instance writes a
+ * new marker carrying a hold of `redis.dataLossHoldSeconds` (so instances that start or check
+ * later hold too; on a Cluster, where the claim cannot read the marker, only the poll sees a
+ * loss), and while the hold lasts the idempotency step answers keyed money movement 503
  * `store_unavailable` instead of risking a repeat; reads go on.
  *
  * Reads and writes one Redis key; reports `held` and changes to the caller (metrics, log).
@@ -50,7 +53,9 @@ export class StoreEpoch {
   private holdUntil = 0;
   private timer: NodeJS.Timeout | null = null;
   private wasHeld = false;
-  private readonly key: string;
+  readonly key: string;
+  /** The check under way, so that a claim's report and the poll do not both write a new marker. */
+  private checking: Promise<void> | null = null;
   private readonly onReady = (): void => void this.check();
 
   constructor(private readonly options: StoreEpochOptions) {
@@ -92,8 +97,29 @@ export class StoreEpoch {
     this.options.client.off('ready', this.onReady);
   }
 
+  /** The marker id this instance adopted; null before start. */
+  currentId(): string | null {
+    return this.knownId;
+  }
+
+  /**
+   * A claim found the marker `epochId` gone or replaced: checks now (after any check under way),
+   * so the hold starts on this instance before the claim's 503 is sent.
+   */
+  async lossSeen(epochId: string): Promise<void> {
+    if (this.checking) await this.checking;
+    if (this.knownId === epochId) await this.check();
+  }
+
   /** Compares the marker with the one this instance knows; a Redis error just waits for the next check. */
-  async check(): Promise<void> {
+  check(): Promise<void> {
+    this.checking ??= this.compare().finally(() => {
+      this.checking = null;
+    });
+    return this.checking;
+  }
+
+  private async compare(): Promise<void> {
     if (this.knownId === null) return;
     const { client, logger } = this.options;
     try {
@@ -103,10 +129,16 @@ export class StoreEpoch {
         this.holdUntil = Math.max(this.holdUntil, marker.holdUntil);
       } else {
         const holdUntil = Math.max(Date.now() + this.options.holdMs, marker?.holdUntil ?? 0);
-        const next: EpochMarker = { id: marker?.id ?? randomUUID(), holdUntil };
-        await client.set(this.key, JSON.stringify(next));
+        let next: EpochMarker = { id: marker?.id ?? randomUUID(), holdUntil };
+        // A marker gone: NX, so that of instances finding it gone together (a claim each), one new id wins and all adopt it.
+        const written = marker === null ? await client.set(this.key, JSON.stringify(next), 'NX') : await client.set(this.key, JSON.stringify(next));
+        const winner = written === null ? parseMarker(await client.get(this.key)) : null;
+        if (winner !== null) {
+          next = { id: winner.id, holdUntil: Math.max(holdUntil, winner.holdUntil) };
+          await client.set(this.key, JSON.stringify(next));
+        }
         this.knownId = next.id;
-        this.holdUntil = holdUntil;
+        this.holdUntil = next.holdUntil;
         this.options.onLossDetected?.();
         logger.error(
           { holdSeconds: this.holdSeconds(), markerFound: marker !== null },

@@ -6,6 +6,10 @@
  * keepAliveTimeout (above a load balancer's idle timeout, so the balancer, not the gateway,
  * closes idle connections and never sends on one the gateway is closing).
  *
+ * Order on a connection (see connection-turns.ts): pipelined requests are answered one at a
+ * time, none runs behind an answer that closed the connection, and a parse error on later
+ * bytes never answers in place of a request still being answered.
+ *
  * Drain: stop accepting, ask every response not yet started for `Connection: close`, close
  * idle keep-alive connections (and connections that never sent a byte), wait for the requests
  * in flight, cut what is left after the drain time.
@@ -23,6 +27,7 @@ import type { ListenerTls } from './server-tls';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { socketProblemResponse } from '../request/error-handler';
+import { ConnectionTurns } from './connection-turns';
 
 /** The connections and responses a listener has open, and whether it is draining. */
 interface ListenerState {
@@ -88,15 +93,18 @@ export function openListener(
     headersTimeout: limits.headersTimeoutMs,
     connectionsCheckingInterval: connectionsCheckingIntervalMs(limits.headersTimeoutMs),
   };
+  const state: ListenerState = { connections: new Set(), inFlight: new Set(), draining: false };
+  // A request skipped behind an answer that closed its connection never ran: it is not in flight.
+  const turns = new ConnectionTurns({ onSkipped: (_req, res) => state.inFlight.delete(res) });
+  const inTurn = turns.inTurn(app);
   // The same limits over TLS: an HTTPS listener is the plain one with a secure context.
-  const server = options.tls ? https.createServer({ ...serverOptions, ...options.tls.options() }, app) : http.createServer(serverOptions, app);
+  const server = options.tls ? https.createServer({ ...serverOptions, ...options.tls.options() }, inTurn) : http.createServer(serverOptions, inTurn);
   if (options.tls && server instanceof https.Server) options.tls.attach(server);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   if (options.maxConnections !== undefined) {
     server.maxConnections = options.maxConnections;
     server.on('drop', () => options.onConnectionDropped?.());
   }
-  const state: ListenerState = { connections: new Set(), inFlight: new Set(), draining: false };
   listenerStates.set(server, state);
   server.on('connection', (socket: Socket) => {
     state.connections.add(socket);
@@ -114,8 +122,13 @@ export function openListener(
     res.on('close', responseClosed);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A complete request still being answered (it may be with the core): its answer goes out, then the connection closes.
+    if (err.code !== 'ECONNRESET' && socket.writable && turns.answerInProgress(socket)) {
+      options.logger.info({ reason: err.code }, 'bytes after a request refused: its answer is sent, then the connection closes');
+      return;
+    }
     // Raw bytes must not land in the middle of a response already on the wire.
-    const answering = [...state.inFlight].some((res) => res.socket === socket && res.headersSent);
+    const answering = turns.answering(socket)?.headersSent === true;
     if (err.code === 'ECONNRESET' || !socket.writable || answering) {
       socket.destroy();
       return;

@@ -218,8 +218,9 @@ describe('requests to the core', () => {
   it('treats Transfer_Encoding as an unknown header: the bytes after the read are no request, and no deposit reaches the core', async () => {
     const before = balance();
     const exchange = await rawExchange(gateway.vendorPort, readonlyGet(['Transfer_Encoding: chunked'], '/accounts/50001', chunked(SMUGGLED_DEPOSIT)));
-    // Node refuses the connection at the bytes that follow the read; the read itself was valid.
-    expect(exchange.responses.map((r) => r.status).at(-1)).toBe(400);
+    // Node refuses the bytes that follow the read; the read itself was valid and is with the core,
+    // so its answer is the only one sent, and then the connection closes.
+    expect(exchange.responses.map((r) => r.status)).toEqual([200]);
     expect(exchange.closed).toBe(true);
     await within(2000, () => core.parsed.length === 1);
     expectCoreSawOnly(1);

@@ -19,7 +19,7 @@ export interface RawExchange {
 }
 
 /** Splits a byte stream into the responses it holds (Content-Length or chunked bodies). */
-function parseResponses(text: string): RawResponse[] {
+export function parseResponses(text: string): RawResponse[] {
   const responses: RawResponse[] = [];
   let rest = text;
   for (;;) {

@@ -35,6 +35,14 @@ describe('framing step', () => {
     expect(run(method, headers)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body' }], headers: { Connection: 'close' } });
   });
 
+  it.each(['gzip, chunked', 'chunked, chunked', 'identity', 'gzip', 'chunked;q=1', 'x-custom, chunked'])('refuses Transfer-Encoding: %s with 400 naming the header, closing the connection', (coding) => {
+    expect(run('POST', { 'transfer-encoding': coding })).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Transfer-Encoding' }], headers: { Connection: 'close' } });
+  });
+
+  it.each(['chunked', 'Chunked', ' CHUNKED '])('accepts plain chunked in any case (%j)', (coding) => {
+    expect(run('POST', { 'transfer-encoding': coding })).toBe('passed');
+  });
+
   it.each([
     ['GET', {}],
     ['GET', { 'content-length': '0' }],

@@ -7,10 +7,14 @@
  * - a body on a method the catalogue gives none (GET, HEAD, DELETE). Refused rather than
  *   dropped: a vendor sending one has a bug or an intent, and either deserves a clear 400
  *   instead of a silent difference between what it sent and what the core received.
- * Both answers close the connection, so the unread body is never taken for a request.
+ * - a transfer coding other than plain `chunked` (`gzip, chunked`, two Transfer-Encoding
+ *   lines): Node decodes the chunks and drops the rest without a word, so the core would get
+ *   a body the vendor did not send in that form.
+ * Each answer closes the connection, so the unread body is never taken for a request.
  *
  * Reads the method and the Connection, Content-Length and Transfer-Encoding headers (Node has
- * already refused malformed framing: CL with TE, conflicting lengths, unknown codings).
+ * already refused malformed framing: CL with TE, conflicting lengths, a last coding that is
+ * not chunked, repeated chunked).
  */
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../../errors/error-catalogue';
@@ -32,6 +36,13 @@ export function framing(): RequestHandler {
     if (connectionNamesFraming(headers.connection)) {
       throw new GatewayError('invalid_request', 'The Connection header may not name Content-Length, Transfer-Encoding or Host.', {
         errors: [{ field: 'Connection', message: 'must not name Content-Length, Transfer-Encoding or Host' }],
+        headers: CLOSE,
+      });
+    }
+    const codings = headers['transfer-encoding'];
+    if (codings !== undefined && codings.trim().toLowerCase() !== 'chunked') {
+      throw new GatewayError('invalid_request', 'The only transfer coding accepted is chunked.', {
+        errors: [{ field: 'Transfer-Encoding', message: 'must be chunked' }],
         headers: CLOSE,
       });
     }

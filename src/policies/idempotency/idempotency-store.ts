@@ -22,7 +22,9 @@ export type ClaimOutcome =
   | { readonly kind: 'completed'; readonly response: StoredResponse }
   | { readonly kind: 'in_flight' }
   | { readonly kind: 'unknown' }
-  | { readonly kind: 'mismatch' };
+  | { readonly kind: 'mismatch' }
+  /** The store lost its data since the instance last looked (the epoch marker `epochId` is gone or replaced); nothing was claimed. */
+  | { readonly kind: 'store_lost'; readonly epochId: string };
 
 export interface IdempotencyTimings {
   /** How long a claim may stay in flight before it counts as unknown. */

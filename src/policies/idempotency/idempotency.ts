@@ -15,7 +15,8 @@
  *   - when the first may have reached the core without an answer (a core timeout, or an
  *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
  * The store unreachable with a key present, or held after losing its data (the epoch marker,
- * see redis/store-epoch.ts): 503 `store_unavailable`; a keyed request is never
+ * see redis/store-epoch.ts; the Redis claim checks the marker itself, so a wipe is caught at the
+ * first keyed request and starts the hold): 503 `store_unavailable`; a keyed request is never
  * posted unguarded. A request with no key at all is refused with 400 naming the header when
  * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
@@ -30,7 +31,7 @@ import type { Logger } from '../../logging/logger';
 import { context, type IdempotencyGuard, type StoredResponse } from '../../request/context';
 import type { IdempotencyConfig } from './idempotency.schema';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
-import { RedisIdempotencyStore } from './redis-idempotency-store';
+import { RedisIdempotencyStore, type EpochWatch } from './redis-idempotency-store';
 import type { IdempotencyStore } from './idempotency-store';
 
 export interface IdempotencyDeps {
@@ -44,6 +45,8 @@ export interface IdempotencyDeps {
   readonly sandboxMode: boolean;
   /** True while the store is held after a data loss: keyed calls get 503 rather than a key the store may have forgotten. */
   readonly storeHeld?: () => boolean;
+  /** Told when a claim found the epoch marker gone or replaced; resolves once the hold has started on this instance. */
+  readonly onStoreLost?: (epochId: string) => Promise<void>;
 }
 
 const MAX_KEY_LENGTH = 255;
@@ -51,9 +54,9 @@ const MAX_KEY_LENGTH = 255;
 const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** The store for the deployment: Redis when there is one (shared by every instance), else memory. */
-export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis | Cluster | null, keyPrefix: string): IdempotencyStore {
+export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis | Cluster | null, keyPrefix: string, epoch?: EpochWatch): IdempotencyStore {
   const timings = { inFlightMs: config.inFlightTimeoutMs, retentionMs: config.retentionSeconds * 1000 };
-  return redis ? new RedisIdempotencyStore(redis, { keyPrefix, timings }) : new MemoryIdempotencyStore(timings);
+  return redis ? new RedisIdempotencyStore(redis, { keyPrefix, timings, ...(epoch ? { epoch } : {}) }) : new MemoryIdempotencyStore(timings);
 }
 
 export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): RequestHandler {
@@ -88,11 +91,7 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
       return;
     }
     if (deps.storeHeld?.()) {
-      next(
-        new GatewayError('store_unavailable', 'The idempotency store lost its records recently, so this payment cannot be guarded against a repeat of an earlier one; retry later.', {
-          headers: { 'Retry-After': '60' },
-        }),
-      );
+      next(storeHeldError());
       return;
     }
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);
@@ -128,6 +127,14 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
           case 'mismatch':
             next(new GatewayError('idempotency_key_reused', 'This idempotency key was already used with a different request body; use a new key for a new request.'));
             return;
+          case 'store_lost':
+            // Caught by the claim itself (the poll may be seconds away): start the hold, then refuse as the hold does.
+            logger.error({ apiId: route.apiId }, 'an idempotency claim found the epoch marker gone or replaced: Redis lost its data');
+            (deps.onStoreLost?.(outcome.epochId) ?? Promise.resolve()).then(
+              () => next(storeHeldError()),
+              () => next(storeHeldError()),
+            );
+            return;
         }
       },
       (error: unknown) => {
@@ -137,6 +144,12 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
       },
     ).catch(next);
   };
+}
+
+function storeHeldError(): GatewayError {
+  return new GatewayError('store_unavailable', 'The idempotency store lost its records recently, so this payment cannot be guarded against a repeat of an earlier one; retry later.', {
+    headers: { 'Retry-After': '60' },
+  });
 }
 
 /** The vendor's key: the header, else the body's externalRefNo; null when there is neither. */

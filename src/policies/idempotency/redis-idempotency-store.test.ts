@@ -89,6 +89,23 @@ describe('Redis idempotency store', () => {
     expect(await store.claim('vanished', 'other-body', 'retry')).toEqual({ kind: 'mismatch' });
   });
 
+  it('claims only while the epoch marker holds the id this instance knows: gone, replaced or unreadable, it claims nothing and says the store was lost', async () => {
+    const prefix = `test:${process.pid}:${++prefixCounter}:`;
+    let known: string | null = 'epoch-1';
+    const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch: { key: `${prefix}epoch`, currentId: () => known } });
+    await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
+    expect(await store.claim('k1', 'fp', 't')).toEqual({ kind: 'claimed' });
+    for (const marker of [null, JSON.stringify({ id: 'epoch-2', holdUntil: 0 }), 'not json', '42']) {
+      if (marker === null) await client.del(`${prefix}epoch`);
+      else await client.set(`${prefix}epoch`, marker);
+      expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'store_lost', epochId: 'epoch-1' });
+      expect(await client.exists(store.recordKey('k2'))).toBe(0);
+    }
+    // Before the instance has read a marker there is nothing to compare with.
+    known = null;
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'claimed' });
+  });
+
   it('rejects at once when Redis cannot be reached, for the step to answer 503', async () => {
     const offline = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
     offline.on('error', () => undefined);

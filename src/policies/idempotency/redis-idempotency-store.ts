@@ -10,14 +10,26 @@
  * atomic: the claim is a SET NX in spirit (HSET only when the hash does not exist) with a TTL,
  * and it reads Redis's own clock, so instances with skewed clocks agree on deadlines.
  *
+ * With an epoch watch (see redis/store-epoch.ts) the claim also reads the epoch marker, in the
+ * same script: a marker gone or changed means Redis lost its data since this instance last
+ * looked (FLUSHALL on a live connection, a failover to an empty replica, eviction), so the
+ * claim answers `store_lost` and writes nothing, and the wipe is caught at the first keyed
+ * request instead of at the next poll. Not on a Cluster: the marker and the record live in
+ * different slots, and a script may touch one; there the poll alone notices a loss.
+ *
  * Works with clients created with `enableOfflineQueue: false` and a short `commandTimeout`:
  * with Redis gone every call rejects at once, and the step answers 503 `store_unavailable`.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './idempotency-store';
 
-// KEYS: record. ARGV: fingerprint, token, in-flight ms, retention ms.
+// KEYS: record[, epoch marker]. ARGV: fingerprint, token, in-flight ms, retention ms[, the marker id this instance knows].
 const CLAIM = `
+if KEYS[2] then
+  local marker = redis.call('GET', KEYS[2])
+  local ok, decoded = pcall(cjson.decode, marker or '')
+  if not ok or type(decoded) ~= 'table' or decoded['id'] ~= ARGV[5] then return {'store_lost'} end
+end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'deadline', 'status', 'contentType', 'body', 'location')
@@ -69,6 +81,7 @@ return 1
 /** The scripts as ioredis defines them (EVALSHA, falling back to EVAL once per connection). */
 interface ScriptCommands {
   cbgIdempotencyClaimBuffer(key: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number): Promise<Array<Buffer | null>>;
+  cbgIdempotencyClaimInEpochBuffer(key: string, epochKey: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number, epochId: string): Promise<Array<Buffer | null>>;
   cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number, location: string): Promise<number>;
   cbgIdempotencyRelease(key: string, token: string): Promise<number>;
   cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
@@ -78,20 +91,33 @@ export interface RedisIdempotencyStoreOptions {
   /** The deployment's key prefix (config `redis.keyPrefix`). */
   readonly keyPrefix: string;
   readonly timings: IdempotencyTimings;
+  /** The epoch marker the claim checks; none (or a Cluster client): claims do not look at it. */
+  readonly epoch?: EpochWatch;
+}
+
+/** The epoch marker as this instance knows it (see redis/store-epoch.ts). */
+export interface EpochWatch {
+  /** The marker's Redis key. */
+  readonly key: string;
+  /** The marker id this instance adopted; null before it has read one (claims then skip the check). */
+  currentId(): string | null;
 }
 
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly commands: ScriptCommands;
+  private readonly epoch: EpochWatch | undefined;
 
   constructor(
     client: Redis | Cluster,
     private readonly options: RedisIdempotencyStoreOptions,
   ) {
     client.defineCommand('cbgIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
+    client.defineCommand('cbgIdempotencyClaimInEpoch', { numberOfKeys: 2, lua: CLAIM });
     client.defineCommand('cbgIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
     client.defineCommand('cbgIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
     client.defineCommand('cbgIdempotencyMarkUnknown', { numberOfKeys: 1, lua: MARK_UNKNOWN });
     this.commands = client as unknown as ScriptCommands;
+    this.epoch = client.isCluster ? undefined : options.epoch;
   }
 
   /** The Redis key of an idempotency key's record. */
@@ -101,9 +127,15 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async claim(key: string, fingerprint: string, token: string): Promise<ClaimOutcome> {
     const { inFlightMs, retentionMs } = this.options.timings;
-    const reply = await this.commands.cbgIdempotencyClaimBuffer(this.recordKey(key), fingerprint, token, inFlightMs, retentionMs);
+    const epochId = this.epoch?.currentId() ?? null;
+    const reply =
+      this.epoch && epochId !== null
+        ? await this.commands.cbgIdempotencyClaimInEpochBuffer(this.recordKey(key), this.epoch.key, fingerprint, token, inFlightMs, retentionMs, epochId)
+        : await this.commands.cbgIdempotencyClaimBuffer(this.recordKey(key), fingerprint, token, inFlightMs, retentionMs);
     const kind = reply[0]?.toString();
     switch (kind) {
+      case 'store_lost':
+        return { kind, epochId: epochId ?? '' };
       case 'claimed':
       case 'in_flight':
       case 'unknown':
