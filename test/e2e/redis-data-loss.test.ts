@@ -11,11 +11,11 @@ import { createLogger } from '../../src/logging/logger';
 import { testConfig } from '../support/config';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, checkedAgainstOpenApi } from '../support/gateway';
+import { keyedDeposit, metricValue } from '../support/keyed-deposits';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { within } from '../support/within';
 import { askRedis } from '../support/redis-sentinel';
 
-const DEPOSIT = '/api/transaction/savings/deposit';
 type Running = Awaited<ReturnType<typeof startGateway>>;
 
 describe('Redis restarted empty under keyed money movement', () => {
@@ -35,17 +35,9 @@ describe('Redis restarted empty under keyed money movement', () => {
     gateways.push(gateway);
     return gateway;
   };
-  const deposit = (gateway: Running, key: string): Promise<Response> =>
-    fetch(`http://127.0.0.1:${gateway.vendorPort}${DEPOSIT}`, {
-      method: 'POST',
-      headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, 'content-type': 'application/json', 'Idempotency-Key': key },
-      body: '{"cuAccountID":50001,"amount":10.00}',
-    });
+  const deposit = keyedDeposit;
   const postings = (): number => core.requests.filter((request) => request.method === 'POST').length;
-  const metric = async (gateway: Running, name: string): Promise<number> => {
-    const text = await (await fetch(`http://127.0.0.1:${gateway.statusPort}/metrics`)).text();
-    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
-  };
+  const metric = metricValue;
 
   beforeAll(async () => {
     redis = await startRedisServer();
