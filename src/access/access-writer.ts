@@ -10,16 +10,18 @@
  * approval of a pending change, which it then consumes in the same step, and only while what it
  * changes is still what the change's preview showed.
  */
+import { createHash } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
 import type { AuditEntryInput } from '../admin/audit';
 import { AccessStoreIntegrityError, RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
-import { RECORD_SCHEMAS, removedKeyIds, type AccessOp } from './access-state';
+import { RECORD_SCHEMAS, recordJson, removedKeyIds, type AccessOp } from './access-state';
 import { AccessIndex } from './access-index';
 import type { AccessCache } from './cache';
 import type { KeyUsageTracker } from './key-usage';
 import type { PendingChange } from './model';
 import { fieldErrors } from './admin-inputs';
 import { sameValue } from './access-diff';
+import { BOOTSTRAP_ID } from './four-eyes';
 
 /** What a write did, for the audit log. */
 export interface Change {
@@ -34,6 +36,8 @@ export interface Change {
 export interface Outcome<T> {
   readonly result: T;
   readonly change: Change | null;
+  /** A preview's digest of the whole records its write would write over (`pinOf`). */
+  readonly pin?: string;
 }
 
 /** A plan for one write: its result, the audit change, and the operations that make it. */
@@ -41,6 +45,27 @@ export interface Plan<T> {
   readonly result: T;
   readonly change: Change | null;
   readonly ops: AccessOp[];
+  /** Commit only at this config version (admin writes: set-up's latch depends on every admin record). */
+  readonly expectedVersion?: number;
+}
+
+/**
+ * A digest of every whole record a write's operations write over, and of the vendor a new key
+ * joins (the set-up latch and the pending change itself left out): a pending change applies only
+ * while these are what they were when it was previewed, not merely its own before-value (a
+ * licence granted to a vendor deleted and made again, or suspended, meanwhile would not).
+ */
+export function pinOf(index: AccessIndex, ops: readonly AccessOp[]): string {
+  const json = (kind: AccessOp['kind'], record: unknown): string | null => (record ? recordJson(kind, record) : null);
+  const entries = new Map<string, string | null>();
+  for (const op of ops) {
+    if (op.kind === 'change' || (op.kind === 'admin' && op.id === BOOTSTRAP_ID)) continue;
+    entries.set(`${op.kind}/${op.id}`, json(op.kind, op.expect));
+    const vendorId = op.kind === 'key' && op.value ? (op.value as { vendorId?: string }).vendorId : undefined;
+    if (vendorId !== undefined && !entries.has(`vendor/${vendorId}`)) entries.set(`vendor/${vendorId}`, json('vendor', index.vendor(vendorId)));
+  }
+  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `sha256:${createHash('sha256').update(JSON.stringify(sorted)).digest('hex')}`;
 }
 
 /** Four eyes: who made a change and when, who approved it and when (kept in its audit entry). */
@@ -174,17 +199,23 @@ export class AccessWriter {
   write<T>(by: WriteBy, plan: (index: AccessIndex) => Plan<T>): Promise<Outcome<T>> {
     const writer = writerOf(by);
     const { preview, approving } = writer;
-    if (preview) return this.index().then((index) => plan(index));
+    if (preview) {
+      return this.index().then((index) => {
+        const { result, change, ops } = plan(index);
+        return { result, change, pin: pinOf(index, ops) };
+      });
+    }
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
         const index = await this.index({ forChange: true });
-        const { result, change, ops } = plan(index);
+        const { result, change, ops, expectedVersion } = plan(index);
         if (change === null || ops.length === 0) {
           if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
           return { result, change: null };
         }
         // Checked on the records this commit is guarded by: an approval applies exactly what was previewed.
-        if (approving && !sameValue(change.before, (approving.change.preview as { before?: unknown } | null)?.before)) {
+        const pinned = approving?.change.pin;
+        if (approving && (!sameValue(change.before, (approving.change.preview as { before?: unknown } | null)?.before) || (pinned !== undefined && pinned !== pinOf(index, ops)))) {
           throw new GatewayError('conflict', `The config changed since change "${approving.change.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
             preview: { action: change.action, target: change.target, before: change.before, after: change.after },
           });
@@ -193,7 +224,8 @@ export class AccessWriter {
         // Approving consumes the pending change in the same step: two approvers cannot both apply it.
         const all: AccessOp[] = approving ? [...ops, { kind: 'change', id: approving.change.id, value: null, expect: approving.change }] : ops;
         try {
-          await this.store.commit({ ops: all, audit: auditEntry(writer, change) });
+          // An approval commits only on the version it was checked on (else it is checked again).
+          await this.store.commit({ ops: all, audit: auditEntry(writer, change), ...(approving ? { expectedVersion: index.version } : expectedVersion === undefined ? {} : { expectedVersion }) });
           await this.afterCommit(all);
           return { result, change };
         } catch (err) {

@@ -16,9 +16,9 @@ import { z } from 'zod';
 import { GatewayError } from '../errors/error-catalogue';
 import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } from './model';
 import { parseInput } from './admin-inputs';
-import { writerOf, type AccessWriter, type Outcome, type Plan, type WriteBy } from './access-writer';
+import { writerOf, type AccessWriter, type Change, type Outcome, type Plan, type WriteBy } from './access-writer';
 import type { AccessIndex } from './access-index';
-import { BOOTSTRAP_ID, setupLatch } from './four-eyes';
+import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch } from './four-eyes';
 
 /** Who an admin request acts as. */
 export interface AdminIdentity {
@@ -69,7 +69,8 @@ const codeHashInput = z.object({ codeHash: adminAccountSchema.shape.tokenHash.un
 
 const createAdminInput = z
   .object({
-    id: adminAccountSchema.shape.id.refine((id) => id !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin'),
+    // In any case: "Bootstrap" would read as the bootstrap token in every list and audit entry.
+    id: adminAccountSchema.shape.id.refine((id) => id.toLowerCase() !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin'),
     name: adminAccountSchema.shape.name,
     role: z.enum(ADMIN_ROLES),
   })
@@ -82,10 +83,21 @@ export function adminView(admin: AdminAccount): AdminView {
 }
 const view = adminView;
 
-/** An admin's record and the set-up latch when this write closes set-up (four-eyes.ts). */
-function adminOps(index: AccessIndex, admin: AdminAccount, expect: AdminAccount | null): Plan<never>['ops'] {
-  const after = [...index.adminList().filter((a) => a.id !== admin.id), admin];
-  return [{ kind: 'admin', id: admin.id, value: admin, expect }, ...setupLatch(index, after)];
+/**
+ * A plan writing an admin's record (null: none) with the set-up latch when the admins before or
+ * after it hold two approvers' tokens (four-eyes.ts), committed only at the version it was planned
+ * on: two admin writes on two instances cannot each miss what the other did to set-up.
+ */
+function adminPlan<T>(index: AccessIndex, result: T, change: Change, id: string, admin: AdminAccount | null, expect: AdminAccount | null): Plan<T> {
+  const after = [...index.adminList().filter((a) => a.id !== id), ...(admin ? [admin] : [])];
+  return { result, change, ops: [{ kind: 'admin', id, value: admin, expect }, ...setupLatch(index, after)], expectedVersion: index.version };
+}
+
+/** Refuses to sponsor an admin already up the maker's chain: it would make a loop of one person. */
+function refuseLoop(index: AccessIndex, maker: string, adminId: string): void {
+  if (chainOf(index, maker).includes(adminId)) {
+    throw new GatewayError('conflict', `Admin "${adminId}" is "${maker}"'s own sponsor, or up their sponsor chain: they count as one person, and "${maker}" cannot hand them a code; another person must.`);
+  }
 }
 
 export class AdminDirectory {
@@ -109,7 +121,7 @@ export class AdminDirectory {
 
   /** Every named admin (the set-up latch is no admin and is left out). */
   async list(): Promise<AdminView[]> {
-    return (await this.writer.index()).adminList().filter((a) => a.id !== BOOTSTRAP_ID).map(view);
+    return (await this.writer.index()).adminList().filter((a) => a.id !== BOOTSTRAP_ID && !isTombstone(a)).map(view);
   }
 
   /** An admin's input with its id made up when it names none, so a preview and its approval agree. */
@@ -127,7 +139,10 @@ export class AdminDirectory {
     const { codeHash } = parseInput(codeHashInput, code, 'enrolment code');
     const maker = makerOf(by);
     return this.writer.write(by, (index) => {
-      if (index.admin(body.id)) throw new GatewayError('conflict', `An admin with id "${body.id}" already exists.`);
+      // Ids are never reused, in any case: a deleted admin's record stays, and chains run through it.
+      const taken = index.adminList().find((a) => a.id.toLowerCase() === body.id.toLowerCase());
+      if (taken) throw new GatewayError('conflict', isTombstone(taken) ? `The id "${body.id}" belonged to a deleted admin; admin ids are never reused.` : `An admin with id "${taken.id}" already exists.`);
+      refuseLoop(index, maker, body.id);
       const now = Date.now();
       const admin: AdminAccount = {
         id: body.id,
@@ -138,7 +153,7 @@ export class AdminDirectory {
         sponsor: maker,
         enrolment: { codeHash, expiresAt: new Date(now + ENROLMENT_TTL_MS).toISOString() },
       };
-      return { result: view(admin), change: { action: 'admin.create', target: `admins/${admin.id}`, before: null, after: view(admin) }, ops: adminOps(index, admin, null) };
+      return adminPlan(index, view(admin), { action: 'admin.create', target: `admins/${admin.id}`, before: null, after: view(admin) }, admin.id, admin, null);
     });
   }
 
@@ -148,9 +163,10 @@ export class AdminDirectory {
     const maker = makerOf(by);
     return this.writer.write(by, (index) => {
       const admin = this.find(index, adminId);
+      refuseLoop(index, maker, adminId);
       const { tokenHash: _hash, tokenPrefix: _prefix, ...rest } = admin;
       const updated: AdminAccount = { ...rest, sponsor: maker, enrolment: { codeHash, expiresAt: new Date(Date.now() + ENROLMENT_TTL_MS).toISOString() } };
-      return { result: view(updated), change: { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
+      return adminPlan(index, view(updated), { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
     });
   }
 
@@ -161,7 +177,7 @@ export class AdminDirectory {
       const admin = this.find(index, adminId);
       if (admin.role === role) return { result: view(admin), change: null, ops: [] };
       const updated: AdminAccount = { ...admin, role };
-      return { result: view(updated), change: { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, ops: adminOps(index, updated, admin) };
+      return adminPlan(index, view(updated), { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
     });
   }
 
@@ -178,11 +194,7 @@ export class AdminDirectory {
       if (admin?.enrolment?.codeHash !== codeHash || Date.parse(admin.enrolment.expiresAt) <= Date.now()) return { result: null, change: null, ops: [] };
       const { enrolment: _used, ...rest } = admin;
       const enrolled: AdminAccount = { ...rest, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
-      return {
-        result: { ...view(enrolled), token },
-        change: { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) },
-        ops: adminOps(index, enrolled, admin),
-      };
+      return adminPlan(index, { ...view(enrolled), token }, { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) }, admin.id, enrolled, admin);
     });
     return outcome.result;
   }
@@ -193,11 +205,7 @@ export class AdminDirectory {
     return this.writer.write(`admin:${adminId}`, (index) => {
       const admin = this.find(index, adminId);
       const rotated: AdminAccount = { ...admin, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
-      return {
-        result: { ...view(rotated), token },
-        change: { action: 'admin.rotate', target: `admins/${adminId}`, before: view(admin), after: view(rotated) },
-        ops: [{ kind: 'admin', id: adminId, value: rotated, expect: admin }],
-      };
+      return adminPlan(index, { ...view(rotated), token }, { action: 'admin.rotate', target: `admins/${adminId}`, before: view(admin), after: view(rotated) }, adminId, rotated, admin);
     });
   }
 
@@ -208,29 +216,37 @@ export class AdminDirectory {
       const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
       const revoked: AdminAccount = rest;
       if (!admin.tokenHash && !admin.enrolment) return { result: view(revoked), change: null, ops: [] };
-      return {
-        result: view(revoked),
-        change: { action: 'admin.revoke-token', target: `admins/${adminId}`, before: view(admin), after: view(revoked) },
-        ops: [{ kind: 'admin', id: adminId, value: revoked, expect: admin }],
-      };
+      return adminPlan(index, view(revoked), { action: 'admin.revoke-token', target: `admins/${adminId}`, before: view(admin), after: view(revoked) }, adminId, revoked, admin);
     });
   }
 
+  /** Deletes an admin: its record stays as a tombstone without token or code (four-eyes.ts: ids are never reused). */
   async remove(adminId: string, by: WriteBy): Promise<Outcome<null>> {
     return this.writer.write(by, (index) => {
       const admin = this.find(index, adminId);
-      return {
-        result: null,
-        change: { action: 'admin.delete', target: `admins/${adminId}`, before: view(admin), after: null },
-        ops: [{ kind: 'admin', id: adminId, value: null, expect: admin }],
-      };
+      const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
+      const tombstone: AdminAccount = { ...rest, deletedAt: new Date().toISOString() };
+      return adminPlan(index, null, { action: 'admin.delete', target: `admins/${adminId}`, before: view(admin), after: null }, adminId, tombstone, admin);
     });
+  }
+
+  /**
+   * Writes the set-up latch when two approvers hold tokens and none is kept yet (a store written
+   * before the latch was, or one whose latch a race lost): at start-up, and whenever the bootstrap
+   * token is refused as "set-up closed". True when set-up is closed afterwards.
+   */
+  async closeSetupIfDue(): Promise<boolean> {
+    const outcome = await this.writer.write('admin:bootstrap', (index) => {
+      const ops = setupLatch(index);
+      return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? { action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } } : null, ops, expectedVersion: index.version };
+    });
+    return outcome.result;
   }
 
   /** A named admin; never the set-up latch, which shares the bootstrap token's id. */
   private find(index: AccessIndex, adminId: string): AdminAccount {
     const admin = adminId === BOOTSTRAP_ID ? undefined : index.admin(adminId);
-    if (!admin) throw new GatewayError('not_found', `No admin "${adminId}".`);
+    if (!admin || isTombstone(admin)) throw new GatewayError('not_found', `No admin "${adminId}".`);
     return admin;
   }
 }

@@ -22,8 +22,10 @@ import type { AccessService } from './access-service';
 import type { AdminDirectory } from './admin-directory';
 import type { Approval, Outcome, WriteBy } from './access-writer';
 import { sameValue } from './access-diff';
-import { BOOTSTRAP_ID, personOf, setupOpen } from './four-eyes';
+import { BOOTSTRAP_ID, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
+import { roleAllows } from '../admin/roles';
 import type { PendingChange } from './model';
+import type { AccessIndex } from './access-index';
 
 /** What a pending change's operation runs on. */
 interface Targets {
@@ -136,10 +138,11 @@ function unpinned(operation: OperationName, args: readonly unknown[]): unknown[]
 }
 
 /** Whether a change would still do what its preview showed: the same record before it, or the same whole-document plan. */
-function samePreview(operation: OperationName, now: unknown, then: unknown): boolean {
-  if (operation !== 'replaceDocument') return sameValue(now, then);
+function samePreview(operation: OperationName, now: Outcome<unknown>, change: PendingChange): boolean {
+  const then = (change.preview as { before?: unknown } | null)?.before;
+  if (operation !== 'replaceDocument') return sameValue(now.change?.before, then) && (change.pin === undefined || change.pin === now.pin);
   const plan = (before: unknown): unknown => (before as { plan?: unknown } | null)?.plan;
-  return plan(now) !== undefined && plan(now) === plan(then);
+  return plan(now.change?.before) !== undefined && plan(now.change?.before) === plan(then);
 }
 
 export class ChangeQueue {
@@ -169,7 +172,7 @@ export class ChangeQueue {
     }
     const index = await this.service.writer.index();
     if (maker.adminId === BOOTSTRAP_ID) {
-      if (!setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+      if (!setupOpen(index)) await this.refuseBootstrap();
       if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' } }) };
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
@@ -191,6 +194,7 @@ export class ChangeQueue {
       id: `chg-${randomBytes(6).toString('hex')}`,
       makerId: maker.adminId,
       makerPerson: personOf(index, maker.adminId),
+      makerChain: chainOf(index, maker.adminId),
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.changeTtlHours * HOUR_MS).toISOString(),
       operation,
@@ -199,6 +203,8 @@ export class ChangeQueue {
       target: preview.change.target,
       // A key's prefix and time come from the secret made at approval, not this preview's.
       preview: { before: preview.change.before, after: operation === 'issueKey' ? withoutSecretTraits(preview.change.after) : preview.change.after },
+      // The whole records it writes over, as previewed (a whole document pins its plan instead).
+      ...(operation === 'replaceDocument' || preview.pin === undefined ? {} : { pin: preview.pin }),
     };
     await this.service.writer.write(maker.actor, () => ({
       result: null,
@@ -223,19 +229,21 @@ export class ChangeQueue {
   async approve(changeId: string, checker: Actor): Promise<Outcome<unknown>> {
     const change = await this.find(changeId);
     const index = await this.service.writer.index();
-    if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
-    // The maker's person now, or when filing: re-enrolling the maker since cannot launder a change.
-    const checkerPerson = personOf(index, checker.adminId);
-    if (checkerPerson === personOf(index, change.makerId) || checkerPerson === change.makerPerson) {
+    if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) await this.refuseBootstrap();
+    // The maker's chain now, or when filing: re-enrolling the maker since cannot launder a change.
+    const checkerChain = chainOf(index, checker.adminId);
+    const makerThen = change.makerChain ?? (change.makerPerson === undefined ? [] : [change.makerPerson]);
+    if (chainsMeet(checkerChain, chainOf(index, change.makerId)) || chainsMeet(checkerChain, makerThen)) {
       throw new GatewayError('permission_denied', 'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.');
     }
     if (this.view(change, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${change.expiresAt}; make it again.`);
     const operation = change.operation as OperationName;
+    this.refuseUnbackedMaker(index, change, operation);
     const { run } = OPERATIONS[operation] as Operation;
     // The change as it would apply now: if what it changes moved since the preview, refuse with the fresh one.
     const fresh = await run(this.targets, unpinned(operation, structuredClone(change.args)), { actor: checker.actor, preview: true });
     if (fresh.change === null) throw new GatewayError('conflict', `Change "${changeId}" would change nothing now; reject it.`);
-    if (!samePreview(operation, fresh.change.before, (change.preview as { before?: unknown } | null)?.before)) {
+    if (!samePreview(operation, fresh, change)) {
       throw new GatewayError('conflict', `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
         preview: { action: fresh.change.action, target: fresh.change.target, before: fresh.change.before, after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after },
       });
@@ -253,6 +261,29 @@ export class ChangeQueue {
       change: { action: 'change.reject', target: `changes/${changeId}`, before: { operation: change.operation, action: change.action, target: change.target, preview: change.preview }, after: null },
       ops: [{ kind: 'change', id: changeId, value: null, expect: change }],
     }));
+  }
+
+  /** Refuses the bootstrap token after set-up, writing the set-up latch first if a race lost it (fail closed). */
+  private async refuseBootstrap(): Promise<never> {
+    await this.targets.admins?.closeSetupIfDue();
+    throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+  }
+
+  /**
+   * A change stands only while its maker could still file it: an admin who was deleted, holds no
+   * token or lost the role since cannot have a change approved (nor can the bootstrap token's
+   * once set-up is closed); another admin files it again.
+   */
+  private refuseUnbackedMaker(index: AccessIndex, change: PendingChange, operation: OperationName): void {
+    const maker = change.makerId === BOOTSTRAP_ID ? undefined : index.admin(change.makerId);
+    const capability = ADMIN_OPERATIONS.has(operation) ? 'manage-admins' : 'write';
+    const why =
+      change.makerId === BOOTSTRAP_ID
+        ? setupOpen(index) ? null : 'was made by the bootstrap token, and set-up is closed'
+        : !maker || isTombstone(maker) ? 'was made by an admin who was deleted since'
+          : maker.tokenHash === undefined ? 'was made by an admin who holds no token now'
+            : roleAllows(maker.role, capability) ? null : `was made by an admin whose role (${maker.role}) may no longer file it`;
+    if (why !== null) throw new GatewayError('conflict', `Change "${change.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }
 
   private async find(changeId: string): Promise<PendingChange> {

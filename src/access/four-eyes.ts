@@ -2,16 +2,22 @@
  * Who counts as one person, and whether the bootstrap token is still setting up: the two rules
  * that let four eyes hold against one person holding several tokens (README "Four eyes").
  *
- * Same person: an admin counts as the same person as its sponsor, the admin who was handed its
- * current enrolment code (its creator, or whoever had it re-enrolled), and so on up that chain;
- * only an admin enrolled with a code the bootstrap token was handed during set-up (or one with
- * no sponsor on record) is a person of its own. Whoever holds a code can redeem it, so the
- * holder of the code is, for four eyes, the holder of the token it becomes.
+ * Same person: two admins count as one person when their sponsor chains share any admin. An
+ * admin's chain is the admin, its sponsor (the admin who was handed its current enrolment code:
+ * its creator, or whoever had it re-enrolled), that admin's sponsor, and so on, deleted admins
+ * included (their records stay as tombstones, so an id is never reused), until an admin enrolled
+ * with a code the bootstrap token was handed during set-up (or one with no sponsor on record), or
+ * until the chain comes back to an admin already in it (every admin of a loop is one person).
+ * Whoever holds a code can redeem it, so the holder of the code is, for four eyes, the holder of
+ * the token it becomes. Creating or re-enrolling an admin whose id is in its maker's chain is
+ * refused, so no new loop can form.
  *
  * Set-up: it is open until two named admins who can approve (approver or owner) hold a token;
  * then the store keeps the admin record `bootstrap` (no token, never listed) as a latch, so
- * deleting approvers later never opens set-up again. After set-up the bootstrap token only
- * reads and takes access away.
+ * deleting approvers later never opens set-up again. Every admin write adds the latch when the
+ * records before or after it hold two approvers' tokens, and is planned against the whole config
+ * version, so two writes on two instances cannot both miss it. After set-up the bootstrap token
+ * only reads and takes access away.
  *
  * Pure: reads the AccessIndex it is given.
  */
@@ -21,32 +27,53 @@ import type { AdminAccount } from './model';
 
 export const BOOTSTRAP_ID = 'bootstrap';
 
-/** The id of the person `adminId` counts as (see the header). */
-export function personOf(index: AccessIndex, adminId: string): string {
+/** `adminId` and the admins up its sponsor chain, in order (see the header). */
+export function chainOf(index: AccessIndex, adminId: string): string[] {
+  const chain = [adminId];
   let current = adminId;
-  // A chain longer than the admins there are is a cycle: stop, it is one person either way.
-  for (let hops = 0; hops <= index.adminList().length; hops++) {
+  for (;;) {
     const sponsor = current === BOOTSTRAP_ID ? undefined : index.admin(current)?.sponsor;
-    if (sponsor === undefined || sponsor === BOOTSTRAP_ID || sponsor === current) return current;
+    if (sponsor === undefined || sponsor === BOOTSTRAP_ID || chain.includes(sponsor)) return chain;
+    chain.push(sponsor);
     current = sponsor;
   }
-  return current;
 }
 
+/** True when two chains share an admin: the admins they start from count as one person. */
+export function chainsMeet(a: readonly string[], b: readonly string[]): boolean {
+  return a.some((id) => b.includes(id));
+}
+
+/** Whether two admins count as one person (see the header). */
+export function samePerson(index: AccessIndex, a: string, b: string): boolean {
+  return chainsMeet(chainOf(index, a), chainOf(index, b));
+}
+
+/** The admin a chain ends at: what an admin's person is called in a pending change. */
+export function personOf(index: AccessIndex, adminId: string): string {
+  return chainOf(index, adminId).at(-1) as string;
+}
+
+/** A deleted admin's record, kept so its id is never reused and chains through it still hold. */
+export const isTombstone = (admin: AdminAccount): boolean => admin.deletedAt !== undefined;
+
 const canApprove = (admin: AdminAccount): boolean => admin.id !== BOOTSTRAP_ID && (admin.role === 'approver' || admin.role === 'owner') && admin.tokenHash !== undefined;
+
+/** True when two named admins who can approve hold a token. */
+export const twoApprovers = (admins: readonly AdminAccount[]): boolean => admins.filter(canApprove).length >= 2;
 
 /** True while the bootstrap token may still create admins and approve (see the header). */
 export function setupOpen(index: AccessIndex): boolean {
   if (index.admin(BOOTSTRAP_ID)) return false;
-  return index.adminList().filter(canApprove).length < 2;
+  return !twoApprovers(index.adminList());
 }
 
 /**
- * The operation that closes set-up for good, when the admins `after` a write hold two approvers'
- * tokens and no latch is kept yet; none otherwise. A write adds it to its own operations.
+ * The operation that closes set-up for good, when the admins before a write (the index) or
+ * `after` it hold two approvers' tokens and no latch is kept yet; none otherwise.
  */
-export function setupLatch(index: AccessIndex, after: readonly AdminAccount[]): AccessOp[] {
-  if (index.admin(BOOTSTRAP_ID) || after.filter(canApprove).length < 2) return [];
+export function setupLatch(index: AccessIndex, after: readonly AdminAccount[] = []): AccessOp[] {
+  if (index.admin(BOOTSTRAP_ID) || !(twoApprovers(index.adminList()) || twoApprovers(after))) return [];
   const latch: AdminAccount = { id: BOOTSTRAP_ID, name: 'set-up closed', role: 'owner', createdAt: new Date().toISOString() };
   return [{ kind: 'admin', id: BOOTSTRAP_ID, value: latch, expect: null }];
 }

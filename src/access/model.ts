@@ -205,6 +205,8 @@ export const adminAccountSchema = z
     createdBy: id.optional(),
     sponsor: id.optional(),
     enrolment: z.object({ codeHash: z.string().regex(/^sha256:[0-9a-f]{64}$/), expiresAt: timestamp }).strict().optional(),
+    /** Set when the admin was deleted: the record stays, without token or code, so its id is never reused. */
+    deletedAt: timestamp.optional(),
   })
   .strict();
 
@@ -218,6 +220,8 @@ export const pendingChangeSchema = z
     makerId: id,
     /** The person the maker counted as when filing (four-eyes.ts): approval refuses that person too. */
     makerPerson: id.optional(),
+    /** The maker's sponsor chain when filing (four-eyes.ts): approval refuses any admin whose chain meets it. */
+    makerChain: z.array(id).max(1000).optional(),
     createdAt: timestamp,
     expiresAt: timestamp,
     operation: z.string().min(1).max(64),
@@ -226,6 +230,8 @@ export const pendingChangeSchema = z
     target: z.string().min(1).max(300),
     /** What it would change, as computed when it was made: before, after (or a diff). */
     preview: z.unknown(),
+    /** A digest of the whole records it writes over (access-writer.ts): approval applies it only on the same records. */
+    pin: z.string().max(100).optional(),
   })
   .strict();
 
