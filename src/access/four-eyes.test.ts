@@ -2,7 +2,7 @@
  * Who counts as one person, and when set-up closes: the rules four-eyes approval rests on.
  */
 import { AccessIndex } from './access-index';
-import { BOOTSTRAP_ID, personOf, setupLatch, setupOpen } from './four-eyes';
+import { BOOTSTRAP_ID, chainOf, personOf, samePerson, setupLatch, setupOpen } from './four-eyes';
 import type { AdminAccount } from './model';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
@@ -25,10 +25,19 @@ describe('personOf', () => {
     expect(['anna', 'abe', 'olga', BOOTSTRAP_ID].map((id) => personOf(idx, id))).toEqual(['anna', 'abe', 'olga', BOOTSTRAP_ID]);
   });
 
-  it('stops at a sponsor that was deleted, and on a cycle', () => {
-    expect(personOf(index(admin('sock', 'approver', { sponsor: 'gone' })), 'sock')).toBe('gone');
-    const idx = index(admin('a', 'owner', { sponsor: 'b' }), admin('b', 'owner', { sponsor: 'a' }));
-    expect(['a', 'b']).toContain(personOf(idx, 'a'));
+  it('counts every admin of a sponsor loop, and every admin sponsored into it, as one person', () => {
+    const idx = index(admin('a', 'owner', { sponsor: 'b' }), admin('b', 'owner', { sponsor: 'a' }), admin('c', 'approver', { sponsor: 'b' }), admin('anna', 'approver', { sponsor: BOOTSTRAP_ID }));
+    expect(chainOf(idx, 'a')).toEqual(['a', 'b']);
+    expect([samePerson(idx, 'a', 'b'), samePerson(idx, 'b', 'a'), samePerson(idx, 'c', 'a'), samePerson(idx, 'c', 'b')]).toEqual([true, true, true, true]);
+    expect(samePerson(idx, 'anna', 'a')).toBe(false);
+  });
+
+  it('follows the chain through a deleted admin’s tombstone, and counts a sponsor with no record as a member', () => {
+    const idx = index(admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }), admin('sock', 'owner', { sponsor: 'olga', tokenHash: undefined, tokenPrefix: undefined, deletedAt: at }), admin('sock2', 'approver', { sponsor: 'sock' }));
+    expect(chainOf(idx, 'sock2')).toEqual(['sock2', 'sock', 'olga']);
+    expect(samePerson(idx, 'sock2', 'olga')).toBe(true);
+    const dangling = index(admin('x', 'approver', { sponsor: 'gone' }), admin('y', 'approver', { sponsor: 'gone' }));
+    expect([personOf(dangling, 'x'), samePerson(dangling, 'x', 'y')]).toEqual(['gone', true]);
   });
 });
 
@@ -43,5 +52,13 @@ describe('set-up', () => {
     // With the latch kept, deleting approvers does not open set-up again.
     expect(setupOpen(index(latch!.value as AdminAccount))).toBe(false);
     expect(setupLatch(index(latch!.value as AdminAccount, ...two), two)).toEqual([]);
+  });
+
+  it('closes with the write that takes one of two approvers’ tokens away, not only with one that gives the second', () => {
+    const two = [admin('olga', 'owner'), admin('anna', 'approver')];
+    const revoked = { ...admin('anna', 'approver'), tokenHash: undefined, tokenPrefix: undefined };
+    expect(setupLatch(index(...two), [two[0]!, revoked])).toMatchObject([{ id: BOOTSTRAP_ID, expect: null }]);
+    expect(setupLatch(index(...two))).toHaveLength(1);
+    expect(setupLatch(index(two[0]!))).toEqual([]);
   });
 });

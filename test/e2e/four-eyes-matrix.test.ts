@@ -1,7 +1,8 @@
 /**
  * Four eyes against one person, through a real gateway on real Redis (admin.approvals:
  * required): for each set of credentials one person could hold (the bootstrap token; one owner;
- * an owner with the admins they created; an owner with an admin they had re-enrolled), every
+ * an owner with the admins they created; an owner with an admin they had re-enrolled; an owner
+ * with an admin sponsored by an admin of theirs deleted since), every
  * route by which a granting change could take effect is tried, and none lets it. And a change
  * applies exactly as previewed: a whole-document change filed without If-Match is refused (409,
  * with a fresh preview) once the config moved, so a vendor deleted meanwhile stays deleted.
@@ -162,7 +163,7 @@ describe('four eyes against one person', () => {
       const approved = await call(tokens.anna as string, 'POST', `/changes/${filed.body.id as string}/approve`);
       expect(approved.status).toBe(200);
       expect(JSON.stringify(approved.body)).not.toMatch(/cba_|cbe_/);
-      held[id] = await enrol(filed.body.enrolmentCode);
+      held[id] = tokens[id] = await enrol(filed.body.enrolmentCode);
     }
     await tryEverything(held, 'created');
   });
@@ -200,8 +201,22 @@ describe('four eyes against one person', () => {
     expect(await vendorStatus(gateway.url, teller)).toBe(200);
   });
 
+  it('counts an owner’s admins as that owner through an admin deleted between them, and lets no loop or reused id split them', async () => {
+    // puppet (olga's) creates heir; anna approves a routine creation; the code went to olga's person.
+    const filed = await call(tokens.puppet as string, 'POST', '/admins', { id: 'heir', name: 'heir', role: 'approver' });
+    expect(filed.status).toBe(202);
+    expect((await call(tokens.anna as string, 'POST', `/changes/${filed.body.id as string}/approve`)).status).toBe(200);
+    const heir = await enrol(filed.body.enrolmentCode);
+    // No loop: an admin up one's own sponsor chain cannot be re-enrolled by one.
+    expect((await call(tokens.puppet as string, 'POST', '/admins/olga/enrolment')).status).toBe(409);
+    expect((await call(tokens.olga as string, 'DELETE', '/admins/puppet')).status).toBe(204);
+    // No reused id: the deleted admin's id stays taken, in any case.
+    for (const id of ['puppet', 'Puppet']) expect((await call(tokens.olga as string, 'POST', '/admins', { id, name: id, role: 'approver' })).status).toBe(409);
+    await tryEverything({ olga: tokens.olga as string, heir, sock: tokens.sock as string }, 'heir', tokens.anna as string);
+  });
+
   it('keeps set-up closed when every approver is deleted: the bootstrap token still cannot create an admin', async () => {
-    for (const id of ['anna', 'abe', 'olga', 'sock', 'puppet']) expect((await call(TEST_ADMIN_TOKEN, 'DELETE', `/admins/${id}`)).status).toBe(204);
+    for (const id of ['anna', 'abe', 'olga', 'sock', 'heir']) expect((await call(TEST_ADMIN_TOKEN, 'DELETE', `/admins/${id}`)).status).toBe(204);
     const created = await call(TEST_ADMIN_TOKEN, 'POST', '/admins', { id: 'evil-after', name: 'Evil', role: 'approver' });
     expect(created.status).toBe(403);
     expect(created.body).not.toHaveProperty('enrolmentCode');

@@ -1,0 +1,53 @@
+/**
+ * The set-up latch cannot be lost: a store that holds two approvers' tokens but no latch (written
+ * by an earlier release, or by two enrolments that raced on two instances) gets it from the next
+ * admin write, even one that takes a token away, from start-up, and from refusing the bootstrap
+ * token; so no road opens set-up again.
+ */
+import { MemoryAccessStore } from './access-store';
+import { AdminDirectory } from './admin-directory';
+import { ChangeQueue } from './change-queue';
+import { BOOTSTRAP_ID, setupOpen } from './four-eyes';
+import type { AdminAccount } from './model';
+import { accessServiceFor } from '../../test/support/access-service';
+
+const at = '2026-01-01T00:00:00.000Z';
+const approver = (id: string, digit: string): AdminAccount => ({ id, name: id, role: 'approver', createdAt: at, sponsor: BOOTSTRAP_ID, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${digit.repeat(64)}` });
+const bootstrap = { actor: 'admin:bootstrap', adminId: BOOTSTRAP_ID };
+
+/** A store with these admins and no latch, as an earlier release left it. */
+async function storeWith(...admins: AdminAccount[]): Promise<{ admins: AdminDirectory; queue: ChangeQueue; latched: () => Promise<boolean> }> {
+  const store = new MemoryAccessStore({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
+  await store.commit({ ops: admins.map((admin) => ({ kind: 'admin', id: admin.id, value: admin, expect: null })), audit: null });
+  const service = accessServiceFor(store);
+  const directory = new AdminDirectory(service.writer);
+  const queue = new ChangeQueue(service, { approvals: 'required', changeTtlHours: 72 }, directory);
+  return { admins: directory, queue, latched: async () => !setupOpen(await service.writer.index()) && (await service.writer.index()).admin(BOOTSTRAP_ID) !== undefined };
+}
+
+describe('the set-up latch', () => {
+  it('is written by the write that revokes one of two approvers’ tokens, so set-up stays closed', async () => {
+    const { admins, queue, latched } = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
+    await admins.revokeToken('abe', 'admin:bootstrap');
+    expect(await latched()).toBe(true);
+    await expect(queue.submit('createAdmin', [{ id: 'evil', name: 'Evil', role: 'owner' }, { codeHash: `sha256:${'c'.repeat(64)}` }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+  });
+
+  it('is written by a deletion too, and at start-up (closeSetupIfDue) when two approvers hold tokens', async () => {
+    const deleting = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
+    await deleting.admins.remove('anna', 'admin:bootstrap');
+    expect(await deleting.latched()).toBe(true);
+    const starting = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
+    expect(await starting.admins.closeSetupIfDue()).toBe(true);
+    expect(await starting.latched()).toBe(true);
+    const one = await storeWith(approver('anna', 'a'));
+    expect(await one.admins.closeSetupIfDue()).toBe(false);
+    expect(await one.latched()).toBe(false);
+  });
+
+  it('is written when the bootstrap token is refused as "set-up closed" (fail closed)', async () => {
+    const { queue, latched } = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
+    await expect(queue.submit('grantLicence', ['acme', { api: '*' }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(await latched()).toBe(true);
+  });
+});
