@@ -5,10 +5,12 @@
  * counts as the same person as the maker; the bootstrap token after set-up only reads and takes
  * access away). A change applies exactly as previewed: approval plans it again against the config
  * in force and, when what it changes is no longer what the preview showed (a whole document at
- * another version, a record that changed meanwhile), answers 409 with a fresh preview, never
+ * another version, any whole record it writes over that changed meanwhile: the `pin`), answers
+ * 409 with a fresh preview, never
  * applying it blindly; else it applies it in the same step that removes the pending change, so
  * two approvers cannot both apply it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
- * deleting a vendor) apply at once: a leaked key must die now. Pending changes expire after
+ * deleting a vendor) apply at once: a leaked key must die now. A change stands only while its maker
+ * could still file it (not deleted, holding a token, in a role that files it). Pending changes expire after
  * `admin.changeTtlHours`.
  *
  * Reads and writes pending-change records through the shared AccessWriter; runs the writes
