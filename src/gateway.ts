@@ -313,7 +313,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const failedLogins = new FailedLoginAudit({ audit: backend.audit, logger });
   const adminDirectory = new AdminDirectory(accessService.writer);
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
-  await adminDirectory.closeSetupIfDue().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be checked at start-up'));
+  await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
   const adminApp = createAdminApp({
     service: accessService,
     admins: adminDirectory,

@@ -236,6 +236,16 @@ export class AdminDirectory {
    * token is refused as "set-up closed". True when set-up is closed afterwards.
    */
   async closeSetupIfDue(): Promise<boolean> {
+    return this.writeLatch();
+  }
+
+  /** At start-up: writes the latch only when the loaded copy shows it is due, so start-up writes nothing else. */
+  async closeSetupAtStart(): Promise<void> {
+    const index = this.writer.cache.index;
+    if (index && setupLatch(index).length > 0) await this.writeLatch();
+  }
+
+  private async writeLatch(): Promise<boolean> {
     const outcome = await this.writer.write('admin:bootstrap', (index) => {
       const ops = setupLatch(index);
       return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? { action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } } : null, ops, expectedVersion: index.version };
