@@ -52,6 +52,7 @@ import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerChanges } from './routes/changes';
 import { registerOverview } from './routes/overview';
+import { announcesBody, declaredSizeAtMost } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
 
 export interface AdminAppDeps {
@@ -115,6 +116,16 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
+/**
+ * A refusal (401, 403, 404, 405, 413, 429…) of a request whose body nothing has read closes the
+ * connection after the answer: Node would otherwise read the unread body through, to the end or
+ * to server.requestTimeoutMs, before the connection could serve another request.
+ */
+function closeUnreadOnError(err: unknown, req: Request, res: Response, next: NextFunction): void {
+  if (announcesBody(req.headers) && !req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+  next(err);
+}
+
 function notFound(req: Request, _res: Response, next: NextFunction): void {
   next(new GatewayError('not_found', `No admin route ${req.method} ${req.path}.`));
 }
@@ -141,6 +152,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use(requestContext(requestContextSchema.parse({}), { onFinish: adminAccessLog(logger) }));
   app.use(securityHeaders);
   app.use(noStore);
+  // No admin body is larger than a whole access document; each route has its own, smaller limit too.
+  app.use(declaredSizeAtMost(routes.maxDocumentBytes));
   // Before routing, so nothing (not even whether a route exists) is told without the token.
   const throttle = deps.throttle ?? defaultThrottle();
   const onFailure = deps.onAuthFailure ?? (() => undefined);
@@ -187,6 +200,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use('/v1', v1);
 
   app.use(notFound);
+  app.use(closeUnreadOnError);
   app.use(createErrorHandler(logger));
   return app;
 }
