@@ -52,7 +52,7 @@ import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerChanges } from './routes/changes';
 import { registerOverview } from './routes/overview';
-import { announcesBody, declaredSizeAtMost } from './routes/body-guard';
+import { announcesBody } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
 
 export interface AdminAppDeps {
@@ -152,8 +152,6 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use(requestContext(requestContextSchema.parse({}), { onFinish: adminAccessLog(logger) }));
   app.use(securityHeaders);
   app.use(noStore);
-  // No admin body is larger than a whole access document; each route has its own, smaller limit too.
-  app.use(declaredSizeAtMost(routes.maxDocumentBytes));
   // Before routing, so nothing (not even whether a route exists) is told without the token.
   const throttle = deps.throttle ?? defaultThrottle();
   const onFailure = deps.onAuthFailure ?? (() => undefined);
