@@ -347,7 +347,9 @@ async function nestedBodies(upstreamUrl: string): Promise<NestedRow[]> {
         ),
       );
       const untilAnsweredMs = performance.now() - started;
-      const after = child.exitCode === null ? await stats() : { peakRssMb: Number.NaN, stallMs: Number.NaN };
+      // An instance that ran out of memory answers no more: its row says so.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const after = child.connected ? await stats() : { peakRssMb: Number.NaN, stallMs: Number.NaN };
       const counts: Record<string, number> = {};
       for (const status of answers) counts[status] = (counts[status] ?? 0) + 1;
       const sent = `${a.count} × ${(Buffer.byteLength(a.body) / MB).toFixed(0)} MiB`;
@@ -366,7 +368,8 @@ function nestedTable(rows: readonly NestedRow[]): string {
     '|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.attack} | ${r.sent} | ${Object.entries(r.answers).map(([status, n]) => `${n}× ${status}`).join(', ')} | ${(r.untilAnsweredMs / 1000).toFixed(2)} s | ${r.rssGrowthMb.toFixed(0)} MiB | ${r.longestStallMs.toFixed(0)} ms |`,
+        `| ${r.attack} | ${r.sent} | ${Object.entries(r.answers).map(([status, n]) => `${n}× ${status}`).join(', ')} | ${(r.untilAnsweredMs / 1000).toFixed(2)} s | ` +
+        (Number.isNaN(r.rssGrowthMb) ? 'the instance died (out of memory) | – |' : `${r.rssGrowthMb.toFixed(0)} MiB | ${r.longestStallMs.toFixed(0)} ms |`),
     ),
   ].join('\n');
 }
