@@ -16,7 +16,9 @@
  * counted (`onAuthFailure`), audited per address and minute, and, past `throttle.freeFailures`
  * from one address, that address's wrong tokens are answered 429 with an exponential back-off;
  * a right token always passes (admin-auth.ts states the rule). With approvals required, each
- * request of the bootstrap token is audited first (bootstrap-audit.ts).
+ * request of the bootstrap token is audited first (bootstrap-audit.ts). Any refusal of a request
+ * whose body is still unread closes the connection, so that body is never read (a route with a
+ * body checks the credential, the role and the declared size before reading it).
  *
  * Routes that take no credential at all go on the `open` router, mounted before authentication:
  * `POST /v1/admins/enrol` (an enrolment code for a token, with its own back-off per address).
