@@ -7,7 +7,8 @@
  * B's cold start to ready and its longest event-loop stall while loading, one admin change's
  * latency on A and the time until B enforces it (a key revoked on A answered 401 by B; median of
  * 5), the p99 of 200 req/s of vendor traffic on each instance, quiet and during 10 admin changes
- * a second, admin answers of 5xx, and each instance's peak RSS. Prints a table and writes it to
+ * a second, admin answers of 5xx, and each instance's peak RSS. Then the largest upload, and
+ * what deeply nested admin bodies cost (`nestedBodies`). Prints tables and writes them to
  * bench/results/scale-latest.json. Pass sizes to run only those: `npm run bench:scale -- 1000`.
  *
  * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
@@ -29,8 +30,10 @@ const CHANGES_PER_SECOND = 10;
 const ENFORCEMENT_TRIALS = 5;
 const SAMPLE_KEYS = 2 + ENFORCEMENT_TRIALS;
 const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
-/** `npm run bench:scale -- --upload-only`: only the largest-upload row. */
+/** `npm run bench:scale -- --upload-only`: only the largest-upload row and the nested-bodies rows. */
 const UPLOAD_ONLY = process.argv.includes('--upload-only');
+/** `npm run bench:scale -- --nested-only`: only the nested-bodies rows. */
+const NESTED_ONLY = process.argv.includes('--nested-only');
 /** admin.maxDocumentBytes's default, or MAX_DOCUMENT_BYTES: the largest upload an operator may send. */
 const MAX_DOCUMENT_BYTES = Number(process.env.MAX_DOCUMENT_BYTES ?? adminSchema.shape.maxDocumentBytes.parse(undefined));
 /** Uploads sent at once in the largest-upload row: all but one must be refused (429), not parsed. */
@@ -285,6 +288,92 @@ async function largestUpload(upstreamUrl: string): Promise<UploadRow> {
   }
 }
 
+interface NestedRow {
+  readonly attack: string;
+  readonly sent: string;
+  /** Answers by status (`err`: no answer). */
+  readonly answers: Record<string, number>;
+  readonly untilAnsweredMs: number;
+  /** Peak RSS after the flood less peak RSS before it, MiB. */
+  readonly rssGrowthMb: number;
+  readonly longestStallMs: number;
+}
+
+const nested = (bytes: number): string => '['.repeat(bytes / 2) + ']'.repeat(bytes / 2);
+
+/**
+ * Deeply nested bodies (`[[[[…]]]]`), each attack against one fresh instance run as in the pod:
+ * what they cost before they are refused. Without a credential to the enrolment route, by a
+ * viewer to a write, and one whole document by an operator, as JSON and as YAML.
+ */
+async function nestedBodies(upstreamUrl: string): Promise<NestedRow[]> {
+  const MB = 1024 * 1024;
+  const attacks: { attack: string; who: 'none' | 'viewer' | 'operator'; method: string; path: string; count: number; body: string; type: string }[] = [
+    { attack: 'enrol, no credential', who: 'none', method: 'POST', path: '/v1/admins/enrol', count: 20, body: nested(MB), type: 'application/json' },
+    { attack: 'enrol, no credential', who: 'none', method: 'POST', path: '/v1/admins/enrol', count: 100, body: nested(MB), type: 'application/json' },
+    { attack: 'POST /v1/vendors, viewer', who: 'viewer', method: 'POST', path: '/v1/vendors', count: 20, body: nested(MB), type: 'application/json' },
+    { attack: 'PUT /v1/access?dryRun, operator, JSON', who: 'operator', method: 'PUT', path: '/v1/access?dryRun=true', count: 1, body: nested(16 * MB), type: 'application/json' },
+    { attack: 'PUT /v1/access?dryRun, operator, YAML', who: 'operator', method: 'PUT', path: '/v1/access?dryRun=true', count: 1, body: `vendors: ${nested(16 * MB)}`, type: 'application/yaml' },
+  ];
+  const rows: NestedRow[] = [];
+  for (const a of attacks) {
+    const redis = await startRedisServer();
+    let instance: Instance | undefined;
+    try {
+      instance = await startInstance(upstreamUrl, redis.url, 'nested:', POD_NODE_ARGS);
+      const url = instance.adminUrl;
+      let token: string | undefined;
+      if (a.who !== 'none') {
+        const made = await fetch(`${url}/v1/admins`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: a.who, name: a.who, role: a.who }) });
+        const { enrolmentCode } = (await made.json()) as { enrolmentCode: string };
+        const enrolled = await fetch(`${url}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+        token = ((await enrolled.json()) as { token: string }).token;
+      }
+      const child = instance.child;
+      const stats = async (): Promise<{ peakRssMb: number; stallMs: number }> => {
+        const answer = nextMessage<{ peakRssMb: number; stallMs: number }>(child, 'stats');
+        child.send('stats');
+        return answer;
+      };
+      const before = await stats();
+      const headers = { 'content-type': a.type, 'x-requested-by': 'cbg-admin-ui', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+      const started = performance.now();
+      const answers = await Promise.all(
+        Array.from({ length: a.count }, () =>
+          fetch(`${url}${a.path}`, { method: a.method, headers, body: a.body, signal: AbortSignal.timeout(120_000) }).then(
+            async (res) => (await res.arrayBuffer(), String(res.status)),
+            () => 'err',
+          ),
+        ),
+      );
+      const untilAnsweredMs = performance.now() - started;
+      // An instance that ran out of memory answers no more: its row says so.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const after = child.connected ? await stats() : { peakRssMb: Number.NaN, stallMs: Number.NaN };
+      const counts: Record<string, number> = {};
+      for (const status of answers) counts[status] = (counts[status] ?? 0) + 1;
+      const sent = `${a.count} × ${(Buffer.byteLength(a.body) / MB).toFixed(0)} MiB`;
+      rows.push({ attack: a.attack, sent, answers: counts, untilAnsweredMs, rssGrowthMb: after.peakRssMb - before.peakRssMb, longestStallMs: after.stallMs });
+    } finally {
+      if (instance) await stop(instance.child);
+      await redis.stop();
+    }
+  }
+  return rows;
+}
+
+function nestedTable(rows: readonly NestedRow[]): string {
+  return [
+    `| nested bodies (\`[[[[…]]]]\`) | sent at once | answers | until all answered | peak RSS growth (node ${POD_NODE_ARGS.join(' ')}) | longest event-loop stall |`,
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.attack} | ${r.sent} | ${Object.entries(r.answers).map(([status, n]) => `${n}× ${status}`).join(', ')} | ${(r.untilAnsweredMs / 1000).toFixed(2)} s | ` +
+        (Number.isNaN(r.rssGrowthMb) ? 'the instance died (out of memory) | – |' : `${r.rssGrowthMb.toFixed(0)} MiB | ${r.longestStallMs.toFixed(0)} ms |`),
+    ),
+  ].join('\n');
+}
+
 function uploadTable(row: UploadRow): string {
   return [
     `| keys | document | uploads sent at once | answers | until all answered | peak RSS (node ${POD_NODE_ARGS.join(' ')}) | pod limit |`,
@@ -305,26 +394,32 @@ function table(rows: readonly Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const sizes = UPLOAD_ONLY ? [] : SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
+  const sizes = UPLOAD_ONLY || NESTED_ONLY ? [] : SIZES.length > 0 ? SIZES : [1000, 10_000, 100_000];
   const upstream = await startUpstream();
   const rows: Row[] = [];
   let upload: UploadRow | null = null;
+  let nestedRows: NestedRow[] = [];
   try {
     for (const size of sizes) {
       console.error(`bench:scale: ${size} keys`);
       rows.push(await measure(size, upstream.url));
     }
-    if (UPLOAD_ONLY || SIZES.length === 0) {
+    if (!NESTED_ONLY && (UPLOAD_ONLY || SIZES.length === 0)) {
       console.error(`bench:scale: the largest upload (${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB), ${PARALLEL_UPLOADS} at once`);
       upload = await largestUpload(upstream.url);
+    }
+    if (NESTED_ONLY || UPLOAD_ONLY || SIZES.length === 0) {
+      console.error('bench:scale: deeply nested admin bodies');
+      nestedRows = await nestedBodies(upstream.url);
     }
   } finally {
     await stop(upstream.child);
   }
   if (rows.length > 0) console.log(table(rows));
   if (upload) console.log(uploadTable(upload));
+  if (nestedRows.length > 0) console.log(nestedTable(nestedRows));
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows, upload }, null, 2)}\n`);
+  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows, upload, nested: nestedRows }, null, 2)}\n`);
 }
 
 main().catch((err: unknown) => {

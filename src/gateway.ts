@@ -351,7 +351,11 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     maxConnections: config.server.maxConnections,
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
-  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, { logger, tls: adminTls ?? undefined });
+  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, {
+    logger,
+    tls: adminTls ?? undefined,
+    maxConnections: config.server.adminMaxConnections,
+  });
   continueFromRoutes(adminServer);
   servers.push(vendorServer, adminServer);
   const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });

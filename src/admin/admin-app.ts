@@ -16,7 +16,9 @@
  * counted (`onAuthFailure`), audited per address and minute, and, past `throttle.freeFailures`
  * from one address, that address's wrong tokens are answered 429 with an exponential back-off;
  * a right token always passes (admin-auth.ts states the rule). With approvals required, each
- * request of the bootstrap token is audited first (bootstrap-audit.ts).
+ * request of the bootstrap token is audited first (bootstrap-audit.ts). Any refusal of a request
+ * whose body is still unread closes the connection, so that body is never read (a route with a
+ * body checks the credential, the role and the declared size before reading it).
  *
  * Routes that take no credential at all go on the `open` router, mounted before authentication:
  * `POST /v1/admins/enrol` (an enrolment code for a token, with its own back-off per address).
@@ -52,6 +54,7 @@ import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerChanges } from './routes/changes';
 import { registerOverview } from './routes/overview';
+import { announcesBody } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
 
 export interface AdminAppDeps {
@@ -113,6 +116,16 @@ function adminAccessLog(logger: Logger): RequestObserver {
 function noStore(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Cache-Control', 'no-store');
   next();
+}
+
+/**
+ * A refusal (401, 403, 404, 405, 413, 429…) of a request whose body nothing has read closes the
+ * connection after the answer: Node would otherwise read the unread body through, to the end or
+ * to server.requestTimeoutMs, before the connection could serve another request.
+ */
+function closeUnreadOnError(err: unknown, req: Request, res: Response, next: NextFunction): void {
+  if (announcesBody(req.headers) && !req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+  next(err);
 }
 
 function notFound(req: Request, _res: Response, next: NextFunction): void {
@@ -187,6 +200,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use('/v1', v1);
 
   app.use(notFound);
+  app.use(closeUnreadOnError);
   app.use(createErrorHandler(logger));
   return app;
 }

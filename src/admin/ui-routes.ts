@@ -19,7 +19,11 @@ import type { SignedSessions } from '../sessions/signed-sessions';
 import type { CredentialCheck, SessionReader } from './admin-auth';
 import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 import type { AuditLog } from './audit';
+import { declaredSizeAtMost, verifyJsonDepth } from './routes/body-guard';
 import { inviteBody } from './routes/route-kit';
+
+/** `{"token": "…"}`: a sign-in needs no more, and anyone may send it. */
+const SIGN_IN_BODY_BYTES = 4096;
 
 export { sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 export const UI_DIR = path.join(__dirname, 'ui');
@@ -117,7 +121,7 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
     .get(async function currentSession(req, res) {
       res.json({ admin: await deps.current(req, res) });
     })
-    .post(inviteBody, express.json({ limit: '4kb' }), async function signIn(req, res) {
+    .post(declaredSizeAtMost(SIGN_IN_BODY_BYTES), inviteBody, express.json({ limit: SIGN_IN_BODY_BYTES, verify: verifyJsonDepth }), async function signIn(req, res) {
       fromThePage(req, 'Signing in');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
       if (!token) throw new GatewayError('unauthorized', 'Enter an admin token.', { errors: [{ field: 'token', message: 'an admin token' }] });

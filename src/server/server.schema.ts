@@ -60,6 +60,12 @@ export const serverSchema = z
       .min(1)
       .default(4096)
       .describe('Most open connections on the vendor port; past it a new one is closed at once (about 20 KiB each)'),
+    adminMaxConnections: z
+      .number()
+      .int()
+      .min(1)
+      .default(256)
+      .describe('Most open connections on the admin port; past it a new one is closed at once (a few admins and their browsers need far fewer)'),
     statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
     keepAliveTimeoutMs: ms
       .default(65_000)

@@ -149,6 +149,36 @@ describe('server.maxConnections', () => {
   });
 });
 
+describe('server.adminMaxConnections', () => {
+  it('closes admin connections past the limit at once, while the open ones keep working', async () => {
+    const gateway = await startTestGateway({ server: { adminMaxConnections: 3 } });
+    const sockets: net.Socket[] = [];
+    try {
+      const closedEarly: boolean[] = await Promise.all(
+        Array.from({ length: 5 }, () => {
+          const socket = net.connect(gateway.adminPort, '127.0.0.1');
+          sockets.push(socket);
+          return new Promise<boolean>((resolve) => {
+            socket.once('close', () => resolve(true));
+            socket.once('error', () => undefined);
+            setTimeout(() => resolve(false), 500);
+          });
+        }),
+      );
+      expect(closedEarly.filter(Boolean)).toHaveLength(2);
+      const open = sockets.find((socket) => !socket.destroyed) as net.Socket;
+      const answer = await new Promise<string>((resolve) => {
+        open.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+        open.write('GET /v1/me HTTP/1.1\r\nHost: gw\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await gateway.stop();
+    }
+  });
+});
+
 describe('the admin port', () => {
   it('binds loopback by default even when the vendor port binds every address', async () => {
     const gateway = await startTestGateway({ server: { host: '0.0.0.0' } });

@@ -14,24 +14,21 @@
  * write (403), its `Content-Length` is within the limit (413), and no other whole document is
  * being read or parsed on this instance (429 `rate_limited` with Retry-After). A refusal closes
  * the connection, so the body that follows is not read either, and a client that sent
- * `Expect: 100-continue` is invited to send its body only once all of these hold.
+ * `Expect: 100-continue` is invited to send its body only once all of these hold. A JSON or
+ * YAML document nested deeper than MAX_BODY_DEPTH is refused (400) before it is parsed
+ * (body-guard.ts): parsing deep nesting costs far more than its size.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { GatewayError } from '../../errors/error-catalogue';
 import { authenticatedAdmin } from '../../request/context';
+import { MAX_BODY_DEPTH, refuseUnread, tooDeep, verifyJsonDepth, yamlDepthExceeds } from './body-guard';
 import { accepts, can, inviteBody, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
 
 const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
 
 /** How long a refused upload is asked to wait: about what parsing the largest document takes. */
 const UPLOAD_RETRY_AFTER_SECONDS = '5';
-
-/** A refusal before the body: the connection closes after the answer, so the body is never read. */
-function refuseUnread(next: NextFunction, res: Response, error: GatewayError): void {
-  res.setHeader('Connection', 'close');
-  next(error);
-}
 
 /**
  * What must hold before a whole document's body is read, cheapest first: the role, the declared
@@ -74,7 +71,7 @@ const accessDocumentBody = (limit: number): RequestHandler[] => [
   ...beforeTheBody(limit),
   accepts([...JSON_TYPES, ...YAML_TYPES]),
   inviteBody,
-  express.json({ limit }),
+  express.json({ limit, verify: verifyJsonDepth }),
   express.text({ type: YAML_TYPES, limit }),
 ];
 
@@ -94,6 +91,8 @@ function ifMatchVersion(req: Request): number | undefined {
 /** The document as sent: parsed JSON, or YAML text parsed here (a YAML syntax error is a 400). */
 function accessBody(req: Request): unknown {
   if (typeof req.body !== 'string') return req.body;
+  // YAML's parser spends seconds and gigabytes on deep nesting before it fails: count it first.
+  if (yamlDepthExceeds(req.body, MAX_BODY_DEPTH)) throw tooDeep();
   try {
     return parseYaml(req.body);
   } catch (err) {

@@ -4,13 +4,13 @@
  *
  * Reads route parameters, JSON bodies and the paging query (`limit`, `after`). Lists answer
  * arrays, paged with a `Link: rel="next"` header where the service pages them. Reads need any
- * role; every write goes through `submit` (route-kit.ts), which checks the `write` capability
- * and either applies the write (with its audit entry) or files it for approval. Sets nothing
- * itself.
+ * role; every write checks the `write` capability before its body is read (`writeBody`), then
+ * goes through `submit` (route-kit.ts), which checks it again and either applies the write (with
+ * its audit entry) or files it for approval. Sets nothing itself.
  */
 import type { Request, Response, Router } from 'express';
 import { ROUTES } from '../../catalogue/api-catalogue';
-import { created, jsonBody, methodNotAllowed, noContent, ok, pageRequest, param, sendPage, type Routes } from './route-kit';
+import { created, methodNotAllowed, noContent, ok, pageRequest, param, sendPage, type Routes, writeBody } from './route-kit';
 
 /** The API ids a licence or permission may name, as the catalogue defines them. */
 export function registerCatalogue(router: Router): void {
@@ -30,19 +30,19 @@ export function registerVendors(router: Router, { service, submit }: Routes): vo
     .get(async function listVendors(req: Request, res: Response) {
       sendPage(req, res, await service.listVendors(pageRequest(req)));
     })
-    .post(jsonBody, submit(created((_req, id) => `vendors/${id}`), 'createVendor', (req) => [req.body]))
+    .post(writeBody, submit(created((_req, id) => `vendors/${id}`), 'createVendor', (req) => [req.body]))
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId')
     .get(async function getVendor(req: Request, res: Response) {
       res.json(await service.getVendor(param(req, 'vendorId')));
     })
-    .patch(jsonBody, submit(ok, 'patchVendor', (req) => [param(req, 'vendorId'), req.body]))
+    .patch(writeBody, submit(ok, 'patchVendor', (req) => [param(req, 'vendorId'), req.body]))
     .delete(submit(noContent, 'deleteVendor', (req) => [param(req, 'vendorId')]))
     .all(methodNotAllowed('GET, PATCH, DELETE'));
   router
     .route('/vendors/:vendorId/rate-limit')
-    .put(jsonBody, submit(ok, 'setRateLimit', (req) => [param(req, 'vendorId'), req.body]))
+    .put(writeBody, submit(ok, 'setRateLimit', (req) => [param(req, 'vendorId'), req.body]))
     .all(methodNotAllowed('PUT'));
 }
 
@@ -52,12 +52,12 @@ export function registerKeys(router: Router, { service, submit }: Routes): void 
     .get(async function listKeys(req: Request, res: Response) {
       sendPage(req, res, await service.listKeys(param(req, 'vendorId'), pageRequest(req)));
     })
-    .post(jsonBody, submit(created((_req, id) => `keys/${id}`), 'issueKey', (req) => [param(req, 'vendorId'), req.body]))
+    .post(writeBody, submit(created((_req, id) => `keys/${id}`), 'issueKey', (req) => [param(req, 'vendorId'), req.body]))
     .all(methodNotAllowed('GET, POST'));
   // A key's id is unique across vendors, so its own routes need no vendor.
   router
     .route('/keys/:keyId')
-    .patch(jsonBody, submit(ok, 'patchKey', (req) => [param(req, 'keyId'), req.body]))
+    .patch(writeBody, submit(ok, 'patchKey', (req) => [param(req, 'keyId'), req.body]))
     .delete(submit(noContent, 'revokeKey', (req) => [param(req, 'keyId')]))
     .all(methodNotAllowed('PATCH, DELETE'));
 }
@@ -69,7 +69,7 @@ export function registerLicences(router: Router, { service, submit }: Routes): v
       res.json(await service.listLicences(param(req, 'vendorId')));
     })
     .post(
-      jsonBody,
+      writeBody,
       submit(
         created((req, id) => `vendors/${param(req, 'vendorId')}/licences/${id}`),
         'grantLicence',
@@ -97,7 +97,7 @@ export function registerPermissions(router: Router, { service, submit }: Routes)
       sendPage(req, res, await service.listPermissions(param(req, 'userId'), pageRequest(req)));
     })
     .post(
-      jsonBody,
+      writeBody,
       submit(
         created((req, id) => `users/${param(req, 'userId')}/permissions/${id}`),
         'grantPermission',

@@ -24,7 +24,10 @@ import { GatewayError } from '../../errors/error-catalogue';
 import { authenticatedAdmin, signedInAdmin } from '../../request/context';
 import type { AuthThrottle } from '../auth-throttle';
 import type { FailedLoginAudit } from '../failed-logins';
-import { can, jsonBody, methodNotAllowed, param, type Routes } from './route-kit';
+import { can, jsonBody, jsonBodyOf, methodNotAllowed, param, type Routes } from './route-kit';
+
+/** `{"enrolmentCode": "cbe_…"}` is under 100 bytes; anyone may send it, so it may cost little. */
+export const ENROL_BODY_BYTES = 1024;
 
 export interface EnrolmentDeps {
   readonly admins: AdminDirectory | undefined;
@@ -43,7 +46,7 @@ export interface EnrolmentDeps {
  */
 export function registerEnrolment(open: Router, { admins, throttle, onFailure, failedLogins, clientAddress }: EnrolmentDeps): void {
   if (!admins) return;
-  open.post('/admins/enrol', jsonBody, async function enrol(req: Request, res: Response) {
+  open.post('/admins/enrol', ...jsonBodyOf(ENROL_BODY_BYTES), async function enrol(req: Request, res: Response) {
     // The token rule (admin-auth.ts): a right code always passes; only wrong ones count and wait.
     const address = clientAddress(req);
     const code = (req.body as { enrolmentCode?: unknown } | undefined)?.enrolmentCode;

@@ -18,8 +18,9 @@ import type { Logger } from '../../logging/logger';
 import { context, signedInAdmin } from '../../request/context';
 import type { AuditLog } from '../audit';
 import { roleAllows, type Capability } from '../roles';
+import { announcesBody, declaredSizeAtMost, refuseUnread, verifyJsonDepth } from './body-guard';
 
-const BODY_LIMIT = '1mb';
+const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_PAGE_LIMIT = 1000;
 export const JSON_TYPES = ['application/json'];
 
@@ -39,12 +40,17 @@ export interface Routes {
   submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
 }
 
-/** 403 `permission_denied` unless the signed-in admin's role allows `capability`. */
+/**
+ * 403 `permission_denied` unless the signed-in admin's role allows `capability`. Put before the
+ * body parser, it refuses from the headers: the connection then closes, so the body is not read.
+ */
 export function can(capability: Capability): RequestHandler {
-  return function roleCheck(_req, res, next) {
+  return function roleCheck(req, res, next) {
     const { role } = signedInAdmin(res).identity;
     if (!roleAllows(role, capability)) {
-      next(new GatewayError('permission_denied', `The ${role} role may not do this (it needs ${capability}).`));
+      const refusal = new GatewayError('permission_denied', `The ${role} role may not do this (it needs ${capability}).`);
+      if (announcesBody(req.headers) && !req.complete) refuseUnread(next, res, refusal);
+      else next(refusal);
       return;
     }
     next();
@@ -102,8 +108,22 @@ export function inviteBody(req: Request, res: Response, next: () => void): void 
   next();
 }
 
-/** A JSON body of at most 1 MB: what every `/v1` route with a body takes, but `PUT /v1/access`. */
-export const jsonBody: RequestHandler[] = [accepts(JSON_TYPES), inviteBody, express.json({ limit: BODY_LIMIT })];
+/**
+ * A JSON body of at most `limit` bytes (1 MB), nested at most MAX_BODY_DEPTH deep: what every
+ * `/v1` route with a body takes, but `PUT /v1/access`. A larger `Content-Length` is refused
+ * (413) before the body is read; the depth is checked on the raw bytes before they are parsed.
+ * Put the route's role check before it.
+ */
+export const jsonBodyOf = (limit: number): RequestHandler[] => [
+  declaredSizeAtMost(limit),
+  accepts(JSON_TYPES),
+  inviteBody,
+  express.json({ limit, verify: verifyJsonDepth }),
+];
+export const jsonBody: RequestHandler[] = jsonBodyOf(BODY_LIMIT_BYTES);
+
+/** A write's JSON body: the `write` capability first (403 before a byte of body is read), then `jsonBody`. */
+export const writeBody: RequestHandler[] = [can('write'), ...jsonBody];
 
 /** The last handler of each route: 405 with the `Allow` header for any other method. */
 export function methodNotAllowed(allow: string): RequestHandler {
