@@ -142,8 +142,10 @@ describe('circuit breaker against a core that refuses connections', () => {
     const problem = JSON.parse(whileOpen[0]?.body ?? '{}') as { code: string };
     expect(problem.code).toBe('core_unavailable');
     expect(Number(whileOpen[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Answered by the open breaker, not after the core call's 2 s timeout; how fast is the bench's
+    // business (a busy CI machine stretched a 50 ms bound here).
     const slowest = Math.max(...whileOpen.map((a) => a.ms));
-    expect(slowest).toBeLessThan(50);
+    expect(slowest).toBeLessThan(1000);
     expect(core.connections).toBe(0);
     expect(core.requests).toHaveLength(0);
     console.info(
