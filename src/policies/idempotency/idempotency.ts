@@ -45,6 +45,8 @@ export interface IdempotencyDeps {
   readonly sandboxMode: boolean;
   /** True while the store is held after a data loss: keyed calls get 503 rather than a key the store may have forgotten. */
   readonly storeHeld?: () => boolean;
+  /** The evicting `maxmemory-policy` Redis runs with (null: noeviction or unknown): keyed calls get 503 meanwhile, since it may drop records. */
+  readonly evictingPolicy?: () => string | null;
   /** Told when a claim found the epoch marker gone or replaced; resolves once the hold has started on this instance. */
   readonly onStoreLost?: (epochId: string) => Promise<void>;
 }
@@ -92,6 +94,15 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
     }
     if (deps.storeHeld?.()) {
       next(storeHeldError());
+      return;
+    }
+    const evicting = deps.evictingPolicy?.() ?? null;
+    if (evicting !== null) {
+      next(
+        new GatewayError('store_unavailable', `The idempotency store runs with maxmemory-policy ${evicting}, which may drop its records, so this payment cannot be guarded against a repeat; retry later.`, {
+          headers: { 'Retry-After': '60' },
+        }),
+      );
       return;
     }
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);
