@@ -27,6 +27,7 @@ describe('Redis restarted empty under keyed money movement', () => {
     const config = testConfig({
       core: { url: core.url },
       redis: { url: redis.url, epochCheckIntervalMs: 200, dataLossHoldSeconds: 3600, seedAccessFile: 'always' },
+      idempotency: { retentionSeconds: 3600 },
       log: { level: 'warn' },
     });
     const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));

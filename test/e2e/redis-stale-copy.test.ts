@@ -30,6 +30,7 @@ describe('Redis back from a stale copy, or evicting, under keyed money movement'
     const config = testConfig({
       core: { url: core.url },
       redis: { url: redis.url, epochCheckIntervalMs, dataLossHoldSeconds: 3600, seedAccessFile: 'always' },
+      idempotency: { retentionSeconds: 3600 },
       log: { level: 'warn' },
     });
     const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));
