@@ -14,9 +14,10 @@
  *     `idempotency_in_progress` with Retry-After (the first's end alone settles the key);
  *   - when the first may have reached the core without an answer (a core timeout, or an
  *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
- * The store unreachable with a key present, or held after losing its data (the epoch marker,
- * see redis/store-epoch.ts; the Redis claim checks the marker itself, so a wipe is caught at the
- * first keyed request and starts the hold): 503 `store_unavailable`; a keyed request is never
+ * The store unreachable with a key present, held after losing its data (the epoch marker and
+ * store sequence, see redis/store-epoch.ts; the Redis claim checks both itself, so a wipe or a
+ * stale copy is caught at the first keyed request and starts the hold), or running with an
+ * evicting maxmemory-policy (redis/eviction-policy.ts): 503 `store_unavailable`; a keyed request is never
  * posted unguarded. A request with no key at all is refused with 400 naming the header when
  * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
