@@ -25,7 +25,7 @@ import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epoc
 import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './admin/audit';
 import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
-import { StoreEpoch, warnOnEvictingPolicy } from './redis/store-epoch';
+import { StoreEpoch } from './redis/store-epoch';
 import { redisConfigured } from './redis/redis.schema';
 import { RedisAccessStore } from './access/redis-access-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';
@@ -254,9 +254,10 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       logger,
       onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
       onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),
+      onEvictingPolicyChange: (policy) => metrics.redisEvictionHold.set(policy === null ? 0 : 1),
     });
+    metrics.redisEvictionHold.set(0);
     await storeEpoch.start();
-    await warnOnEvictingPolicy(backend.redis, logger);
   }
 
   let shuttingDown = false;
@@ -292,6 +293,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     access,
     coreClient,
     storeHeld: () => storeEpoch?.held ?? false,
+    evictingPolicy: () => storeEpoch?.evictingPolicy ?? null,
     ...(storeEpoch ? { storeEpoch } : {}),
     tracing,
     apiDocument,
@@ -304,7 +306,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),
-    redisStatus: health ? () => ({ up: health.up, downSeconds: health.downSeconds() }) : null,
+    redisStatus: health
+      ? () => ({ up: health.up, downSeconds: health.downSeconds(), dataLossHoldSeconds: storeEpoch?.holdSeconds() ?? 0, evictingPolicy: storeEpoch?.evictingPolicy ?? null })
+      : null,
     breakerStates: () => breakers.states(),
     isShuttingDown: () => shuttingDown,
     mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },

@@ -73,7 +73,7 @@ export function parseOptions(argv: readonly string[]): SoakOptions {
     .option('--max-in-flight <n>', 'requests in flight at most (more are dropped and counted)', number(1, 10_000, true), 512)
     .option('--churn-every <seconds>', 'seconds between admin changes in the admin-churn phase', number(0.2, 60), 2)
     .option('--core-down <seconds>', 'how long the sandbox core stays stopped', number(1, 300), 20)
-    .option('--data-loss-hold <seconds>', "the gateway's money-movement hold after Redis lost its data", number(1, 86_400, true), 60)
+    .option('--data-loss-hold <seconds>', "the gateway's money-movement hold after Redis lost its data, and its idempotency retention (at least 60)", number(60, 86_400, true), 60)
     .option('--bulk-keys <n>', 'extra keys in the whole-document write (above 1,000 differences it is staged)', number(0, 100_000, true), 1100)
     .option('--lame-duck-ms <ms>', "the instances' shutdown.lameDuckMs (the balancer polls readiness every second)", number(0, 60_000, true), 2000)
     .option('--storm-threshold <n>', 'consecutive valid-key 401s on one instance that make a storm', number(1, 10_000, true), 3)

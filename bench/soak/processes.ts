@@ -148,6 +148,8 @@ export function gatewayInstance(name: string, ports: GatewayPorts, settings: Gat
     GATEWAY__sandbox__allowWithRealCore: 'true',
     GATEWAY__redis__seedAccessFile: 'always',
     GATEWAY__redis__dataLossHoldSeconds: String(settings.dataLossHoldSeconds),
+    // The hold may not be shorter than the records it stands in for; the soak's retries all fall within it.
+    GATEWAY__idempotency__retentionSeconds: String(settings.dataLossHoldSeconds),
     GATEWAY__rateLimit__expectedInstances: '2',
     GATEWAY__shutdown__lameDuckMs: String(settings.lameDuckMs),
   };

@@ -100,6 +100,14 @@ export const configSchema = z
         });
       }
     }
+    // A hold shorter than the records it stands in for would let a retry of a forgotten one post again.
+    if (config.redis.dataLossHoldSeconds < config.idempotency.retentionSeconds) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redis', 'dataLossHoldSeconds'],
+        message: `must be at least idempotency.retentionSeconds (${config.idempotency.retentionSeconds}): a shorter hold after a Redis data loss lets a retry post again`,
+      });
+    }
     if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
       ctx.addIssue({ code: 'custom', path: ['twoFactor', 'pepper'], message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike' });
     }

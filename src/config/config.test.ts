@@ -75,11 +75,18 @@ describe('configuration', () => {
     [{ GATEWAY__idempotency__inFlightTimeoutMs: '5000' }, 'idempotency.inFlightTimeoutMs'],
     [{ GATEWAY__idempotency__inFlightTimeoutMs: '20000', GATEWAY__core__breakers__receipts__timeoutMs: '25000' }, 'idempotency.inFlightTimeoutMs'],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, 'twoFactor.pepper'],
+    [{ GATEWAY__redis__dataLossHoldSeconds: '3600' }, 'redis.dataLossHoldSeconds'],
+    [{ GATEWAY__redis__dataLossHoldSeconds: '3600', GATEWAY__idempotency__retentionSeconds: '7200' }, 'redis.dataLossHoldSeconds'],
     [{ CORE_URL: 'http://core.internal:7000' }, 'sms.provider'],
   ])('refuses %j with a message naming %s', (env, key) => {
     expect(() => loadConfig({ configDir, env })).toThrow(ConfigError);
     expect(() => loadConfig({ configDir, env })).toThrow(new RegExp(`\\b${key.replace('.', '\\.')}\\b`));
     expect(() => loadConfig({ configDir, env })).toThrow(/^invalid configuration/);
+  });
+
+  it('takes a data-loss hold shorter than a day together with a retention no longer than it', () => {
+    const env = { GATEWAY__redis__dataLossHoldSeconds: '3600', GATEWAY__idempotency__retentionSeconds: '3600' };
+    expect(loadConfig({ configDir, env }).redis.dataLossHoldSeconds).toBe(3600);
   });
 
   it('returns a frozen config', () => {

@@ -31,6 +31,7 @@ export interface GatewayMetrics {
   readonly accessConfigInconsistenciesTotal: Counter;
   readonly redisUp: Gauge;
   readonly redisDataLossHold: Gauge;
+  readonly redisEvictionHold: Gauge;
   readonly adminAuthFailuresTotal: Counter;
   readonly tlsCertificateExpiry: Gauge<'use'>;
   readonly connectionsDroppedTotal: Counter;
@@ -162,6 +163,11 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     redisDataLossHold: new Gauge({
       name: 'gateway_redis_data_loss_hold',
       help: '1 while keyed money movement answers 503 because Redis lost its data (redis.dataLossHoldSeconds), else 0',
+      registers,
+    }),
+    redisEvictionHold: new Gauge({
+      name: 'gateway_redis_eviction_hold',
+      help: '1 while keyed money movement answers 503 because Redis runs with an evicting maxmemory-policy (it may drop idempotency records), else 0',
       registers,
     }),
     redisDataLossDetectedTotal: new Counter({

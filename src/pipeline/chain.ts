@@ -55,6 +55,8 @@ export interface VendorPipelineDeps {
   readonly tracing: Tracing | null;
   /** True while Redis is held after a data loss (see redis/store-epoch.ts): keyed money movement waits. */
   readonly storeHeld: () => boolean;
+  /** The evicting Redis `maxmemory-policy` in force (see redis/eviction-policy.ts); keyed money movement waits meanwhile. */
+  readonly evictingPolicy?: () => string | null;
   /** The epoch marker the idempotency claim checks, and whom it tells of a loss it finds; none without Redis. */
   readonly storeEpoch?: EpochWatch & { lossSeen(epochId: string): Promise<void> };
   readonly metrics: GatewayMetrics;
@@ -140,6 +142,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       fingerprintKey: derivedSecret(config.twoFactor.pepper, 'idempotency-fingerprint'),
       sandboxMode: config.core.url === null,
       storeHeld: deps.storeHeld,
+      ...(deps.evictingPolicy ? { evictingPolicy: deps.evictingPolicy } : {}),
       ...(deps.storeEpoch ? { onStoreLost: (epochId: string) => deps.storeEpoch?.lossSeen(epochId) ?? Promise.resolve() } : {}),
     }),
     // After idempotency, so a retried add that succeeded is replayed instead of meeting its used code.

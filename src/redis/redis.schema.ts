@@ -93,14 +93,14 @@ export const redisSchema = z
       .number()
       .int()
       .min(100)
-      .default(5000)
-      .describe('How often each instance checks that Redis still holds its epoch marker (it also checks on every reconnect)'),
+      .default(1000)
+      .describe('How often each instance checks the epoch marker, the store sequence and maxmemory-policy (one GET and one CONFIG GET; also on every reconnect)'),
     dataLossHoldSeconds: z
       .number()
       .int()
       .min(0)
       .default(86_400)
-      .describe('After Redis is found to have lost its data, how long keyed money movement answers 503 (at least idempotency.retentionSeconds to rule out every repeat)'),
+      .describe('After Redis is found to have lost its data, how long keyed money movement answers 503; at least idempotency.retentionSeconds (refused otherwise), so that no retry of a forgotten record posts again'),
   })
   .strict()
   .superRefine((redis, ctx) => {

@@ -2,22 +2,31 @@
  * Notices that Redis lost its memory. The no-double-post promise of idempotency keys lives in
  * Redis; a Redis restarted empty, failed over to a replica that had not caught up, or evicting
  * keys would let a retried deposit post again. So the first instance to start writes an epoch
- * marker (`<prefix>epoch`: an id and a "hold until" time); every instance checks it when its
- * connection becomes ready again, every `redis.epochCheckIntervalMs`, and at each keyed claim
- * (the idempotency claim script compares the marker with `currentId()` and, finding it gone or
- * replaced, calls `lossSeen`, so a wipe on a live connection is caught before a retry posts).
- * A marker that is gone or has another id means the data went with it: the instance writes a
- * new marker carrying a hold of `redis.dataLossHoldSeconds` (so instances that start or check
- * later hold too; on a Cluster, where the claim cannot read the marker, only the poll sees a
- * loss), and while the hold lasts the idempotency step answers keyed money movement 503
- * `store_unavailable` instead of risking a repeat; reads go on.
+ * marker (`<prefix>epoch`: an id and a "hold until" time) and every keyed claim counts up a
+ * store sequence beside it (`<prefix>epoch:seq`, INCR in the claim script). Every instance
+ * checks both when its connection becomes ready again, every `redis.epochCheckIntervalMs`, and
+ * at each keyed claim (the claim script compares the marker with `currentId()` and the sequence
+ * with `highestSeq()`, and on a mismatch calls `lossSeen`, so a wipe on a live connection is
+ * caught before a retry posts). A marker gone or with another id means the data went with it;
+ * a sequence lower than this instance has seen means Redis came back from a stale copy (an RDB
+ * snapshot, AOF that lost its last second, a failover to a lagging replica) whose marker is the
+ * same while its newest records are gone. Either way the instance starts a hold of
+ * `redis.dataLossHoldSeconds`, written in the marker (so instances that start or check later
+ * hold too); for a stale copy it also gives the marker a new id (plain SET: the marker is there,
+ * the data behind it is old), so every other instance finds it replaced at its next claim or
+ * check. While the hold lasts the idempotency step answers keyed money movement 503
+ * `store_unavailable` instead of risking a repeat; reads go on. On a Cluster, where the claim
+ * cannot read the marker, only the poll sees a loss. Each check also reads `maxmemory-policy`
+ * (see eviction-policy.ts).
  *
- * Reads and writes one Redis key; reports `held` and changes to the caller (metrics, log).
+ * Reads and writes two Redis keys; reports `held` and changes to the caller (metrics, log).
  * What it cannot notice: a wipe while every instance was stopped (the next start sees no
- * marker and takes it for a first start).
+ * marker and takes it for a first start), and a stale copy of records that no instance had
+ * seen counted (see README, Running with Redis).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
+import { EvictionPolicyWatch } from './eviction-policy';
 import { DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from './redis-client';
 
 interface EpochMarker {
@@ -36,6 +45,8 @@ export interface StoreEpochOptions {
   readonly onHoldChange?: (held: boolean) => void;
   /** Told each time a loss is detected by this instance. */
   readonly onLossDetected?: () => void;
+  /** Told when the evicting `maxmemory-policy` in force changes (null: none). */
+  readonly onEvictingPolicyChange?: (policy: string | null) => void;
 }
 
 function parseMarker(text: string | null): EpochMarker | null {
@@ -48,23 +59,41 @@ function parseMarker(text: string | null): EpochMarker | null {
   }
 }
 
+/** The stored sequence; none yet (a first start, or only instances older than the sequence) is 0. */
+function parseSeq(text: string | null | undefined): number {
+  const value = Number(text ?? 0);
+  return Number.isSafeInteger(value) ? value : 0;
+}
+
 export class StoreEpoch {
   private knownId: string | null = null;
+  /** The highest store sequence seen under `knownId` (claims and checks): a lower one means a stale copy. */
+  private highest = 0;
   private holdUntil = 0;
   private timer: NodeJS.Timeout | null = null;
   private wasHeld = false;
   readonly key: string;
+  /** The store sequence, beside the marker (same hash tag-free prefix, so the same server). */
+  readonly seqKey: string;
+  private readonly eviction: EvictionPolicyWatch;
   /** The check under way, so that a claim's report and the poll do not both write a new marker. */
   private checking: Promise<void> | null = null;
   private readonly onReady = (): void => void this.check();
 
   constructor(private readonly options: StoreEpochOptions) {
     this.key = `${options.keyPrefix}epoch`;
+    this.seqKey = `${this.key}:seq`;
+    this.eviction = new EvictionPolicyWatch({ client: options.client, logger: options.logger, ...(options.onEvictingPolicyChange ? { onChange: options.onEvictingPolicyChange } : {}) });
   }
 
   /** Whether keyed money movement must wait (the store lost data within the hold). */
   get held(): boolean {
     return Date.now() < this.holdUntil;
+  }
+
+  /** The evicting `maxmemory-policy` in force (keyed money movement waits meanwhile); null when none or unknown. */
+  get evictingPolicy(): string | null {
+    return this.eviction.evicting;
   }
 
   /** Seconds the hold still lasts; 0 when there is none. */
@@ -79,13 +108,16 @@ export class StoreEpoch {
   async start(readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
     const { client } = this.options;
     const fresh: EpochMarker = { id: randomUUID(), holdUntil: 0 };
-    const marker = await whenReadyRun([client], readyTimeoutMs, async () => {
+    const [marker, seq] = await whenReadyRun([client], readyTimeoutMs, async () => {
       // NX: of instances starting together, one marker wins and all adopt it.
       await client.set(this.key, JSON.stringify(fresh), 'NX');
-      return parseMarker(await client.get(this.key)) ?? fresh;
+      const [text, seqText] = await client.mget(this.key, this.seqKey);
+      return [parseMarker(text ?? null) ?? fresh, parseSeq(seqText)] as const;
     });
     this.knownId = marker.id;
+    this.highest = seq;
     this.holdUntil = marker.holdUntil;
+    await this.eviction.check();
     this.report();
     client.on('ready', this.onReady);
     this.timer = setInterval(this.onReady, this.options.checkIntervalMs);
@@ -102,34 +134,52 @@ export class StoreEpoch {
     return this.knownId;
   }
 
+  /** The highest store sequence this instance has seen under the current marker. */
+  highestSeq(): number {
+    return this.highest;
+  }
+
+  /** A claim under marker `epochId` counted the sequence up to `seq`. */
+  seqSeen(epochId: string, seq: number): void {
+    // A reply from before this instance adopted another marker says nothing about the new one.
+    if (epochId === this.knownId) this.highest = Math.max(this.highest, seq);
+  }
+
   /**
-   * A claim found the marker `epochId` gone or replaced: checks now (after any check under way),
-   * so the hold starts on this instance before the claim's 503 is sent.
+   * A claim found the marker `epochId` gone or replaced, or the sequence behind it lower than
+   * this instance had seen: checks now (after any check under way), so the hold starts on this
+   * instance before the claim's 503 is sent. The claim's word is taken for a stale copy even if
+   * other instances have counted the sequence up again meanwhile.
    */
   async lossSeen(epochId: string): Promise<void> {
     if (this.checking) await this.checking;
-    if (this.knownId === epochId) await this.check();
+    if (this.knownId === epochId) await this.check(true);
   }
 
-  /** Compares the marker with the one this instance knows; a Redis error just waits for the next check. */
-  check(): Promise<void> {
-    this.checking ??= this.compare().finally(() => {
+  /** Compares the marker and sequence with what this instance knows; a Redis error just waits for the next check. */
+  check(claimFoundLoss = false): Promise<void> {
+    this.checking ??= this.compare(claimFoundLoss).finally(() => {
       this.checking = null;
     });
     return this.checking;
   }
 
-  private async compare(): Promise<void> {
+  private async compare(claimFoundLoss: boolean): Promise<void> {
     if (this.knownId === null) return;
     const { client, logger } = this.options;
     try {
-      const marker = parseMarker(await client.get(this.key));
-      if (marker !== null && marker.id === this.knownId) {
+      const [text, seqText] = await client.mget(this.key, this.seqKey);
+      const marker = parseMarker(text ?? null);
+      const seq = parseSeq(seqText);
+      const stale = marker !== null && marker.id === this.knownId && (claimFoundLoss || seq < this.highest);
+      if (marker !== null && marker.id === this.knownId && !stale) {
         // Another instance may have detected a loss and set a hold on this same marker.
         this.holdUntil = Math.max(this.holdUntil, marker.holdUntil);
+        this.highest = Math.max(this.highest, seq);
       } else {
         const holdUntil = Math.max(Date.now() + this.options.holdMs, marker?.holdUntil ?? 0);
-        let next: EpochMarker = { id: marker?.id ?? randomUUID(), holdUntil };
+        // A stale copy keeps the marker: a new id, so that every other instance finds it replaced.
+        let next: EpochMarker = { id: stale ? randomUUID() : (marker?.id ?? randomUUID()), holdUntil };
         // A marker gone: NX, so that of instances finding it gone together (a claim each), one new id wins and all adopt it.
         const written = marker === null ? await client.set(this.key, JSON.stringify(next), 'NX') : await client.set(this.key, JSON.stringify(next));
         const winner = written === null ? parseMarker(await client.get(this.key)) : null;
@@ -138,13 +188,16 @@ export class StoreEpoch {
           await client.set(this.key, JSON.stringify(next));
         }
         this.knownId = next.id;
+        // The sequence goes on from where the store has it; under the new id only higher counts.
+        this.highest = seq;
         this.holdUntil = next.holdUntil;
         this.options.onLossDetected?.();
         logger.error(
-          { holdSeconds: this.holdSeconds(), markerFound: marker !== null },
-          'Redis lost its data (the epoch marker is gone or new): keyed money movement answers 503 until the hold ends, so that no retry posts twice',
+          { holdSeconds: this.holdSeconds(), markerFound: marker !== null, staleCopy: stale },
+          'Redis lost its data (the epoch marker is gone or new, or the store sequence went back): keyed money movement answers 503 until the hold ends, so that no retry posts twice',
         );
       }
+      await this.eviction.check();
     } catch (err) {
       logger.debug({ err }, 'epoch check skipped: Redis unavailable');
     }
@@ -157,18 +210,5 @@ export class StoreEpoch {
     this.wasHeld = held;
     this.options.onHoldChange?.(held);
     if (!held) this.options.logger.warn('the hold after a Redis data loss has ended: keyed money movement is accepted again');
-  }
-}
-
-/** Evicting policies drop keys under memory pressure: idempotency records and the epoch marker with them. */
-export async function warnOnEvictingPolicy(client: RedisClient, logger: Logger): Promise<void> {
-  try {
-    const reply = (await client.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
-    const policy = reply[1];
-    if (policy !== undefined && policy !== 'noeviction') {
-      logger.warn({ maxmemoryPolicy: policy }, 'Redis maxmemory-policy evicts keys under memory pressure; idempotency needs noeviction (see README, Running with Redis)');
-    }
-  } catch {
-    // Managed Redis often refuses CONFIG: nothing to learn, nothing to warn about.
   }
 }

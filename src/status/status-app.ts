@@ -25,8 +25,12 @@ import type { BreakerState } from '../core-client/breakers';
 
 export interface StatusAppDeps {
   readonly accessStatus: () => AccessCacheStatus;
-  /** Null in memory mode. Redis down does not make the instance unready: it serves its last good copy. */
-  readonly redisStatus: (() => { up: boolean; downSeconds: number }) | null;
+  /**
+   * Null in memory mode. Redis down does not make the instance unready: it serves its last good
+   * copy. Nor does a hold of keyed money movement (after a data loss, or under an evicting
+   * maxmemory-policy): it is reported here and every other route goes on.
+   */
+  readonly redisStatus: (() => { up: boolean; downSeconds: number; dataLossHoldSeconds?: number; evictingPolicy?: string | null }) | null;
   readonly breakerStates: () => Record<BreakerGroup, BreakerState>;
   readonly isShuttingDown: () => boolean;
   readonly mode: { readonly accessStore: 'memory' | 'redis'; readonly core: 'sandbox' | 'remote' };

@@ -189,7 +189,7 @@ describe('readiness body', () => {
         shuttingDown: false,
         mode: { accessStore: 'redis', core: 'sandbox' },
         accessConfig: { loaded: true, version: expect.any(Number), ageSeconds: expect.any(Number), problem: null },
-        redis: { up: true, downSeconds: 0 },
+        redis: { up: true, downSeconds: 0, dataLossHoldSeconds: 0, evictingPolicy: null },
         breakers: { resources: 'closed', bankaccounts: 'closed', receipts: 'closed', customers: 'closed' },
       });
       expect(await (await fetch(`${gateway.statusUrl}/metrics`)).text()).toMatch(/^gateway_redis_up 1$/m);

@@ -14,7 +14,6 @@ import { SANDBOX_KEYS, checkedAgainstOpenApi } from '../support/gateway';
 import { keyedDeposit, metricValue } from '../support/keyed-deposits';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { within } from '../support/within';
-import { askRedis } from '../support/redis-sentinel';
 
 type Running = Awaited<ReturnType<typeof startGateway>>;
 
@@ -28,6 +27,7 @@ describe('Redis restarted empty under keyed money movement', () => {
     const config = testConfig({
       core: { url: core.url },
       redis: { url: redis.url, epochCheckIntervalMs: 200, dataLossHoldSeconds: 3600, seedAccessFile: 'always' },
+      idempotency: { retentionSeconds: 3600 },
       log: { level: 'warn' },
     });
     const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));
@@ -41,8 +41,6 @@ describe('Redis restarted empty under keyed money movement', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    // An evicting policy: the gateway must warn about it at start.
-    await askRedis(redis.port, (client) => client.config('SET', 'maxmemory-policy', 'allkeys-lru'));
     core = await startEchoCore((req, res) => {
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
       res.end(req.method === 'POST' ? '{"receiptNo":1,"amount":10.00}' : '{"id":1}');
@@ -54,13 +52,8 @@ describe('Redis restarted empty under keyed money movement', () => {
     await redis.stop();
   });
 
-  it('warns at start that maxmemory-policy evicts keys', async () => {
-    await start();
-    expect(logLines.join('')).toContain('"maxmemoryPolicy":"allkeys-lru"');
-  });
-
   it('answers the retries of deposits made before the loss with 503 instead of posting them again, while reads go on', async () => {
-    const gateway = gateways[0] as Running;
+    const gateway = await start();
     const keys = Array.from({ length: 5 }, (_, i) => `before-loss-${i}`);
     for (const key of keys) expect((await deposit(gateway, key)).status).toBe(201);
     expect(postings()).toBe(5);

@@ -26,6 +26,7 @@ describe('Redis wiped on a live connection under keyed money movement', () => {
       core: { url: core.url },
       // A minute between polls: within these tests only the claim itself can notice the wipe.
       redis: { url: redis.url, epochCheckIntervalMs: 60_000, dataLossHoldSeconds: 3600, seedAccessFile: 'always' },
+      idempotency: { retentionSeconds: 3600 },
     });
     const gateway = await startGateway(config, createLogger('silent'));
     gateways.push(gateway);

@@ -1,6 +1,9 @@
 /**
  * Starts a real `redis-server` on a free loopback port for tests, so fault tests can stop and
- * restart their own instance. Nothing is persisted; the process dies with the test run.
+ * restart their own instance. Nothing is persisted unless a `dir` is given (then SAVE writes a
+ * snapshot there and a restart loads it, as a crashed Redis comes back from its RDB); the
+ * process dies with the test run. Always `maxmemory-policy noeviction` (Redis's default), as
+ * the gateway requires.
  *
  * Reads nothing from the environment; spawns redis-server from PATH.
  */
@@ -13,7 +16,7 @@ export interface RedisServerHandle {
   readonly url: string;
   /** Kills the server (SIGKILL when `abrupt`, as a crash would). */
   stop(abrupt?: boolean): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port, empty (or from the snapshot in `dir`). */
   start(): Promise<void>;
 }
 
@@ -43,11 +46,16 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function startRedisServer(): Promise<RedisServerHandle> {
+export interface RedisServerOptions {
+  /** Where SAVE writes its snapshot (dump.rdb) and a restart reads it; none: nothing survives a restart. */
+  readonly dir?: string;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerHandle> {
   // A free port can be taken between choosing it and redis-server binding it: then the server
   // exits at once, and another port is tried.
   for (let attempt = 1; ; attempt++) {
-    const server = redisServerOn(await freePort());
+    const server = redisServerOn(await freePort(), options);
     try {
       await server.start();
       return server;
@@ -58,11 +66,13 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
   }
 }
 
-function redisServerOn(port: number): RedisServerHandle {
+function redisServerOn(port: number, options: RedisServerOptions): RedisServerHandle {
   let child: ChildProcess | null = null;
 
   const start = async (): Promise<void> => {
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+    const snapshot = options.dir === undefined ? [] : ['--dir', options.dir, '--dbfilename', 'dump.rdb'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning', ...snapshot];
+    const started = spawn('redis-server', args, {
       stdio: 'ignore',
     });
     child = started;

@@ -14,9 +14,10 @@
  *     `idempotency_in_progress` with Retry-After (the first's end alone settles the key);
  *   - when the first may have reached the core without an answer (a core timeout, or an
  *     instance that died mid-request): 409 `outcome_unknown`, and nothing is sent again.
- * The store unreachable with a key present, or held after losing its data (the epoch marker,
- * see redis/store-epoch.ts; the Redis claim checks the marker itself, so a wipe is caught at the
- * first keyed request and starts the hold): 503 `store_unavailable`; a keyed request is never
+ * The store unreachable with a key present, held after losing its data (the epoch marker and
+ * store sequence, see redis/store-epoch.ts; the Redis claim checks both itself, so a wipe or a
+ * stale copy is caught at the first keyed request and starts the hold), or running with an
+ * evicting maxmemory-policy (redis/eviction-policy.ts): 503 `store_unavailable`; a keyed request is never
  * posted unguarded. A request with no key at all is refused with 400 naming the header when
  * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
@@ -45,6 +46,8 @@ export interface IdempotencyDeps {
   readonly sandboxMode: boolean;
   /** True while the store is held after a data loss: keyed calls get 503 rather than a key the store may have forgotten. */
   readonly storeHeld?: () => boolean;
+  /** The evicting `maxmemory-policy` Redis runs with (null: noeviction or unknown): keyed calls get 503 meanwhile, since it may drop records. */
+  readonly evictingPolicy?: () => string | null;
   /** Told when a claim found the epoch marker gone or replaced; resolves once the hold has started on this instance. */
   readonly onStoreLost?: (epochId: string) => Promise<void>;
 }
@@ -92,6 +95,15 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
     }
     if (deps.storeHeld?.()) {
       next(storeHeldError());
+      return;
+    }
+    const evicting = deps.evictingPolicy?.() ?? null;
+    if (evicting !== null) {
+      next(
+        new GatewayError('store_unavailable', `The idempotency store runs with maxmemory-policy ${evicting}, which may drop its records, so this payment cannot be guarded against a repeat; retry later.`, {
+          headers: { 'Retry-After': '60' },
+        }),
+      );
       return;
     }
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);

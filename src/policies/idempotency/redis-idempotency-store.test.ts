@@ -92,7 +92,8 @@ describe('Redis idempotency store', () => {
   it('claims only while the epoch marker holds the id this instance knows: gone, replaced or unreadable, it claims nothing and says the store was lost', async () => {
     const prefix = `test:${process.pid}:${++prefixCounter}:`;
     let known: string | null = 'epoch-1';
-    const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch: { key: `${prefix}epoch`, currentId: () => known } });
+    const epoch = { key: `${prefix}epoch`, seqKey: `${prefix}epoch:seq`, currentId: () => known, highestSeq: () => 0, seqSeen: () => undefined };
+    const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
     await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
     expect(await store.claim('k1', 'fp', 't')).toEqual({ kind: 'claimed' });
     for (const marker of [null, JSON.stringify({ id: 'epoch-2', holdUntil: 0 }), 'not json', '42']) {
@@ -104,6 +105,36 @@ describe('Redis idempotency store', () => {
     // Before the instance has read a marker there is nothing to compare with.
     known = null;
     expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'claimed' });
+  });
+
+  it('counts the store sequence up at each claim and says the store was lost, claiming nothing, when it is lower than the instance has seen', async () => {
+    const prefix = `test:${process.pid}:${++prefixCounter}:`;
+    let highest = 0;
+    const seen: Array<[string, number]> = [];
+    const epoch = {
+      key: `${prefix}epoch`,
+      seqKey: `${prefix}epoch:seq`,
+      currentId: () => 'epoch-1',
+      highestSeq: () => highest,
+      seqSeen: (id: string, seq: number) => void seen.push([id, seq]),
+    };
+    const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
+    await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
+    expect(await store.claim('k1', 'fp', 'owner')).toEqual({ kind: 'claimed' });
+    await store.complete('k1', 'fp', 'owner', response('<r/>'));
+    expect(await store.claim('k1', 'fp', 'retry')).toEqual({ kind: 'completed', response: response('<r/>') });
+    expect(seen).toEqual([
+      ['epoch-1', 1],
+      ['epoch-1', 2],
+    ]);
+    // A stale copy: the same marker, a sequence behind what this instance has seen.
+    highest = 5;
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'store_lost', epochId: 'epoch-1' });
+    expect(await client.exists(store.recordKey('k2'))).toBe(0);
+    expect(await client.get(`${prefix}epoch:seq`)).toBe('2');
+    highest = 2;
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'claimed' });
+    expect(await client.get(`${prefix}epoch:seq`)).toBe('3');
   });
 
   it('rejects at once when Redis cannot be reached, for the step to answer 503', async () => {

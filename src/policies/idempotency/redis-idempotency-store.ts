@@ -10,12 +10,15 @@
  * atomic: the claim is a SET NX in spirit (HSET only when the hash does not exist) with a TTL,
  * and it reads Redis's own clock, so instances with skewed clocks agree on deadlines.
  *
- * With an epoch watch (see redis/store-epoch.ts) the claim also reads the epoch marker, in the
- * same script: a marker gone or changed means Redis lost its data since this instance last
- * looked (FLUSHALL on a live connection, a failover to an empty replica, eviction), so the
- * claim answers `store_lost` and writes nothing, and the wipe is caught at the first keyed
- * request instead of at the next poll. Not on a Cluster: the marker and the record live in
- * different slots, and a script may touch one; there the poll alone notices a loss.
+ * With an epoch watch (see redis/store-epoch.ts) the claim also reads the epoch marker and the
+ * store sequence beside it, in the same script: a marker gone or changed means Redis lost its
+ * data since this instance last looked (FLUSHALL on a live connection, a failover to an empty
+ * replica, eviction), and a sequence lower than the highest this instance has seen means Redis
+ * came back from a stale copy (same marker, newest records gone); either way the claim answers
+ * `store_lost` and writes nothing, so the loss is caught at the first keyed request instead of
+ * at the next poll. Otherwise the claim counts the sequence up (INCR) and returns it, and the
+ * watch keeps the highest. Not on a Cluster: the marker and the record live in different
+ * slots, and a script may touch one; there the poll alone notices a loss.
  *
  * Works with clients created with `enableOfflineQueue: false` and a short `commandTimeout`:
  * with Redis gone every call rejects at once, and the step answers 503 `store_unavailable`.
@@ -23,13 +26,18 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './idempotency-store';
 
-// KEYS: record[, epoch marker]. ARGV: fingerprint, token, in-flight ms, retention ms[, the marker id this instance knows].
+// KEYS: record[, epoch marker, store sequence]. ARGV: fingerprint, token, in-flight ms, retention ms[, the marker id
+// this instance knows, the highest sequence it has seen]. With the marker, the reply's second element is the new sequence.
 const CLAIM = `
+local seq = nil
 if KEYS[2] then
   local marker = redis.call('GET', KEYS[2])
   local ok, decoded = pcall(cjson.decode, marker or '')
   if not ok or type(decoded) ~= 'table' or decoded['id'] ~= ARGV[5] then return {'store_lost'} end
+  if (tonumber(redis.call('GET', KEYS[3]) or '0') or 0) < tonumber(ARGV[6]) then return {'store_lost'} end
+  seq = redis.call('INCR', KEYS[3])
 end
+local function claim()
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'deadline', 'status', 'contentType', 'body', 'location')
@@ -47,6 +55,10 @@ if state == 'in_flight' then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
 return {'unknown'}
+end
+local result = claim()
+if seq then table.insert(result, 2, seq) end
+return result
 `;
 
 // KEYS: record. ARGV: token, fingerprint, status, content type, body, retention ms, location ('' for none).
@@ -81,7 +93,17 @@ return 1
 /** The scripts as ioredis defines them (EVALSHA, falling back to EVAL once per connection). */
 interface ScriptCommands {
   cbgIdempotencyClaimBuffer(key: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number): Promise<Array<Buffer | null>>;
-  cbgIdempotencyClaimInEpochBuffer(key: string, epochKey: string, fingerprint: string, token: string, inFlightMs: number, retentionMs: number, epochId: string): Promise<Array<Buffer | null>>;
+  cbgIdempotencyClaimInEpochBuffer(
+    key: string,
+    epochKey: string,
+    seqKey: string,
+    fingerprint: string,
+    token: string,
+    inFlightMs: number,
+    retentionMs: number,
+    epochId: string,
+    highestSeq: number,
+  ): Promise<Array<Buffer | number | null>>;
   cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number, location: string): Promise<number>;
   cbgIdempotencyRelease(key: string, token: string): Promise<number>;
   cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
@@ -99,8 +121,14 @@ export interface RedisIdempotencyStoreOptions {
 export interface EpochWatch {
   /** The marker's Redis key. */
   readonly key: string;
+  /** The store sequence's Redis key (beside the marker). */
+  readonly seqKey: string;
   /** The marker id this instance adopted; null before it has read one (claims then skip the check). */
   currentId(): string | null;
+  /** The highest store sequence this instance has seen under that marker. */
+  highestSeq(): number;
+  /** A claim under marker `epochId` counted the sequence up to `seq`. */
+  seqSeen(epochId: string, seq: number): void;
 }
 
 export class RedisIdempotencyStore implements IdempotencyStore {
@@ -112,7 +140,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly options: RedisIdempotencyStoreOptions,
   ) {
     client.defineCommand('cbgIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
-    client.defineCommand('cbgIdempotencyClaimInEpoch', { numberOfKeys: 2, lua: CLAIM });
+    client.defineCommand('cbgIdempotencyClaimInEpoch', { numberOfKeys: 3, lua: CLAIM });
     client.defineCommand('cbgIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
     client.defineCommand('cbgIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
     client.defineCommand('cbgIdempotencyMarkUnknown', { numberOfKeys: 1, lua: MARK_UNKNOWN });
@@ -127,11 +155,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async claim(key: string, fingerprint: string, token: string): Promise<ClaimOutcome> {
     const { inFlightMs, retentionMs } = this.options.timings;
-    const epochId = this.epoch?.currentId() ?? null;
-    const reply =
-      this.epoch && epochId !== null
-        ? await this.commands.cbgIdempotencyClaimInEpochBuffer(this.recordKey(key), this.epoch.key, fingerprint, token, inFlightMs, retentionMs, epochId)
-        : await this.commands.cbgIdempotencyClaimBuffer(this.recordKey(key), fingerprint, token, inFlightMs, retentionMs);
+    const { epoch } = this;
+    const epochId = epoch?.currentId() ?? null;
+    let reply: Array<Buffer | number | null>;
+    if (epoch && epochId !== null) {
+      const { key: epochKey, seqKey } = epoch;
+      const inEpoch = await this.commands.cbgIdempotencyClaimInEpochBuffer(this.recordKey(key), epochKey, seqKey, fingerprint, token, inFlightMs, retentionMs, epochId, epoch.highestSeq());
+      // Every reply but store_lost carries the new sequence second: keep it, and read the rest as without the marker.
+      if (inEpoch.length > 1) {
+        epoch.seqSeen(epochId, Number(inEpoch[1]));
+        inEpoch.splice(1, 1);
+      }
+      reply = inEpoch;
+    } else {
+      reply = await this.commands.cbgIdempotencyClaimBuffer(this.recordKey(key), fingerprint, token, inFlightMs, retentionMs);
+    }
     const kind = reply[0]?.toString();
     switch (kind) {
       case 'store_lost':
@@ -145,7 +183,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       {
         // Records written before Location was kept have no field (null); none is ''.
         const location = reply[4]?.toString() || undefined;
-        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: reply[3] ?? Buffer.alloc(0), ...(location ? { location } : {}) } };
+        const body = reply[3];
+        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: Buffer.isBuffer(body) ? body : Buffer.alloc(0), ...(location ? { location } : {}) } };
       }
       default:
         throw new Error(`unexpected idempotency claim reply: ${String(kind)}`);

@@ -1,0 +1,81 @@
+/**
+ * The epoch watch's store sequence on the shared test Redis (a prefix of its own): a sequence
+ * gone back under the same marker is a stale copy, found by the poll or taken on a claim's word;
+ * the finder replaces the marker so that other instances hold too; a claim's sequence from
+ * before the marker changed says nothing about the new one.
+ */
+import Redis from 'ioredis';
+import { createLogger } from '../logging/logger';
+import { StoreEpoch } from './store-epoch';
+
+const client = new Redis(process.env.TEST_REDIS_URL as string, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, lazyConnect: true });
+client.on('error', () => undefined);
+let prefixCounter = 0;
+const epochs: StoreEpoch[] = [];
+
+beforeAll(() => client.connect());
+afterAll(() => {
+  for (const epoch of epochs) epoch.stop();
+  client.disconnect();
+});
+
+function epochOn(prefix: string, losses: { count: number }): StoreEpoch {
+  const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
+  epochs.push(epoch);
+  return epoch;
+}
+
+describe('StoreEpoch store sequence', () => {
+  it('holds when the sequence goes back under the same marker, and replaces the marker so that another instance holds too', async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const losses = { count: 0 };
+    const finder = epochOn(prefix, losses);
+    const other = epochOn(prefix, { count: 0 });
+    await finder.start();
+    await other.start();
+    const firstId = finder.currentId();
+    expect(other.currentId()).toBe(firstId);
+
+    await client.incrby(`${prefix}epoch:seq`, 10); // claims counted it up
+    await finder.check();
+    expect(finder.highestSeq()).toBe(10);
+    expect(finder.held).toBe(false);
+
+    await client.set(`${prefix}epoch:seq`, '4'); // back from a copy taken at 4
+    await finder.check();
+    expect(finder.held).toBe(true);
+    expect(losses.count).toBe(1);
+    expect(finder.currentId()).not.toBe(firstId);
+    expect(JSON.parse((await client.get(`${prefix}epoch`)) as string)).toMatchObject({ id: finder.currentId() });
+    expect(finder.highestSeq()).toBe(4);
+
+    // Never saw 10 itself: the replaced marker tells it.
+    await other.check();
+    expect(other.held).toBe(true);
+    expect(other.currentId()).toBe(finder.currentId());
+  });
+
+  it("takes a claim's word for a stale copy even when the sequence was counted up again meanwhile", async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const losses = { count: 0 };
+    const epoch = epochOn(prefix, losses);
+    await epoch.start();
+    const id = epoch.currentId() as string;
+    await epoch.lossSeen('another-id'); // a claim under a marker this instance no longer knows: nothing to do
+    expect(epoch.held).toBe(false);
+    await epoch.lossSeen(id);
+    expect(epoch.held).toBe(true);
+    expect(losses.count).toBe(1);
+    expect(epoch.currentId()).not.toBe(id);
+  });
+
+  it("keeps a claim's sequence only under the marker it was claimed under", async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const epoch = epochOn(prefix, { count: 0 });
+    await epoch.start();
+    const id = epoch.currentId() as string;
+    epoch.seqSeen(id, 7);
+    epoch.seqSeen('an-older-marker', 99);
+    expect(epoch.highestSeq()).toBe(7);
+  });
+});
