@@ -169,6 +169,51 @@ describe("the core's answers", () => {
     expect(JSON.parse(needsOverride.body)).toMatchObject({ code: 'unprocessable_content', requestId: needsOverride.headers['x-request-id'], hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9 }] });
   });
 
+  const XML_DEPOSIT = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>10.00</Amount><ExternalRefNo>B-1</ExternalRefNo></ReceiptPaymentDto>';
+  const INSIDES = /stackTrace|StackTrace|C:\\src|sqlText|select \* from|internalHost|<Item>/;
+  /** The answer with the problem's own `errors` taken out: what is left must carry no member of the core's own. */
+  const withoutProblemErrors = (text: string): string => text.replace(/<errors><i>.*?<\/errors>(?=<\/problem>)/s, '');
+
+  it.each([
+    ['a 400 JSON with a message and a stack trace', 400, { message: 'Npgsql failed', stackTrace: 'at X() in C:\\src\\x.cs' }],
+    ['a 422 JSON with only errors', 422, { errors: [{ field: 'x', message: 'upstream refused' }] }],
+    ['a 409 JSON with neither errorMessage nor overrides', 409, { internalHost: 'db01.corp', sqlText: 'select * from receipts' }],
+  ])("answers %s on a receipt as a catalogue problem, never echoing the core's other members (JSON and XML)", async (_label, status, coreBody) => {
+    respond = (_request, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(coreBody));
+    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `odd-json-${status}` }, body: DEPOSIT_BODY });
+    expect(json.status).toBe(status);
+    expect(json.body).not.toMatch(INSIDES);
+    const answer = JSON.parse(json.body) as Record<string, unknown>;
+    expect(answer).toMatchObject({ requestId: json.headers['x-request-id'], status });
+    expect(answer.message).toBeUndefined();
+    expect(answer.stackTrace).toBeUndefined();
+    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': `odd-xml-${status}` }, body: XML_DEPOSIT });
+    expect(xml.status).toBe(status);
+    expect(xml.body).not.toMatch(INSIDES);
+    expect(xml.body).toContain('<requestId>');
+    expect(withoutProblemErrors(xml.body)).not.toMatch(/<message>|<errors>/);
+  });
+
+  it("keeps only the receipt's own members of a core refusal that is a receipt, nested overrides included (JSON and XML)", async () => {
+    const refusal = {
+      errorMessage: 'Duplicate receipt',
+      receiptNo: 0,
+      internalHost: 'db01.corp',
+      stackTrace: 'at X() in C:\\src\\x.cs',
+      transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit', sqlText: 'select * from overrides' }],
+    };
+    respond = (_request, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': 'receipt-409-json' }, body: DEPOSIT_BODY });
+    expect(json.status).toBe(409);
+    expect(JSON.parse(json.body)).toMatchObject({ code: 'conflict', errorMessage: 'Duplicate receipt', transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }] });
+    expect(json.body).not.toMatch(INSIDES);
+    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': 'receipt-409-xml' }, body: XML_DEPOSIT });
+    expect(xml.status).toBe(409);
+    expect(xml.body).toContain('<ErrorMessage>Duplicate receipt</ErrorMessage>');
+    expect(xml.body).toContain('<Description>Large deposit</Description>');
+    expect(xml.body).not.toMatch(INSIDES);
+  });
+
   it.each([
     ['with a Content-Length', true],
     ['chunked', false],

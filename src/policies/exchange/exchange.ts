@@ -7,8 +7,9 @@
  *   retry under the same key (with supervisor credentials, say) may post; the vendor gets the
  *   catalogue problem for it (core-problem.ts: `code`, `requestId`, the core's JSON message,
  *   never its HTML or text), as on streamed routes. A receipt the core refused with a receipt
- *   (400 `errorMessage`, 409, 422 with `transactionOverrides`) is kept for the error handler,
- *   which answers it as the receipt with the problem alongside (`ctx.coreRefusedReceipt`);
+ *   (400 `errorMessage`, 409, 422 with `transactionOverrides`) is kept, with the receipt's own
+ *   members only, for the error handler, which answers it as the receipt with the problem
+ *   alongside (`ctx.coreRefusedReceipt`); any other JSON is a plain problem;
  * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: the key turns `outcome_unknown`
  *   (`unknown`) and is never sent again; a breaker refusal or a refused connection never
@@ -75,7 +76,9 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       await guard.abandon();
       await ctx.secondFactor?.restore();
       const problem = problemFromCoreAnswer(answer.status, contentType, answer.body, answer.retryAfter);
-      if (isDto && contract.refusesAsBody && problem.status < 500) ctx.coreRefusedReceipt = answer.body.toString('utf8');
+      // Only a refusal that reads as the contract's own answer is shown as one, and only its members.
+      const refusal = isDto && contract.refusesAsBody && problem.status < 500 ? (contract.refusalAnswer?.(answer.body.toString('utf8')) ?? null) : null;
+      if (refusal !== null) ctx.coreRefusedReceipt = refusal;
       next(problem);
       return;
     }
