@@ -215,6 +215,40 @@ describe("the core's answers", () => {
   });
 
   it.each([
+    ['an HTML 200', 200, { 'content-type': 'text/html' }, '<html>posted on core-01.internal</html>'],
+    ['a text/plain 201', 201, { 'content-type': 'text/plain' }, 'created on core-01.internal'],
+    ['a 200 with no content type', 200, {}, 'core-01.internal'],
+    ['an application/x-core-dump 200', 200, { 'content-type': 'application/x-core-dump' }, 'db01 dump'],
+    ['a 302 with an HTML body', 302, { 'content-type': 'text/html', location: 'http://core-01.internal:8080/admin' }, '<a>core-01.internal</a>'],
+    ['a JSON 200 that is no object', 200, { 'content-type': 'application/json' }, '"posted"'],
+  ])("answers %s on a receipt as 502 with the outcome unknown, never stored as the key's success", async (label, status, headers, text) => {
+    respond = (_request, res) => res.writeHead(status, headers).end(text);
+    const request = { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `not-a-receipt-${label}` }, body: DEPOSIT_BODY };
+    const first = await call(`${gateway.url}${DEPOSIT}`, request);
+    expect(first.status).toBe(502);
+    expect(JSON.parse(first.body)).toMatchObject({ code: 'bad_gateway', requestId: first.headers['x-request-id'] });
+    expect(JSON.parse(first.body).detail).toMatch(/outcome is unknown/);
+    expect(first.body).not.toMatch(/core-01|db01/);
+    expect(first.headers.location).toBeUndefined();
+    const retry = await call(`${gateway.url}${DEPOSIT}`, request);
+    expect(JSON.parse(retry.body)).toMatchObject({ code: 'outcome_unknown' });
+    expect(core.parsed).toHaveLength(1);
+  });
+
+  it('answers an HTML 200 to a bank-account write as 502 bad_gateway, never the HTML', async () => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    respond = (request, res) => {
+      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>updated on core-01.internal</html>');
+    };
+    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+    const answer = await call(`${gateway.url}/bankaccounts/7`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
+    expect(answer.body).not.toMatch(/<html|core-01/);
+  });
+
+  it.each([
     ['with a Content-Length', true],
     ['chunked', false],
   ])('answers 502 to a buffered answer over core.maxBufferedResponseBytes (%s), and never sends that key again', async (_label, declared) => {
