@@ -149,6 +149,19 @@ describe("the core's answers", () => {
     }
   });
 
+  it.each(['7e0', '0x7', '7.0', '0b111'])('refuses PUT /bankaccounts/%s with 400 naming the path id: the core never gets a write for another spelling of account 7', async (pathId) => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    respond = (request, res) => {
+      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account));
+    };
+    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+    const answer = await call(`${gateway.url}/bankaccounts/${pathId}`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'bankaccountid' }] });
+    expect(core.parsed.filter((request) => request.method === 'PUT')).toEqual([]);
+  });
+
   it('answers a core 4xx on a receipt as the receipt with errorMessage and the problem alongside, never its HTML, and keeps an override', async () => {
     respond = (_request, res) => {
       res.writeHead(400, { 'content-type': 'text/html' }).end('<html><pre>System.NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></html>');
