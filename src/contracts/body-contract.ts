@@ -41,6 +41,11 @@ export interface BodyContract {
    * ErrorMessage, README "Errors"), not as a bare problem.
    */
   readonly refusesAsBody?: boolean;
+  /**
+   * A core refusal (4xx JSON) read as the contract's own answer: only the contract's members, as
+   * JSON; null when it is not one (a receipt needs `errorMessage` or `transactionOverrides`).
+   */
+  refusalAnswer?(coreText: string): string | null;
   /** Fields (JSON names) every answer to a vendor carries, null when the core leaves them out. */
   readonly answeredFields?: readonly string[];
   /** Adds the body's schema to `components` and returns it (usually a $ref): one schema for every format it takes, XML names in `xml` objects. */

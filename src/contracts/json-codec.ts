@@ -9,7 +9,8 @@
  * same idempotency fingerprint). An unknown input field (its name neither the JSON nor the XML
  * name of a field, in any case) is a bad field of the 400, as in the bank-account bodies; XML
  * ignores unknown elements instead, as DataContractSerializer does (dto-xml-reader.ts). Unknown
- * fields in the core's answer pass through unchanged.
+ * fields in the core's answer pass through unchanged, except in a refusal read as a receipt
+ * (`knownFieldsOnly`), where only the contract's own members are kept.
  */
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless, type LosslessNumber } from 'lossless-json';
 import { GatewayError } from '../errors/error-catalogue';
@@ -196,4 +197,35 @@ function renderJsonField(spec: FieldSpec, value: unknown): string {
     return `[${value.map((item: unknown) => (isObject(item) ? renderJson(spec.struct, item) : (stringifyLossless(item) ?? 'null'))).join(',')}]`;
   }
   return stringifyLossless(value) ?? 'null';
+}
+
+/**
+ * Only the struct's own members (nested ones too), under their schema names; a scalar member
+ * holding an object or array is dropped. For a core refusal shown as a receipt: whatever else
+ * the core put there (a message, a stack trace, a host name) stays out of the vendor's answer.
+ */
+export function knownFieldsOnly(struct: AnyStruct, value: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const field = fieldNamed(struct, key);
+    if (!field) continue;
+    const kept = knownValue(field.spec, value[key]);
+    // defineProperty, so that no schema name can reach a prototype.
+    if (kept !== undefined) Object.defineProperty(out, field.json, { value: kept, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function knownValue(spec: FieldSpec, value: unknown): unknown {
+  if (value === null) return null;
+  switch (spec.kind) {
+    case 'object':
+      return isObject(value) ? knownFieldsOnly(spec.struct, value) : undefined;
+    case 'list':
+      return Array.isArray(value) ? value.filter(isObject).map((item) => knownFieldsOnly(spec.struct, item)) : undefined;
+    case 'intMap':
+      return isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, days]) => typeof days === 'number' || isLosslessNumber(days))) : undefined;
+    default:
+      return typeof value === 'object' && !isLosslessNumber(value) ? undefined : value;
+  }
 }

@@ -8,13 +8,14 @@
  * each bad field by its path in the request's own wire names (`Fees[0].Amount` in XML,
  * `fees[0].amount` in JSON).
  */
+import { stringify as stringifyLossless } from 'lossless-json';
 import { GatewayError, type FieldError } from '../errors/error-catalogue';
 import { structSchemaRef } from './dto-openapi';
 import { readXmlStruct } from './dto-xml-reader';
 import { XmlWriter } from './dto-xml-writer';
 import { InvalidBodyError, type BodyContract, type DecodedBody, type OpenApiSchema, type ParsedDocument, type WireFormat } from './body-contract';
 import type { ReceiptEnums } from './enums';
-import { parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
+import { knownFieldsOnly, parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
 import type { ReadContext } from './reading';
 import { receiptRules, type ReceiptStruct } from './receipts';
 import { fieldNamed, wirePath } from './dto-schema';
@@ -89,6 +90,18 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
     renderResponse(coreText: string, format: WireFormat, xmlNamespace: string): string {
       const answer = parseCoreJson(coreText);
       return format === 'xml' ? xmlWriter.document(struct, answer, xmlNamespace) : renderJson(struct, answer);
+    },
+
+    refusalAnswer(coreText: string): string | null {
+      let answer: Record<string, unknown>;
+      try {
+        answer = parseCoreJson(coreText);
+      } catch {
+        return null;
+      }
+      const receipt = knownFieldsOnly(struct, answer);
+      const isReceipt = typeof receipt.errorMessage === 'string' || Array.isArray(receipt.transactionOverrides);
+      return isReceipt ? (stringifyLossless(receipt) as string) : null;
     },
 
     describe(components: Record<string, OpenApiSchema>): OpenApiSchema {

@@ -99,7 +99,7 @@ function problemXml(body: ProblemBody, document = true): string {
  * DTO finds the message, as it does in the core's own 400: what could be read of the body (never a
  * secret), `errorMessage` (the detail and every bad field) and `hasOverride: false`; or, when the
  * core refused the posting with a receipt (any 4xx: its 400 or 409 with `errorMessage`, its 422
- * with `transactionOverrides`), that receipt as the core wrote it; in the format
+ * with `transactionOverrides`), that receipt with its own members only (exchange.ts); in the format
  * and namespace a receipt answer takes. The problem goes alongside: its members at the top level
  * in JSON (`application/problem+json`; the problem's `status` wins over a receipt's), its XML form
  * as the last child in XML, whose root must be the DTO (DataContractSerializer skips the child).
@@ -112,7 +112,7 @@ function receiptRefusal(res: Response, problem: ProblemBody, contracts: BodyCont
   const coreReceipt = ctx?.coreRefusedReceipt ?? null;
   if ((problem.code !== 'invalid_request' && coreReceipt === null) || !contract?.refusesAsBody || !form) return null;
   const errorMessage = [problem.detail, ...(problem.errors ?? []).map((e) => `${e.field}: ${e.message}`)].join(' ');
-  // The core's own receipt is kept as it wrote it (its errorMessage, or its overrides).
+  // The core's own receipt, its contract members only (its errorMessage, or its overrides).
   const echoed = coreReceipt ?? (stringifyLossless({ ...form.value, errorMessage, hasOverride: false }) as string);
   const receipt = renderAnswerForVendor(contract, echoed, form.responseFormat, form.responseXmlNamespace);
   if (form.responseFormat === 'xml') {

@@ -7,8 +7,9 @@
  * closes idle connections and never sends on one the gateway is closing).
  *
  * Order on a connection (see connection-turns.ts): pipelined requests are answered one at a
- * time, none runs behind an answer that closed the connection, and a parse error on later
- * bytes never answers in place of a request still being answered.
+ * time, none runs behind an answer that closed the connection, and a parse error or a CONNECT
+ * on later bytes never answers in place of a request still being answered (a CONNECT alone is
+ * a 400). A vendor's half-close (FIN, close_notify) still gets the answer in flight.
  *
  * Drain: stop accepting, ask every response not yet started for `Connection: close`, close
  * idle keep-alive connections (and connections that never sent a byte), wait for the requests
@@ -80,6 +81,21 @@ function clientErrorAnswer(err: NodeJS.ErrnoException): { status: number; respon
   }
 }
 
+/**
+ * A vendor that half-closes (FIN, or TLS close_notify) right after a complete request still
+ * gets its answer: Node would end the socket at once, the answer unsent though the request may
+ * have reached the core. Over TLS, half-open is switched on per socket once the handshake is
+ * done, so an abandoned handshake still closes by itself (and cannot hold a drain).
+ */
+function keepAnswersPastHalfClose(server: http.Server | https.Server): void {
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  if (server instanceof https.Server) {
+    server.prependListener('secureConnection', (socket: Duplex) => {
+      socket.allowHalfOpen = true;
+    });
+  }
+}
+
 export function openListener(
   app: http.RequestListener,
   port: number,
@@ -101,6 +117,22 @@ export function openListener(
   const server = options.tls ? https.createServer({ ...serverOptions, ...options.tls.options() }, inTurn) : http.createServer(serverOptions, inTurn);
   if (options.tls && server instanceof https.Server) options.tls.attach(server);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  keepAnswersPastHalfClose(server);
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    // Node destroys a CONNECT's socket when nobody listens, an answer in flight included: that answer goes out first.
+    if (turns.answerInProgress(socket)) {
+      options.logger.info({ reason: 'CONNECT' }, 'bytes after a request refused: its answer is sent, then the connection closes');
+      return;
+    }
+    if (turns.answering(socket) || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    options.onClientError?.(400);
+    options.logger.info({ requestId, status: 400, reason: 'CONNECT' }, 'request refused before parsing');
+    socket.end(socketProblemResponse(new GatewayError('invalid_request', 'CONNECT is not served here.'), requestId), () => socket.destroy());
+  });
   if (options.maxConnections !== undefined) {
     server.maxConnections = options.maxConnections;
     server.on('drop', () => options.onConnectionDropped?.());
@@ -167,6 +199,8 @@ export function drainListener(server: http.Server, drainTimeoutMs: number, logge
     const deadline = setTimeout(() => {
       logger.warn({ cut: state?.inFlight.size ?? 0, drainTimeoutMs }, 'drain time over: cutting the requests still in flight');
       server.closeAllConnections();
+      // Node no longer tracks a socket it handed to 'connect': cut those too.
+      for (const socket of state?.connections ?? []) socket.destroy();
     }, drainTimeoutMs);
     server.close(() => {
       clearTimeout(deadline);

@@ -8,7 +8,9 @@
  * deposit route in JSON and in XML, and the X-Request-Id of every request the core saw must be
  * among the answers the socket received.
  */
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import { createSandboxApp } from '../../src/sandbox/app';
 import { createSandboxData } from '../../src/sandbox/data';
@@ -16,6 +18,7 @@ import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gat
 import { listenOnLoopback, type Listening } from '../support/listen';
 import { parseResponses, rawRequest, type RawResponse } from '../support/raw-http';
 import { answerFrom, startRecordingCore, type RecordingCore } from '../support/recording-core';
+import { createTestCa } from '../support/tls-certs';
 
 const CORE_DELAY_MS = 250;
 const DEPOSIT = '/api/transaction/savings/deposit';
@@ -28,8 +31,12 @@ interface Conversation {
   readonly closed: boolean;
 }
 
+/** Opens a connection to the gateway (plain TCP or TLS) and calls back once it can be written. */
+type Dial = (port: number, ready: () => void) => net.Socket;
+const plain: Dial = (port, ready) => net.connect(port, '127.0.0.1', ready);
+
 /** Writes the parts, then waits until the server closes, or until it has been quiet long enough after an answer for the core to have answered the rest. */
-function converse(port: number, parts: readonly Part[], options: { end?: boolean } = {}): Promise<Conversation> {
+function converse(port: number, parts: readonly Part[], options: { end?: boolean; dial?: Dial } = {}): Promise<Conversation> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let quiet: NodeJS.Timeout | undefined;
@@ -48,7 +55,7 @@ function converse(port: number, parts: readonly Part[], options: { end?: boolean
       clearTimeout(quiet);
       if (chunks.length > 0) quiet = setTimeout(() => finish(false), CORE_DELAY_MS * 3);
     };
-    const socket = net.connect(port, '127.0.0.1', () => {
+    const socket = (options.dial ?? plain)(port, () => {
       void (async () => {
         for (const part of parts) {
           if (typeof part === 'number') await new Promise((r) => setTimeout(r, part));
@@ -114,6 +121,8 @@ const TOO_LARGE = rawRequest(
 const HUGE_HEADERS = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Filler: ${'y'.repeat(40_000)}`]);
 const BAD_SECOND = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', 'Content-Length: 1', 'Content-Length: 2']);
 const STRAY = 'GARBAGE \x00\x01 not http\r\n\r\n';
+const CONNECT = 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n';
+const UPGRADE = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Connection: Upgrade', 'Upgrade: websocket']);
 
 interface Variant {
   readonly name: string;
@@ -159,6 +168,13 @@ const VARIANTS: readonly Variant[] = [
   { name: 'Transfer-Encoding in two header lines (gzip, then chunked)', parts: (r) => [r.request(['Transfer-Encoding: gzip', 'Transfer-Encoding: chunked'], { chunked: true })], coreAtLeast: 0, coreAtMost: 0 },
   { name: 'Content-Length with Transfer-Encoding: chunked', parts: (r) => [r.request(['Transfer-Encoding: chunked', 'Content-Length: 5'], { chunked: true }) + r.request()], coreAtLeast: 0, coreAtMost: 0 },
   { name: 'Transfer-Encoding by obs-fold', parts: (r) => [r.request(['Transfer-Encoding: gzip,', ' chunked'], { chunked: true }) + r.request()], coreAtLeast: 0, coreAtMost: 0 },
+  { name: 'CONNECT pipelined right behind a request', parts: (r) => [r.request() + CONNECT], coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'CONNECT while the request is with the core', parts: (r) => [r.request(), 50, CONNECT], coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'CONNECT while the request is with the core, then half-close', parts: (r) => [r.request(), 50, CONNECT], end: true, coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'an Upgrade request while the first is with the core', parts: (r) => [r.request(), 50, UPGRADE], coreAtLeast: 1, coreAtMost: 2 },
+  { name: 'the vendor half-closes right after a complete request', parts: (r) => [r.request()], end: true, coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'the vendor half-closes while the request is with the core', parts: (r) => [r.request(), 50], end: true, coreAtLeast: 1, coreAtMost: 1 },
+  { name: 'two requests pipelined, then half-close', parts: (r) => [r.request() + r.request()], end: true, coreAtLeast: 2, coreAtMost: 2 },
   { name: 'Transfer-Encoding: CHUNKED (mixed case, plain chunked)', parts: (r) => [r.request(['Transfer-Encoding: ChUnKeD'], { chunked: true })], coreAtLeast: 0, coreAtMost: 1 },
 ];
 
@@ -227,5 +243,83 @@ describe('every request the core saw is answered on the vendor socket', () => {
       const answered = new Set([...conversations.values()].flatMap((c) => c.responses.map((response) => response.headers['x-request-id'])));
       expect(coreSaw(prefix).filter((id) => !answered.has(id))).toEqual([]);
     });
+  });
+});
+
+describe('CONNECT, and a vendor that half-closes, over plain TCP and TLS', () => {
+  const ca = createTestCa('answer-for-every-posting');
+  const serverCert = ca.issue('localhost', { ips: ['127.0.0.1'] });
+  const overTls: Dial = (port, ready) => tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(ca.cert) }, ready);
+  const keyedDeposit = ROUTES[1] as Route;
+  const CASES: readonly Variant[] = [
+    { name: 'the deposit alone', parts: (r) => [r.request()], coreAtLeast: 1, coreAtMost: 1 },
+    { name: 'CONNECT in the same write as the deposit', parts: (r) => [r.request() + CONNECT], coreAtLeast: 1, coreAtMost: 1 },
+    { name: 'CONNECT while the deposit is with the core', parts: (r) => [r.request(), 50, CONNECT], coreAtLeast: 1, coreAtMost: 1 },
+    { name: 'half-close right after the deposit', parts: (r) => [r.request()], end: true, coreAtLeast: 1, coreAtMost: 1 },
+    { name: 'half-close while the deposit is with the core', parts: (r) => [r.request(), 50], end: true, coreAtLeast: 1, coreAtMost: 1 },
+  ];
+  let sandbox: Listening;
+  let core: RecordingCore;
+  const gateways: Record<'plain' | 'TLS', TestGateway | undefined> = { plain: undefined, TLS: undefined };
+
+  beforeAll(async () => {
+    sandbox = await listenOnLoopback(createSandboxApp({ data: createSandboxData(7), defaultPageSize: 20, maxPageSize: 100 }));
+    const relay = answerFrom(sandbox.url);
+    core = await startRecordingCore((request, res) => void setTimeout(() => relay(request, res), CORE_DELAY_MS));
+    gateways.plain = await startTestGateway({ core: { url: core.url } });
+    gateways.TLS = await startTestGateway({ core: { url: core.url }, server: { tls: { certFile: serverCert.cert, keyFile: serverCert.key } } });
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(gateways).map((gateway) => gateway?.stop()));
+    await core.close();
+    await sandbox.close();
+  });
+
+  describe.each([
+    { transport: 'plain' as const, dial: plain },
+    { transport: 'TLS' as const, dial: overTls },
+  ])('over $transport', ({ transport, dial }) => {
+    it.each(CASES)('$name: the vendor gets the answer of the deposit the core saw', async (variant) => {
+      const gateway = gateways[transport] as TestGateway;
+      const id = `${transport}-${randomUUID()}`;
+      const request: Route = { name: keyedDeposit.name, request: (extra = [], options = {}) => keyedDeposit.request([`X-Request-Id: ${id}`, ...extra], options) };
+      const conversation = await converse(gateway.vendorPort, variant.parts(request), { end: variant.end ?? false, dial });
+      const saw = core.parsed.filter((parsed) => parsed.headers['x-request-id'] === id).length;
+      expect(saw).toBeGreaterThanOrEqual(variant.coreAtLeast);
+      expect(conversation.responses.filter((response) => response.headers['x-request-id'] === id).map((response) => response.status)).toEqual([201]);
+    });
+
+    it('a CONNECT on its own is refused with a 400 problem, and the connection closes', async () => {
+      const gateway = gateways[transport] as TestGateway;
+      const conversation = await converse(gateway.vendorPort, [CONNECT], { dial });
+      expect(conversation.responses.map((response) => response.status)).toEqual([400]);
+      expect(JSON.parse((conversation.responses[0] as RawResponse).body)).toMatchObject({ code: 'invalid_request' });
+      expect(conversation.closed).toBe(true);
+    });
+
+    it('a half-close with nothing in flight is answered by a close', async () => {
+      const gateway = gateways[transport] as TestGateway;
+      const conversation = await converse(gateway.vendorPort, [10], { end: true, dial });
+      expect(conversation).toEqual({ responses: [], closed: true });
+    });
+  });
+
+  it('stops quickly with half-closed, CONNECT and abandoned-handshake connections left open', async () => {
+    const left: net.Socket[] = [];
+    for (const gateway of Object.values(gateways) as TestGateway[]) {
+      const connect = net.connect(gateway.vendorPort, '127.0.0.1', () => connect.write(CONNECT));
+      const halfClosed = net.connect(gateway.vendorPort, '127.0.0.1', () => halfClosed.end());
+      // A TLS ClientHello that never finishes (a few bytes of a record), then FIN.
+      const abandoned = net.connect(gateway.vendorPort, '127.0.0.1', () => abandoned.end(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x40])));
+      left.push(connect, halfClosed, abandoned);
+    }
+    for (const socket of left) socket.on('error', () => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await Promise.all(Object.values(gateways).map((gateway) => gateway?.stop()));
+    gateways.plain = undefined;
+    gateways.TLS = undefined;
+    for (const socket of left) socket.destroy();
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });

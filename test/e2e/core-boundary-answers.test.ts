@@ -149,6 +149,19 @@ describe("the core's answers", () => {
     }
   });
 
+  it.each(['7e0', '0x7', '7.0', '0b111'])('refuses PUT /bankaccounts/%s with 400 naming the path id: the core never gets a write for another spelling of account 7', async (pathId) => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    respond = (request, res) => {
+      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account));
+    };
+    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+    const answer = await call(`${gateway.url}/bankaccounts/${pathId}`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'bankaccountid' }] });
+    expect(core.parsed.filter((request) => request.method === 'PUT')).toEqual([]);
+  });
+
   it('answers a core 4xx on a receipt as the receipt with errorMessage and the problem alongside, never its HTML, and keeps an override', async () => {
     respond = (_request, res) => {
       res.writeHead(400, { 'content-type': 'text/html' }).end('<html><pre>System.NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></html>');
@@ -167,6 +180,85 @@ describe("the core's answers", () => {
     const needsOverride = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'override-422' }, body: DEPOSIT_BODY });
     expect(needsOverride.status).toBe(422);
     expect(JSON.parse(needsOverride.body)).toMatchObject({ code: 'unprocessable_content', requestId: needsOverride.headers['x-request-id'], hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9 }] });
+  });
+
+  const XML_DEPOSIT = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>10.00</Amount><ExternalRefNo>B-1</ExternalRefNo></ReceiptPaymentDto>';
+  const INSIDES = /stackTrace|StackTrace|C:\\src|sqlText|select \* from|internalHost|<Item>/;
+  /** The answer with the problem's own `errors` taken out: what is left must carry no member of the core's own. */
+  const withoutProblemErrors = (text: string): string => text.replace(/<errors><i>.*?<\/errors>(?=<\/problem>)/s, '');
+
+  it.each([
+    ['a 400 JSON with a message and a stack trace', 400, { message: 'Npgsql failed', stackTrace: 'at X() in C:\\src\\x.cs' }],
+    ['a 422 JSON with only errors', 422, { errors: [{ field: 'x', message: 'upstream refused' }] }],
+    ['a 409 JSON with neither errorMessage nor overrides', 409, { internalHost: 'db01.corp', sqlText: 'select * from receipts' }],
+  ])("answers %s on a receipt as a catalogue problem, never echoing the core's other members (JSON and XML)", async (_label, status, coreBody) => {
+    respond = (_request, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(coreBody));
+    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `odd-json-${status}` }, body: DEPOSIT_BODY });
+    expect(json.status).toBe(status);
+    expect(json.body).not.toMatch(INSIDES);
+    const answer = JSON.parse(json.body) as Record<string, unknown>;
+    expect(answer).toMatchObject({ requestId: json.headers['x-request-id'], status });
+    expect(answer.message).toBeUndefined();
+    expect(answer.stackTrace).toBeUndefined();
+    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': `odd-xml-${status}` }, body: XML_DEPOSIT });
+    expect(xml.status).toBe(status);
+    expect(xml.body).not.toMatch(INSIDES);
+    expect(xml.body).toContain('<requestId>');
+    expect(withoutProblemErrors(xml.body)).not.toMatch(/<message>|<errors>/);
+  });
+
+  it("keeps only the receipt's own members of a core refusal that is a receipt, nested overrides included (JSON and XML)", async () => {
+    const refusal = {
+      errorMessage: 'Duplicate receipt',
+      receiptNo: 0,
+      internalHost: 'db01.corp',
+      stackTrace: 'at X() in C:\\src\\x.cs',
+      transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit', sqlText: 'select * from overrides' }],
+    };
+    respond = (_request, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': 'receipt-409-json' }, body: DEPOSIT_BODY });
+    expect(json.status).toBe(409);
+    expect(JSON.parse(json.body)).toMatchObject({ code: 'conflict', errorMessage: 'Duplicate receipt', transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }] });
+    expect(json.body).not.toMatch(INSIDES);
+    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': 'receipt-409-xml' }, body: XML_DEPOSIT });
+    expect(xml.status).toBe(409);
+    expect(xml.body).toContain('<ErrorMessage>Duplicate receipt</ErrorMessage>');
+    expect(xml.body).toContain('<Description>Large deposit</Description>');
+    expect(xml.body).not.toMatch(INSIDES);
+  });
+
+  it.each([
+    ['an HTML 200', 200, { 'content-type': 'text/html' }, '<html>posted on core-01.internal</html>'],
+    ['a text/plain 201', 201, { 'content-type': 'text/plain' }, 'created on core-01.internal'],
+    ['a 200 with no content type', 200, {}, 'core-01.internal'],
+    ['an application/x-core-dump 200', 200, { 'content-type': 'application/x-core-dump' }, 'db01 dump'],
+    ['a 302 with an HTML body', 302, { 'content-type': 'text/html', location: 'http://core-01.internal:8080/admin' }, '<a>core-01.internal</a>'],
+    ['a JSON 200 that is no object', 200, { 'content-type': 'application/json' }, '"posted"'],
+  ])("answers %s on a receipt as 502 with the outcome unknown, never stored as the key's success", async (label, status, headers, text) => {
+    respond = (_request, res) => res.writeHead(status, headers).end(text);
+    const request = { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `not-a-receipt-${label}` }, body: DEPOSIT_BODY };
+    const first = await call(`${gateway.url}${DEPOSIT}`, request);
+    expect(first.status).toBe(502);
+    expect(JSON.parse(first.body)).toMatchObject({ code: 'bad_gateway', requestId: first.headers['x-request-id'] });
+    expect(JSON.parse(first.body).detail).toMatch(/outcome is unknown/);
+    expect(first.body).not.toMatch(/core-01|db01/);
+    expect(first.headers.location).toBeUndefined();
+    const retry = await call(`${gateway.url}${DEPOSIT}`, request);
+    expect(JSON.parse(retry.body)).toMatchObject({ code: 'outcome_unknown' });
+    expect(core.parsed).toHaveLength(1);
+  });
+
+  it('answers an HTML 200 to a bank-account write as 502 bad_gateway, never the HTML', async () => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    respond = (request, res) => {
+      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>updated on core-01.internal</html>');
+    };
+    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+    const answer = await call(`${gateway.url}/bankaccounts/7`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
+    expect(answer.body).not.toMatch(/<html|core-01/);
   });
 
   it.each([

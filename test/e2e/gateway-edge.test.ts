@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { freePort } from '../support/free-port';
 import { call } from '../support/http-call';
+import { rawExchange, rawRequest } from '../support/raw-http';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -25,6 +26,22 @@ describe('vendor port edge', () => {
   });
   beforeEach(() => {
     core.requests.length = 0;
+  });
+
+  it.each([
+    ['two lines', ['Idempotency-Key: first-key', 'Idempotency-Key: second-key']],
+    ['two lines in other cases', ['idempotency-key: first-key', 'IDEMPOTENCY-KEY: first-key']],
+    ['one line holding a list', ['Idempotency-Key: first-key, second-key']],
+  ])('refuses an Idempotency-Key sent as %s with 400 naming the header, without reaching the core', async (_label, keyLines) => {
+    const body = '{"cuAccountID":50001,"amount":0.01}';
+    const bytes = rawRequest(
+      ['POST /api/transaction/savings/deposit HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Content-Type: application/json', ...keyLines, `Content-Length: ${body.length}`, 'Connection: close'],
+      body,
+    );
+    const { responses } = await rawExchange(gateway.vendorPort, bytes);
+    expect(responses.map((response) => response.status)).toEqual([400]);
+    expect(JSON.parse((responses[0] as { body: string }).body)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Idempotency-Key' }] });
+    expect(core.requests).toHaveLength(0);
   });
 
   it.each([

@@ -2,13 +2,16 @@
  * Pipeline step: the buffered call to the core for routes whose body the body step parsed
  * (receipts and bank-account writes). Sends the canonical JSON, waits for the whole answer,
  * renders it in the vendor's format, and settles the idempotency claim:
- * - a 2xx answer is stored for replays (`complete`), then sent;
+ * - a 2xx answer that is the contract's JSON object is stored for replays (`complete`), then
+ *   sent; any other 2xx (HTML, text, no media type, a dump) or a 3xx is a 502 `bad_gateway`
+ *   and, as it may have posted, the key turns `outcome_unknown` (`unknown`), never a success;
  * - a 4xx answer means nothing was posted: the claim is released (`abandon`), so a corrected
  *   retry under the same key (with supervisor credentials, say) may post; the vendor gets the
  *   catalogue problem for it (core-problem.ts: `code`, `requestId`, the core's JSON message,
  *   never its HTML or text), as on streamed routes. A receipt the core refused with a receipt
- *   (400 `errorMessage`, 409, 422 with `transactionOverrides`) is kept for the error handler,
- *   which answers it as the receipt with the problem alongside (`ctx.coreRefusedReceipt`);
+ *   (400 `errorMessage`, 409, 422 with `transactionOverrides`) is kept, with the receipt's own
+ *   members only, for the error handler, which answers it as the receipt with the problem
+ *   alongside (`ctx.coreRefusedReceipt`); any other JSON is a plain problem;
  * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: the key turns `outcome_unknown`
  *   (`unknown`) and is never sent again; a breaker refusal or a refused connection never
@@ -75,15 +78,24 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       await guard.abandon();
       await ctx.secondFactor?.restore();
       const problem = problemFromCoreAnswer(answer.status, contentType, answer.body, answer.retryAfter);
-      if (isDto && contract.refusesAsBody && problem.status < 500) ctx.coreRefusedReceipt = answer.body.toString('utf8');
+      // Only a refusal that reads as the contract's own answer is shown as one, and only its members.
+      const refusal = isDto && contract.refusesAsBody && problem.status < 500 ? (contract.refusalAnswer?.(answer.body.toString('utf8')) ?? null) : null;
+      if (refusal !== null) ctx.coreRefusedReceipt = refusal;
       next(problem);
+      return;
+    }
+    if (!isDto || answer.status >= 300 || !isJsonObject(answer.body)) {
+      // A redirect, HTML, text, a dump: not the contract's answer, and no proof that nothing was posted.
+      await guard.unknown();
+      const refused = new GatewayError('bad_gateway', `The core banking system sent an answer that is not a ${bodySchema} (status ${answer.status}).`);
+      next(route.movesMoney ? outcomeUnknown(refused) : refused);
       return;
     }
     let payload: Buffer;
     let mediaType: string;
     try {
-      payload = isDto ? Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat, body.responseXmlNamespace)) : answer.body;
-      mediaType = isDto ? `${body.responseMediaType}; charset=utf-8` : contentType || 'application/octet-stream';
+      payload = Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat, body.responseXmlNamespace));
+      mediaType = `${body.responseMediaType}; charset=utf-8`;
     } catch (err) {
       // An answer we cannot read: whether the core posted is unknown.
       await guard.unknown();
@@ -100,6 +112,16 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
   }
 }
 
-function outcomeUnknown(cause: CoreCallError): GatewayError {
+/** Whether the core's answer is one JSON object (the shape of every buffered route's answer). */
+function isJsonObject(body: Buffer): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
+
+function outcomeUnknown(cause: CoreCallError | GatewayError): GatewayError {
   return new GatewayError('bad_gateway', `${cause.detail} Its outcome is unknown: check the account before posting again with a new key.`, { cause });
 }

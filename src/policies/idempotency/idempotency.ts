@@ -53,8 +53,11 @@ export interface IdempotencyDeps {
 }
 
 const MAX_KEY_LENGTH = 255;
-/** Visible ASCII, inner spaces allowed: what a header can carry unambiguously. */
-const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+/**
+ * Visible ASCII, inner spaces allowed: what a header can carry unambiguously. No comma: two
+ * header lines (or a proxy's merge of them) read as one list `a, b`, never as one key.
+ */
+const KEY_PATTERN = /^[\x21-\x2b\x2d-\x7e](?:[\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$/;
 
 /** The store for the deployment: Redis when there is one (shared by every instance), else memory. */
 export function createIdempotencyStore(config: IdempotencyConfig, redis: Redis | Cluster | null, keyPrefix: string, epoch?: EpochWatch): IdempotencyStore {
@@ -167,6 +170,9 @@ function storeHeldError(): GatewayError {
 /** The vendor's key: the header, else the body's externalRefNo; null when there is neither. */
 function idempotencyKey(req: Request, header: string, value: Readonly<Record<string, unknown>>): string | null {
   const sent = req.get(header);
+  if (sent !== undefined && headerLines(req, header) > 1) {
+    throw new GatewayError('invalid_request', `The ${header} header must be sent once.`, { errors: [{ field: header, message: 'sent more than once' }] });
+  }
   if (sent === undefined) {
     const reference = value.externalRefNo;
     return typeof reference === 'string' && reference.trim() !== '' ? reference : null;
@@ -174,11 +180,19 @@ function idempotencyKey(req: Request, header: string, value: Readonly<Record<str
   // A structured-field string (RFC 8941) arrives quoted; a bare token is accepted as well.
   const key = /^"[^"\\]*"$/.test(sent) ? sent.slice(1, -1) : sent;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
-    throw new GatewayError('invalid_request', `The ${header} header must hold 1 to ${MAX_KEY_LENGTH} visible ASCII characters.`, {
-      errors: [{ field: header, message: `1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
+    throw new GatewayError('invalid_request', `The ${header} header must hold 1 to ${MAX_KEY_LENGTH} visible ASCII characters, no comma.`, {
+      errors: [{ field: header, message: `1 to ${MAX_KEY_LENGTH} visible ASCII characters, no comma` }],
     });
   }
   return key;
+}
+
+/** How many header lines named `header` (any case) the request carried: Node joins repeated ones with ", ". */
+function headerLines(req: Request, header: string): number {
+  const name = header.toLowerCase();
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) count++;
+  return count;
 }
 
 function sha256(text: string): string {

@@ -107,6 +107,9 @@ function validBody<T>(ctx: RequestContext, validate: (value: unknown) => BodyVal
   return result.value;
 }
 
+/** A bank account id in the path: the decimal digits of the core's int. */
+const ACCOUNT_ID = /^\d{1,10}$/;
+
 function refused(field: string, message: string, detail: string): GatewayError {
   return new GatewayError('invalid_request', detail, { errors: [{ field, message }] });
 }
@@ -249,7 +252,10 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
    */
   async function checkUpdate(req: Request, ctx: RequestContext): Promise<void> {
     const update = validBody(ctx, validateBankAccountUpdate);
-    const accountId = Number(ctx.params?.bankaccountid);
+    // Digits only: the core receives the path as written, so `7e0` or `0x7` must not pass as account 7 here.
+    const pathId = ctx.params?.bankaccountid ?? '';
+    if (!ACCOUNT_ID.test(pathId)) throw refused('bankaccountid', 'must be 1 to 10 digits', 'The bank account id in the path must be a number.');
+    const accountId = Number(pathId);
     if (update.Id !== undefined && update.Id !== accountId) throw refused('Id', 'must be the Id in the path', 'The body names another bank account than the path.');
     const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${update.CustomerId}/bankaccounts`);
     const accounts = coreList(answer.status, answer.body);
