@@ -25,6 +25,7 @@
  * seen counted (see README, Running with Redis).
  */
 import { randomUUID } from 'node:crypto';
+import { Cluster } from 'ioredis';
 import type { Logger } from '../logging/logger';
 import { EvictionPolicyWatch } from './eviction-policy';
 import { DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from './redis-client';
@@ -111,7 +112,7 @@ export class StoreEpoch {
     const [marker, seq] = await whenReadyRun([client], readyTimeoutMs, async () => {
       // NX: of instances starting together, one marker wins and all adopt it.
       await client.set(this.key, JSON.stringify(fresh), 'NX');
-      const [text, seqText] = await client.mget(this.key, this.seqKey);
+      const [text, seqText] = await this.readMarkerAndSeq();
       return [parseMarker(text ?? null) ?? fresh, parseSeq(seqText)] as const;
     });
     this.knownId = marker.id;
@@ -156,6 +157,17 @@ export class StoreEpoch {
     if (this.knownId === epochId) await this.check(true);
   }
 
+  /**
+   * The marker and the sequence in one read. On a Cluster they live in different slots and the
+   * claim does not count the sequence there (the poll alone watches the marker), so the marker alone.
+   */
+  private async readMarkerAndSeq(): Promise<[string | null, string | null]> {
+    const { client } = this.options;
+    if (client instanceof Cluster) return [await client.get(this.key), null];
+    const [text, seqText] = await client.mget(this.key, this.seqKey);
+    return [text ?? null, seqText ?? null];
+  }
+
   /** Compares the marker and sequence with what this instance knows; a Redis error just waits for the next check. */
   check(claimFoundLoss = false): Promise<void> {
     this.checking ??= this.compare(claimFoundLoss).finally(() => {
@@ -168,7 +180,7 @@ export class StoreEpoch {
     if (this.knownId === null) return;
     const { client, logger } = this.options;
     try {
-      const [text, seqText] = await client.mget(this.key, this.seqKey);
+      const [text, seqText] = await this.readMarkerAndSeq();
       const marker = parseMarker(text ?? null);
       const seq = parseSeq(seqText);
       const stale = marker !== null && marker.id === this.knownId && (claimFoundLoss || seq < this.highest);

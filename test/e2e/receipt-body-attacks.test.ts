@@ -21,10 +21,10 @@ import { requestContext } from '../../src/policies/request-context/request-conte
 import { requestContextSchema } from '../../src/policies/request-context/request-context.schema';
 import { routeMatch } from '../../src/policies/route-match/route-match';
 
-// The goal is 50 ms (met when this suite runs alone on our 2-core machines); the test allows ten
-// times that so a busy CI machine does not fail it, and still catches any case that expands,
-// backtracks or waits (those take seconds, not milliseconds).
-const BUDGET_MS = 500;
+// The goal is 50 ms (met when this suite runs alone on our 2-core machines); the test allows 40
+// times that, since a busy CI machine took 695 ms for the 10,000-deep case, and still catches any
+// case that expands, backtracks or waits (those take seconds, not milliseconds).
+const BUDGET_MS = 2000;
 const DEPOSIT = '/api/transaction/savings/deposit';
 const PAYMENT = '/api/transaction/savings/payment';
 
