@@ -21,7 +21,7 @@ import type { KeyUsageTracker } from './key-usage';
 import type { PendingChange } from './model';
 import { fieldErrors } from './admin-inputs';
 import { sameValue } from './access-diff';
-import { BOOTSTRAP_ID } from './four-eyes';
+import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, setupOpen } from './four-eyes';
 
 /** What a write did, for the audit log. */
 export interface Change {
@@ -88,6 +88,8 @@ export type WriteBy =
       readonly preview?: boolean;
       readonly approving?: { readonly change: PendingChange; readonly approval: Approval };
       readonly approval?: unknown;
+      /** Made with the bootstrap token's set-up power (an admin write it made at once). */
+      readonly setup?: boolean;
     };
 
 export interface AccessWriterOptions {
@@ -128,11 +130,27 @@ export interface Writer {
   readonly approving: Extract<WriteBy, object>['approving'];
   /** What the audit entry records under `approval`. */
   readonly approval: unknown;
+  readonly setup: boolean;
 }
 
 export function writerOf(by: WriteBy): Writer {
-  if (typeof by === 'string') return { actor: by, preview: false, approving: undefined, approval: undefined };
-  return { actor: by.actor, preview: by.preview ?? false, approving: by.approving, approval: by.approving?.approval ?? by.approval };
+  if (typeof by === 'string') return { actor: by, preview: false, approving: undefined, approval: undefined, setup: false };
+  return { actor: by.actor, preview: by.preview ?? false, approving: by.approving, approval: by.approving?.approval ?? by.approval, setup: by.setup ?? false };
+}
+
+/**
+ * Refuses, on the very records a write is planned on (and so committed at, since admin writes and
+ * approvals commit only at that version), what only set-up allows once set-up is closed: the
+ * bootstrap token's own admin writes, its approvals, and approving a change it filed. A check on
+ * an earlier copy would let a write racing the second approver's enrolment commit after the latch.
+ */
+function refuseAfterSetup(writer: Writer, index: AccessIndex): void {
+  if (setupOpen(index)) return;
+  const checker = (writer.approving?.approval as { checker?: unknown } | undefined)?.checker;
+  if (writer.setup || checker === `admin:${BOOTSTRAP_ID}`) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
+  if (writer.approving?.change.makerId === BOOTSTRAP_ID) {
+    throw new GatewayError('conflict', `Change "${writer.approving.change.id}" was made by the bootstrap token, and set-up is closed; reject it, and have a current admin make it again if it is still wanted.`);
+  }
 }
 
 /** The audit entry of a change, with its approval when it had one. */
@@ -208,6 +226,7 @@ export class AccessWriter {
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
         const index = await this.index({ forChange: true });
+        refuseAfterSetup(writer, index);
         const { result, change, ops, expectedVersion } = plan(index);
         if (change === null || ops.length === 0) {
           if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
@@ -222,7 +241,8 @@ export class AccessWriter {
         }
         validateOps(ops);
         // Approving consumes the pending change in the same step: two approvers cannot both apply it.
-        const all: AccessOp[] = approving ? [...ops, { kind: 'change', id: approving.change.id, value: null, expect: approving.change }] : ops;
+        // (A write that drops pending changes itself may name the one it consumes: it is removed once.)
+        const all: AccessOp[] = approving ? [...ops.filter((op) => op.kind !== 'change' || op.id !== approving.change.id), { kind: 'change', id: approving.change.id, value: null, expect: approving.change }] : ops;
         try {
           // An approval commits only on the version it was checked on (else it is checked again).
           await this.store.commit({ ops: all, audit: auditEntry(writer, change), ...(approving ? { expectedVersion: index.version } : expectedVersion === undefined ? {} : { expectedVersion }) });

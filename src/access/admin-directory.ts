@@ -18,7 +18,8 @@ import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } fr
 import { parseInput } from './admin-inputs';
 import { writerOf, type AccessWriter, type Change, type Outcome, type Plan, type WriteBy } from './access-writer';
 import type { AccessIndex } from './access-index';
-import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch } from './four-eyes';
+import type { AccessOp } from './access-state';
+import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch, setupOpen } from './four-eyes';
 
 /** Who an admin request acts as. */
 export interface AdminIdentity {
@@ -90,7 +91,15 @@ const view = adminView;
  */
 function adminPlan<T>(index: AccessIndex, result: T, change: Change, id: string, admin: AdminAccount | null, expect: AdminAccount | null): Plan<T> {
   const after = [...index.adminList().filter((a) => a.id !== id), ...(admin ? [admin] : [])];
-  return { result, change, ops: [{ kind: 'admin', id, value: admin, expect }, ...setupLatch(index, after)], expectedVersion: index.version };
+  const latch = setupLatch(index, after, id);
+  return { result, change: withCleared(change, latch.cleared), ops: [{ kind: 'admin', id, value: admin, expect }, ...latch.ops], expectedVersion: index.version };
+}
+
+/** The audit entry of a write that closed set-up names the bootstrap-handed codes it cleared (never the codes). */
+function withCleared(change: Change, cleared: readonly string[]): Change {
+  if (cleared.length === 0) return change;
+  const after = typeof change.after === 'object' && change.after !== null ? change.after : {};
+  return { ...change, after: { ...after, setupClosed: { enrolmentCodesCleared: cleared } } };
 }
 
 /** Refuses to sponsor an admin already up the maker's chain: it would make a loop of one person. */
@@ -177,7 +186,13 @@ export class AdminDirectory {
       const admin = this.find(index, adminId);
       if (admin.role === role) return { result: view(admin), change: null, ops: [] };
       const updated: AdminAccount = { ...admin, role };
-      return adminPlan(index, view(updated), { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
+      const plan = adminPlan(index, view(updated), { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
+      // Their pending changes go with the role they were filed in: demoted and raised back, an
+      // admin whose token leaked cannot have the old changes approved (named in the audit entry).
+      const dropped = index.pendingChangeList().filter((c) => c.makerId === adminId);
+      if (dropped.length === 0) return plan;
+      const after = { ...(plan.change?.after as object), pendingChangesDropped: dropped.map((c) => c.id) };
+      return { ...plan, change: { ...(plan.change as Change), after }, ops: [...plan.ops, ...dropped.map((c): AccessOp => ({ kind: 'change', id: c.id, value: null, expect: c }))] };
     });
   }
 
@@ -192,6 +207,9 @@ export class AdminDirectory {
     const outcome = await this.writer.write<AdminWithToken | null>(`admin:${holder.id}`, (index) => {
       const admin = index.admin(holder.id);
       if (admin?.enrolment?.codeHash !== codeHash || Date.parse(admin.enrolment.expiresAt) <= Date.now()) return { result: null, change: null, ops: [] };
+      // A code the bootstrap token was handed redeems nothing once set-up is closed (the latch
+      // clears them; this holds for a store that lost it): it would be its holder's second person.
+      if (admin.sponsor === BOOTSTRAP_ID && !setupOpen(index)) return { result: null, change: null, ops: [] };
       const { enrolment: _used, ...rest } = admin;
       const enrolled: AdminAccount = { ...rest, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
       return adminPlan(index, { ...view(enrolled), token }, { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) }, admin.id, enrolled, admin);
@@ -242,13 +260,14 @@ export class AdminDirectory {
   /** At start-up: writes the latch only when the loaded copy shows it is due, so start-up writes nothing else. */
   async closeSetupAtStart(): Promise<void> {
     const index = this.writer.cache.index;
-    if (index && setupLatch(index).length > 0) await this.writeLatch();
+    if (index && setupLatch(index).ops.length > 0) await this.writeLatch();
   }
 
   private async writeLatch(): Promise<boolean> {
     const outcome = await this.writer.write('admin:bootstrap', (index) => {
-      const ops = setupLatch(index);
-      return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? { action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } } : null, ops, expectedVersion: index.version };
+      const { ops, cleared } = setupLatch(index);
+      const change = withCleared({ action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } }, cleared);
+      return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? change : null, ops, expectedVersion: index.version };
     });
     return outcome.result;
   }

@@ -10,7 +10,8 @@
  * applying it blindly; else it applies it in the same step that removes the pending change, so
  * two approvers cannot both apply it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
  * deleting a vendor) apply at once: a leaked key must die now. A change stands only while its maker
- * could still file it (not deleted, holding a token, in a role that files it). Pending changes expire after
+ * could still file it (not deleted, holding the very token it was filed with, in a role that files
+ * it; a role change drops the maker's pending changes). Pending changes expire after
  * `admin.changeTtlHours`.
  *
  * Reads and writes pending-change records through the shared AccessWriter; runs the writes
@@ -18,13 +19,13 @@
  * `approval: {maker, madeAt, checker, checkedAt}`, `change.reject`; a write that needed no
  * approval records why.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/error-catalogue';
 import type { AccessService } from './access-service';
 import type { AdminDirectory } from './admin-directory';
 import type { Approval, Outcome, WriteBy } from './access-writer';
 import { sameValue } from './access-diff';
-import { BOOTSTRAP_ID, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
+import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
 import { roleAllows } from '../admin/roles';
 import type { PendingChange } from './model';
 import type { AccessIndex } from './access-index';
@@ -109,7 +110,7 @@ export interface Actor {
 }
 
 export type ChangeStatus = 'pending' | 'expired';
-export type PendingChangeView = PendingChange & { readonly status: ChangeStatus };
+export type PendingChangeView = Omit<PendingChange, 'makerSeal'> & { readonly status: ChangeStatus };
 
 /** What a submitted write became: applied now, or filed for approval. */
 export type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: PendingChangeView };
@@ -127,7 +128,17 @@ function withoutSecretTraits(key: unknown): unknown {
   return rest;
 }
 
-const LOCKED_BOOTSTRAP = 'After set-up (two named approvers hold tokens) the bootstrap token only reads and takes access away; use a named admin.';
+
+/**
+ * The maker's standing when filing (see makerSeal in model.ts): their token hash and role, tied
+ * to the change id so the record never holds anything that could match a token elsewhere. A
+ * revoked-and-re-enrolled (or rotated) token, or a role changed and changed back, seals otherwise:
+ * a change filed with a leaked token does not come back after incident response.
+ */
+function makerSeal(changeId: string, maker: { readonly tokenHash?: string; readonly role: string } | undefined): string | undefined {
+  if (maker?.tokenHash === undefined) return undefined;
+  return `sha256:${createHash('sha256').update(`${changeId}\n${maker.tokenHash}\n${maker.role}`).digest('hex')}`;
+}
 
 /** A pending change's arguments as shown: an enrolment code's hash stays in the store. */
 function shownArgs(change: PendingChange): unknown[] {
@@ -175,7 +186,7 @@ export class ChangeQueue {
     const index = await this.service.writer.index();
     if (maker.adminId === BOOTSTRAP_ID) {
       if (!setupOpen(index)) await this.refuseBootstrap();
-      if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' } }) };
+      if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' }, setup: true }) };
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
     // kept as sent (never a secret: a key's secret is made when the change is approved).
@@ -192,8 +203,10 @@ export class ChangeQueue {
     // records over the same records (the version itself moves with every filed change).
     if (operation === 'replaceDocument') kept[1] = { expectedPlan: (preview.change.before as { plan: string }).plan };
     const now = Date.now();
+    const id = `chg-${randomBytes(6).toString('hex')}`;
+    const seal = maker.adminId === BOOTSTRAP_ID ? undefined : makerSeal(id, index.admin(maker.adminId));
     const change: PendingChange = {
-      id: `chg-${randomBytes(6).toString('hex')}`,
+      id,
       makerId: maker.adminId,
       makerPerson: personOf(index, maker.adminId),
       makerChain: chainOf(index, maker.adminId),
@@ -207,6 +220,7 @@ export class ChangeQueue {
       preview: { before: preview.change.before, after: operation === 'issueKey' ? withoutSecretTraits(preview.change.after) : preview.change.after },
       // The whole records it writes over, as previewed (a whole document pins its plan instead).
       ...(operation === 'replaceDocument' || preview.pin === undefined ? {} : { pin: preview.pin }),
+      ...(seal === undefined ? {} : { makerSeal: seal }),
     };
     await this.service.writer.write(maker.actor, () => ({
       result: null,
@@ -284,7 +298,9 @@ export class ChangeQueue {
         ? setupOpen(index) ? null : 'was made by the bootstrap token, and set-up is closed'
         : !maker || isTombstone(maker) ? 'was made by an admin who was deleted since'
           : maker.tokenHash === undefined ? 'was made by an admin who holds no token now'
-            : roleAllows(maker.role, capability) ? null : `was made by an admin whose role (${maker.role}) may no longer file it`;
+            : !roleAllows(maker.role, capability) ? `was made by an admin whose role (${maker.role}) may no longer file it`
+              : change.makerSeal !== undefined && change.makerSeal !== makerSeal(change.id, maker) ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
+                : null;
     if (why !== null) throw new GatewayError('conflict', `Change "${change.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }
 
@@ -295,6 +311,7 @@ export class ChangeQueue {
   }
 
   private view(change: PendingChange, nowMs: number): PendingChangeView {
-    return { ...change, args: shownArgs(change), status: Date.parse(change.expiresAt) <= nowMs ? 'expired' : 'pending' };
+    const { makerSeal: _seal, ...shown } = change;
+    return { ...shown, args: shownArgs(change), status: Date.parse(change.expiresAt) <= nowMs ? 'expired' : 'pending' };
   }
 }

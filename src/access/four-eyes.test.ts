@@ -47,18 +47,28 @@ describe('set-up', () => {
     expect(setupOpen(index(admin('olga', 'owner'), admin('otto', 'operator'), waiting))).toBe(true);
     const two = [admin('olga', 'owner'), admin('anna', 'approver')];
     expect(setupOpen(index(...two))).toBe(false);
-    const [latch] = setupLatch(index(admin('olga', 'owner')), two);
+    const [latch] = setupLatch(index(admin('olga', 'owner')), two).ops;
     expect(latch).toMatchObject({ kind: 'admin', id: BOOTSTRAP_ID, expect: null });
     // With the latch kept, deleting approvers does not open set-up again.
     expect(setupOpen(index(latch!.value as AdminAccount))).toBe(false);
-    expect(setupLatch(index(latch!.value as AdminAccount, ...two), two)).toEqual([]);
+    expect(setupLatch(index(latch!.value as AdminAccount, ...two), two).ops).toEqual([]);
   });
 
   it('closes with the write that takes one of two approvers’ tokens away, not only with one that gives the second', () => {
     const two = [admin('olga', 'owner'), admin('anna', 'approver')];
     const revoked = { ...admin('anna', 'approver'), tokenHash: undefined, tokenPrefix: undefined };
-    expect(setupLatch(index(...two), [two[0]!, revoked])).toMatchObject([{ id: BOOTSTRAP_ID, expect: null }]);
-    expect(setupLatch(index(...two))).toHaveLength(1);
-    expect(setupLatch(index(two[0]!))).toEqual([]);
+    expect(setupLatch(index(...two), [two[0]!, revoked]).ops).toMatchObject([{ id: BOOTSTRAP_ID, expect: null }]);
+    expect(setupLatch(index(...two)).ops).toHaveLength(1);
+    expect(setupLatch(index(two[0]!)).ops).toEqual([]);
+  });
+
+  it('clears, with the latch, every code the bootstrap token was handed and no one redeemed, but the one being written', () => {
+    const enrolling = (id: string, sponsor: string): AdminAccount => ({ ...admin(id, 'owner'), sponsor, tokenHash: undefined, tokenPrefix: undefined, enrolment: { codeHash: HASH, expiresAt: at } });
+    const two = [admin('olga', 'owner'), admin('anna', 'approver')];
+    const { ops, cleared } = setupLatch(index(...two, enrolling('late1', BOOTSTRAP_ID), enrolling('late2', BOOTSTRAP_ID), enrolling('mine', 'olga')), two, 'late2');
+    expect(cleared).toEqual(['late1']);
+    expect(ops).toHaveLength(2);
+    expect(ops[1]).toMatchObject({ kind: 'admin', id: 'late1', expect: { enrolment: { codeHash: HASH } } });
+    expect((ops[1]!.value as AdminAccount).enrolment).toBeUndefined();
   });
 });

@@ -16,8 +16,11 @@
  * then the store keeps the admin record `bootstrap` (no token, never listed) as a latch, so
  * deleting approvers later never opens set-up again. Every admin write adds the latch when the
  * records before or after it hold two approvers' tokens, and is planned against the whole config
- * version, so two writes on two instances cannot both miss it. After set-up the bootstrap token
- * only reads and takes access away.
+ * version, so two writes on two instances cannot both miss it. The write that adds the latch
+ * clears the codes the bootstrap token was handed and no one redeemed (each would be the
+ * bootstrap holder's person of its own), and a redemption refuses one after set-up. After set-up
+ * the bootstrap token only reads and takes access away; the writer decides that on the records a
+ * write commits at (access-writer.ts), never on an earlier copy.
  *
  * Pure: reads the AccessIndex it is given.
  */
@@ -26,6 +29,9 @@ import type { AccessIndex } from './access-index';
 import type { AdminAccount } from './model';
 
 export const BOOTSTRAP_ID = 'bootstrap';
+
+/** Why the bootstrap token is refused a write once set-up is closed. */
+export const LOCKED_BOOTSTRAP = 'After set-up (two named approvers hold tokens) the bootstrap token only reads and takes access away; use a named admin.';
 
 /** `adminId` and the admins up its sponsor chain, in order (see the header). */
 export function chainOf(index: AccessIndex, adminId: string): string[] {
@@ -68,12 +74,25 @@ export function setupOpen(index: AccessIndex): boolean {
   return !twoApprovers(index.adminList());
 }
 
+/** Named admins still holding a code the bootstrap token was handed (sponsor `bootstrap`), but `except`. */
+export function bootstrapCodes(index: AccessIndex, except?: string): AdminAccount[] {
+  return index.adminList().filter((a) => a.id !== BOOTSTRAP_ID && a.id !== except && a.sponsor === BOOTSTRAP_ID && a.enrolment !== undefined && !isTombstone(a));
+}
+
 /**
- * The operation that closes set-up for good, when the admins before a write (the index) or
- * `after` it hold two approvers' tokens and no latch is kept yet; none otherwise.
+ * The operations that close set-up for good, when the admins before a write (the index) or
+ * `after` it hold two approvers' tokens and no latch is kept yet; none otherwise. They also clear
+ * every enrolment code the bootstrap token was handed and no one redeemed yet (but the admin
+ * `written`, which the write itself sets): after set-up each such code would make the bootstrap
+ * holder another person of their own. `cleared` names those admins, for the audit entry.
  */
-export function setupLatch(index: AccessIndex, after: readonly AdminAccount[] = []): AccessOp[] {
-  if (index.admin(BOOTSTRAP_ID) || !(twoApprovers(index.adminList()) || twoApprovers(after))) return [];
+export function setupLatch(index: AccessIndex, after: readonly AdminAccount[] = [], written?: string): { ops: AccessOp[]; cleared: string[] } {
+  if (index.admin(BOOTSTRAP_ID) || !(twoApprovers(index.adminList()) || twoApprovers(after))) return { ops: [], cleared: [] };
   const latch: AdminAccount = { id: BOOTSTRAP_ID, name: 'set-up closed', role: 'owner', createdAt: new Date().toISOString() };
-  return [{ kind: 'admin', id: BOOTSTRAP_ID, value: latch, expect: null }];
+  const pending = bootstrapCodes(index, written);
+  const clear = pending.map((admin): AccessOp => {
+    const { enrolment: _code, ...rest } = admin;
+    return { kind: 'admin', id: admin.id, value: rest, expect: admin };
+  });
+  return { ops: [{ kind: 'admin', id: BOOTSTRAP_ID, value: latch, expect: null }, ...clear], cleared: pending.map((a) => a.id) };
 }

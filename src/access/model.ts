@@ -232,6 +232,11 @@ export const pendingChangeSchema = z
     preview: z.unknown(),
     /** A digest of the whole records it writes over (access-writer.ts): approval applies it only on the same records. */
     pin: z.string().max(100).optional(),
+    /**
+     * A digest of the change id with the maker's token hash and role when filing (change-queue.ts):
+     * the change stands only while the maker still holds that token in that role. Never shown.
+     */
+    makerSeal: z.string().max(100).optional(),
   })
   .strict();
 

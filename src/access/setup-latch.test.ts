@@ -1,11 +1,13 @@
 /**
- * The set-up latch cannot be lost: a store that holds two approvers' tokens but no latch (written
+ * The set-up decision is taken on the records a write commits at: the bootstrap token's write
+ * whose check passed on an earlier copy is refused when the second approver enrolled (on another
+ * instance) in between. The set-up latch cannot be lost: a store that holds two approvers' tokens but no latch (written
  * by an earlier release, or by two enrolments that raced on two instances) gets it from the next
  * admin write, even one that takes a token away, from start-up, and from refusing the bootstrap
  * token; so no road opens set-up again.
  */
 import { MemoryAccessStore } from './access-store';
-import { AdminDirectory } from './admin-directory';
+import { AdminDirectory, newEnrolmentCode } from './admin-directory';
 import { ChangeQueue } from './change-queue';
 import { BOOTSTRAP_ID, setupOpen } from './four-eyes';
 import type { AdminAccount } from './model';
@@ -50,5 +52,56 @@ describe('the set-up latch', () => {
     const { queue, latched } = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
     await expect(queue.submit('grantLicence', ['acme', { api: '*' }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
     expect(await latched()).toBe(true);
+  });
+});
+
+describe('the bootstrap token’s set-up power', () => {
+  /** Two instances on one store; olga has enrolled, anna's code is out: set-up is one enrolment from closing. */
+  async function nearlyClosed(): Promise<{ a: { admins: AdminDirectory; queue: ChangeQueue; service: ReturnType<typeof accessServiceFor> }; closeOnB: () => Promise<void>; olga: string }> {
+    const store = new MemoryAccessStore({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
+    const instance = async (): Promise<{ admins: AdminDirectory; queue: ChangeQueue; service: ReturnType<typeof accessServiceFor> }> => {
+      const service = accessServiceFor(store);
+      await service.writer.index();
+      const admins = new AdminDirectory(service.writer);
+      return { admins, queue: new ChangeQueue(service, { approvals: 'required', changeTtlHours: 72 }, admins), service };
+    };
+    const a = await instance();
+    const b = await instance();
+    const olga = newEnrolmentCode();
+    const anna = newEnrolmentCode();
+    await a.queue.submit('createAdmin', [{ id: 'olga', name: 'Olga', role: 'owner' }, { codeHash: olga.codeHash }], bootstrap);
+    await a.queue.submit('createAdmin', [{ id: 'anna', name: 'Anna', role: 'approver' }, { codeHash: anna.codeHash }], bootstrap);
+    expect(await a.admins.enrol(olga.code)).not.toBeNull();
+    return { a, olga: 'olga', closeOnB: async () => void expect(await b.admins.enrol(anna.code)).not.toBeNull() };
+  }
+
+  /** Runs `closeOnB` once, just before instance A plans its next write (after every earlier check). */
+  function beforeNextWrite(service: ReturnType<typeof accessServiceFor>, closeOnB: () => Promise<void>): void {
+    const index = service.writer.index.bind(service.writer);
+    let done = false;
+    service.writer.index = async (options) => {
+      if (options?.forChange && !done) {
+        done = true;
+        await closeOnB();
+      }
+      return index(options);
+    };
+  }
+
+  it('creates no admin when set-up closed on another instance after its check', async () => {
+    const { a, closeOnB } = await nearlyClosed();
+    beforeNextWrite(a.service, closeOnB);
+    await expect(a.queue.submit('createAdmin', [{ id: 'late', name: 'Late', role: 'owner' }, { codeHash: newEnrolmentCode().codeHash }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+    expect((await a.service.writer.index()).admin('late')).toBeUndefined();
+  });
+
+  it('approves nothing when set-up closed on another instance after its check', async () => {
+    const { a, closeOnB } = await nearlyClosed();
+    const olgaActor = { actor: 'admin:olga', adminId: 'olga' };
+    const filed = await a.queue.submit('grantLicence', ['acme', { id: 'l-all', api: '*' }], olgaActor);
+    const changeId = 'pending' in filed ? filed.pending.id : 'none';
+    beforeNextWrite(a.service, closeOnB);
+    await expect(a.queue.approve(changeId, bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+    expect((await a.service.writer.index()).vendor('acme')?.licences).toEqual([]);
   });
 });
