@@ -251,6 +251,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       keyPrefix: config.redis.keyPrefix,
       holdMs: config.redis.dataLossHoldSeconds * 1000,
       checkIntervalMs: config.redis.epochCheckIntervalMs,
+      recordLifeMs: config.idempotency.inFlightTimeoutMs + config.idempotency.retentionSeconds * 1000,
       logger,
       onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
       onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),

@@ -8,10 +8,26 @@
  * Where CONFIG is refused (managed Redis often renames or forbids it) the policy cannot be
  * known: a warning once, and no hold (the operator must make sure of `noeviction`).
  *
- * Reads one CONFIG value; reports the evicting policy (null: none) to the caller.
+ * The policy alone misses evictions while it was evicting for a moment (set and set back between
+ * two checks, or seen evicting and then `noeviction` again: the records are gone, the marker
+ * stays). So each check also reads `INFO` `evicted_keys`: any increase under the same `run_id`
+ * means keys went (which ones cannot be known), and the caller treats it as a data loss. The
+ * counter starts at 0 on a restart and on CONFIG RESETSTAT: a new `run_id` or a lower count is
+ * a new baseline. Where INFO is refused, a warning once. Not on a Cluster (one INFO per node).
+ *
+ * Reads one CONFIG value and INFO; reports the evicting policy (null: none) to the caller.
  */
+import { Cluster } from 'ioredis';
 import type { Logger } from '../logging/logger';
 import type { RedisClient } from './redis-client';
+
+/** What INFO told since the last reading. */
+export interface ServerChanges {
+  /** Keys Redis evicted since the last reading (0 when unknown or after a new baseline). */
+  readonly evictedKeys: number;
+  /** Redis's `run_id` changed: it restarted (perhaps behind a proxy that kept the connection). */
+  readonly restarted: boolean;
+}
 
 export interface EvictionPolicyOptions {
   readonly client: RedisClient;
@@ -23,6 +39,9 @@ export interface EvictionPolicyOptions {
 export class EvictionPolicyWatch {
   private policy: string | null = null;
   private refusalLogged = false;
+  private infoRefusalLogged = false;
+  private runId: string | null = null;
+  private evictedKeys = 0;
 
   constructor(private readonly options: EvictionPolicyOptions) {}
 
@@ -61,5 +80,36 @@ export class EvictionPolicyWatch {
       logger.warn('Redis maxmemory-policy is noeviction again: keyed money movement is accepted again');
     }
     this.options.onChange?.(policy);
+  }
+
+  /**
+   * Reads `run_id` and `evicted_keys`. The first reading, a new `run_id` and a lower count are
+   * baselines (no evictions). Redis away: throws (the caller's check waits for the next one).
+   */
+  async serverChanges(): Promise<ServerChanges> {
+    const { client, logger } = this.options;
+    if (client instanceof Cluster) return { evictedKeys: 0, restarted: false };
+    let info: string;
+    try {
+      info = await client.info();
+    } catch (err) {
+      if ((err as Error).name !== 'ReplyError') throw err;
+      if (!this.infoRefusalLogged) {
+        this.infoRefusalLogged = true;
+        logger.warn(
+          { err },
+          'Redis refuses INFO: the gateway cannot see whether Redis evicted idempotency records or restarted behind a proxy; make sure it is noeviction (see README, Running with Redis)',
+        );
+      }
+      return { evictedKeys: 0, restarted: false };
+    }
+    const runId = /^run_id:(\w+)/m.exec(info)?.[1] ?? null;
+    const evicted = Number(/^evicted_keys:(\d+)/m.exec(info)?.[1] ?? NaN);
+    if (runId === null || !Number.isSafeInteger(evicted)) return { evictedKeys: 0, restarted: false };
+    const restarted = this.runId !== null && runId !== this.runId;
+    const evictedKeys = this.runId === runId && evicted > this.evictedKeys ? evicted - this.evictedKeys : 0;
+    this.runId = runId;
+    this.evictedKeys = evicted;
+    return { evictedKeys, restarted };
   }
 }

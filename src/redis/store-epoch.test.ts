@@ -20,7 +20,7 @@ afterAll(() => {
 });
 
 function epochOn(prefix: string, losses: { count: number }): StoreEpoch {
-  const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
+  const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, recordLifeMs: 60_000, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
   epochs.push(epoch);
   return epoch;
 }
@@ -67,6 +67,41 @@ describe('StoreEpoch store sequence', () => {
     expect(epoch.held).toBe(true);
     expect(losses.count).toBe(1);
     expect(epoch.currentId()).not.toBe(id);
+  });
+
+  it("holds when this instance's own key is lower than its last claim wrote, even with the shared sequence counted past it by others", async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const losses = { count: 0 };
+    const epoch = epochOn(prefix, losses);
+    await epoch.start();
+    const id = epoch.currentId() as string;
+    await client.set(epoch.ownSeqKey, '9');
+    epoch.seqSeen(id, 9);
+    expect(epoch.ownSeqExpected()).toBe(9);
+    await client.set(`${prefix}epoch:seq`, '50'); // others counted on after a stale copy came back
+    await client.set(epoch.ownSeqKey, '2');
+    await epoch.check();
+    expect(epoch.held).toBe(true);
+    expect(losses.count).toBe(1);
+    expect(epoch.currentId()).not.toBe(id);
+    expect(epoch.ownSeqExpected()).toBe(0);
+  });
+
+  it('takes its own key gone as no loss once its last claim is older than a record lives', async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const losses = { count: 0 };
+    const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, recordLifeMs: 100, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
+    epochs.push(epoch);
+    await epoch.start();
+    expect(epoch.ownSeqTtlMs).toBeGreaterThan(100);
+    await client.set(`${prefix}epoch:seq`, '3'); // its claim counted the shared sequence to 3
+    epoch.seqSeen(epoch.currentId() as string, 3);
+    expect(epoch.ownSeqExpected()).toBe(3);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(epoch.ownSeqExpected()).toBe(0);
+    await epoch.check(); // the own key was never written: gone
+    expect(epoch.held).toBe(false);
+    expect(losses.count).toBe(0);
   });
 
   it("keeps a claim's sequence only under the marker it was claimed under", async () => {

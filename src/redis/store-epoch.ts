@@ -14,7 +14,14 @@
  * `redis.dataLossHoldSeconds`, written in the marker (so instances that start or check later
  * hold too); for a stale copy it also gives the marker a new id (plain SET: the marker is there,
  * the data behind it is old), so every other instance finds it replaced at its next claim or
- * check. While the hold lasts the idempotency step answers keyed money movement 503
+ * check. The shared sequence alone misses a stale copy once other instances have counted it
+ * past what this one had seen, so each claim also writes this instance's own high-water key
+ * (`<prefix>epoch:seq:<instanceId>`, the new sequence, with a TTL longer than a record lives),
+ * which nobody else raises: that key gone or lower than this instance wrote is a stale copy too
+ * (unless this instance's last claim is older than a record lives: then nothing it wrote is
+ * still protected). Keys Redis evicted (INFO `evicted_keys`, see eviction-policy.ts) are a loss
+ * like a stale copy; a new `run_id` (Redis restarted behind a proxy) is logged, and the same
+ * full comparison runs. While the hold lasts the idempotency step answers keyed money movement 503
  * `store_unavailable` instead of risking a repeat; reads go on. On a Cluster, where the claim
  * cannot read the marker, only the poll sees a loss. Each check also reads `maxmemory-policy`
  * (see eviction-policy.ts).
@@ -41,6 +48,8 @@ export interface StoreEpochOptions {
   readonly keyPrefix: string;
   readonly holdMs: number;
   readonly checkIntervalMs: number;
+  /** How long an idempotency record this instance writes can live (in-flight timeout + retention). */
+  readonly recordLifeMs: number;
   readonly logger: Logger;
   /** Told when the hold starts or ends. */
   readonly onHoldChange?: (held: boolean) => void;
@@ -66,16 +75,26 @@ function parseSeq(text: string | null | undefined): number {
   return Number.isSafeInteger(value) ? value : 0;
 }
 
+/** The own key outlives a record by this much, so a claim's latency cannot make it expire first. */
+const OWN_KEY_MARGIN_MS = 300_000;
+
 export class StoreEpoch {
   private knownId: string | null = null;
   /** The highest store sequence seen under `knownId` (claims and checks): a lower one means a stale copy. */
   private highest = 0;
   private holdUntil = 0;
+  /** The sequence this instance's last claim wrote to its own key (0: none to protect), and when. */
+  private ownSeq = 0;
+  private ownSeqAt = 0;
   private timer: NodeJS.Timeout | null = null;
   private wasHeld = false;
   readonly key: string;
   /** The store sequence, beside the marker (same hash tag-free prefix, so the same server). */
   readonly seqKey: string;
+  /** This instance's own high-water key (a new id per start; old ones expire). */
+  readonly ownSeqKey: string;
+  /** The own key's TTL: longer than a record lives, so it outlives everything this instance wrote. */
+  readonly ownSeqTtlMs: number;
   private readonly eviction: EvictionPolicyWatch;
   /** The check under way, so that a claim's report and the poll do not both write a new marker. */
   private checking: Promise<void> | null = null;
@@ -84,6 +103,8 @@ export class StoreEpoch {
   constructor(private readonly options: StoreEpochOptions) {
     this.key = `${options.keyPrefix}epoch`;
     this.seqKey = `${this.key}:seq`;
+    this.ownSeqKey = `${this.seqKey}:${randomUUID()}`;
+    this.ownSeqTtlMs = options.recordLifeMs + OWN_KEY_MARGIN_MS;
     this.eviction = new EvictionPolicyWatch({ client: options.client, logger: options.logger, ...(options.onEvictingPolicyChange ? { onChange: options.onEvictingPolicyChange } : {}) });
   }
 
@@ -119,6 +140,8 @@ export class StoreEpoch {
     this.highest = seq;
     this.holdUntil = marker.holdUntil;
     await this.eviction.check();
+    // The baseline of evicted_keys and run_id; Redis gone again already: the first check takes it.
+    await this.eviction.serverChanges().catch(() => undefined);
     this.report();
     client.on('ready', this.onReady);
     this.timer = setInterval(this.onReady, this.options.checkIntervalMs);
@@ -140,10 +163,21 @@ export class StoreEpoch {
     return this.highest;
   }
 
-  /** A claim under marker `epochId` counted the sequence up to `seq`. */
+  /**
+   * The value this instance's own key must at least have: what its last claim wrote, or 0 once
+   * that claim is older than a record lives (the key may have expired; nothing left to protect).
+   */
+  ownSeqExpected(): number {
+    return Date.now() - this.ownSeqAt < this.options.recordLifeMs ? this.ownSeq : 0;
+  }
+
+  /** A claim under marker `epochId` counted the sequence up to `seq` (and wrote it to this instance's own key). */
   seqSeen(epochId: string, seq: number): void {
     // A reply from before this instance adopted another marker says nothing about the new one.
-    if (epochId === this.knownId) this.highest = Math.max(this.highest, seq);
+    if (epochId !== this.knownId) return;
+    this.highest = Math.max(this.highest, seq);
+    this.ownSeq = Math.max(this.ownSeq, seq);
+    this.ownSeqAt = Date.now();
   }
 
   /**
@@ -161,11 +195,11 @@ export class StoreEpoch {
    * The marker and the sequence in one read. On a Cluster they live in different slots and the
    * claim does not count the sequence there (the poll alone watches the marker), so the marker alone.
    */
-  private async readMarkerAndSeq(): Promise<[string | null, string | null]> {
+  private async readMarkerAndSeq(): Promise<[string | null, string | null, string | null]> {
     const { client } = this.options;
-    if (client instanceof Cluster) return [await client.get(this.key), null];
-    const [text, seqText] = await client.mget(this.key, this.seqKey);
-    return [text ?? null, seqText ?? null];
+    if (client instanceof Cluster) return [await client.get(this.key), null, null];
+    const [text, seqText, ownText] = await client.mget(this.key, this.seqKey, this.ownSeqKey);
+    return [text ?? null, seqText ?? null, ownText ?? null];
   }
 
   /** Compares the marker and sequence with what this instance knows; a Redis error just waits for the next check. */
@@ -180,10 +214,17 @@ export class StoreEpoch {
     if (this.knownId === null) return;
     const { client, logger } = this.options;
     try {
-      const [text, seqText] = await this.readMarkerAndSeq();
+      // Taken before the read: a claim answered meanwhile raises them, but its writes may not be in what was read.
+      const highest = this.highest;
+      const ownExpected = this.ownSeqExpected();
+      const { evictedKeys, restarted } = await this.eviction.serverChanges();
+      if (restarted) logger.warn('Redis restarted (its run_id changed) without the connection dropping: comparing the epoch marker and store sequences');
+      const [text, seqText, ownText] = await this.readMarkerAndSeq();
       const marker = parseMarker(text ?? null);
       const seq = parseSeq(seqText);
-      const stale = marker !== null && marker.id === this.knownId && (claimFoundLoss || seq < this.highest);
+      // The Cluster reads no own key (the claim writes none there).
+      const ownLower = !(client instanceof Cluster) && parseSeq(ownText) < ownExpected;
+      const stale = marker !== null && marker.id === this.knownId && (claimFoundLoss || seq < highest || ownLower || evictedKeys > 0);
       if (marker !== null && marker.id === this.knownId && !stale) {
         // Another instance may have detected a loss and set a hold on this same marker.
         this.holdUntil = Math.max(this.holdUntil, marker.holdUntil);
@@ -202,11 +243,12 @@ export class StoreEpoch {
         this.knownId = next.id;
         // The sequence goes on from where the store has it; under the new id only higher counts.
         this.highest = seq;
+        this.ownSeq = 0;
         this.holdUntil = next.holdUntil;
         this.options.onLossDetected?.();
         logger.error(
-          { holdSeconds: this.holdSeconds(), markerFound: marker !== null, staleCopy: stale },
-          'Redis lost its data (the epoch marker is gone or new, or the store sequence went back): keyed money movement answers 503 until the hold ends, so that no retry posts twice',
+          { holdSeconds: this.holdSeconds(), markerFound: marker !== null, staleCopy: stale, ownSeqLower: ownLower, evictedKeys },
+          'Redis lost its data (the epoch marker is gone or new, a store sequence went back, or keys were evicted): keyed money movement answers 503 until the hold ends, so that no retry posts twice',
         );
       }
       await this.eviction.check();

@@ -49,6 +49,8 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 export interface RedisServerOptions {
   /** Where SAVE writes its snapshot (dump.rdb) and a restart reads it; none: nothing survives a restart. */
   readonly dir?: string;
+  /** Allows DEBUG (RELOAD: a stale copy loaded under live connections); off by default, as in production. */
+  readonly enableDebugCommand?: boolean;
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerHandle> {
@@ -71,7 +73,9 @@ function redisServerOn(port: number, options: RedisServerOptions): RedisServerHa
 
   const start = async (): Promise<void> => {
     const snapshot = options.dir === undefined ? [] : ['--dir', options.dir, '--dbfilename', 'dump.rdb'];
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning', ...snapshot];
+    // redis-server 7 refuses DEBUG unless enabled; older ones know no such option.
+    const debug = options.enableDebugCommand ? ['--enable-debug-command', 'yes'] : [];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning', ...snapshot, ...debug];
     const started = spawn('redis-server', args, {
       stdio: 'ignore',
     });

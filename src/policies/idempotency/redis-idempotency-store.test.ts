@@ -92,7 +92,16 @@ describe('Redis idempotency store', () => {
   it('claims only while the epoch marker holds the id this instance knows: gone, replaced or unreadable, it claims nothing and says the store was lost', async () => {
     const prefix = `test:${process.pid}:${++prefixCounter}:`;
     let known: string | null = 'epoch-1';
-    const epoch = { key: `${prefix}epoch`, seqKey: `${prefix}epoch:seq`, currentId: () => known, highestSeq: () => 0, seqSeen: () => undefined };
+    const epoch = {
+      key: `${prefix}epoch`,
+      seqKey: `${prefix}epoch:seq`,
+      ownSeqKey: `${prefix}epoch:seq:me`,
+      ownSeqTtlMs: 60_000,
+      currentId: () => known,
+      highestSeq: () => 0,
+      ownSeqExpected: () => 0,
+      seqSeen: () => undefined,
+    };
     const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
     await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
     expect(await store.claim('k1', 'fp', 't')).toEqual({ kind: 'claimed' });
@@ -114,8 +123,11 @@ describe('Redis idempotency store', () => {
     const epoch = {
       key: `${prefix}epoch`,
       seqKey: `${prefix}epoch:seq`,
+      ownSeqKey: `${prefix}epoch:seq:me`,
+      ownSeqTtlMs: 60_000,
       currentId: () => 'epoch-1',
       highestSeq: () => highest,
+      ownSeqExpected: () => 0,
       seqSeen: (id: string, seq: number) => void seen.push([id, seq]),
     };
     const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
@@ -135,6 +147,41 @@ describe('Redis idempotency store', () => {
     highest = 2;
     expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'claimed' });
     expect(await client.get(`${prefix}epoch:seq`)).toBe('3');
+  });
+
+  it("writes the new sequence to the instance's own key with a TTL, and says the store was lost when that key is gone or lower than its last claim wrote, even with the shared sequence higher", async () => {
+    const prefix = `test:${process.pid}:${++prefixCounter}:`;
+    let ownExpected = 0;
+    const epoch = {
+      key: `${prefix}epoch`,
+      seqKey: `${prefix}epoch:seq`,
+      ownSeqKey: `${prefix}epoch:seq:me`,
+      ownSeqTtlMs: 60_000,
+      currentId: () => 'epoch-1',
+      highestSeq: () => 0,
+      ownSeqExpected: () => ownExpected,
+      seqSeen: () => undefined,
+    };
+    const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
+    await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
+    await client.set(`${prefix}epoch:seq`, '6'); // other instances counted
+    expect(await store.claim('k1', 'fp', 't')).toEqual({ kind: 'claimed' });
+    expect(await client.get(`${prefix}epoch:seq:me`)).toBe('7');
+    const ttl = await client.pttl(`${prefix}epoch:seq:me`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    ownExpected = 7;
+    // A stale copy taken before that claim, and other instances counting the shared sequence past it.
+    await client.set(`${prefix}epoch:seq`, '20');
+    await client.set(`${prefix}epoch:seq:me`, '3');
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'store_lost', epochId: 'epoch-1' });
+    await client.del(`${prefix}epoch:seq:me`);
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'store_lost', epochId: 'epoch-1' });
+    expect(await client.exists(store.recordKey('k2'))).toBe(0);
+    // Nothing left to protect (its last claim older than a record lives): a missing own key is no loss.
+    ownExpected = 0;
+    expect(await store.claim('k2', 'fp', 't')).toEqual({ kind: 'claimed' });
+    expect(await client.get(`${prefix}epoch:seq:me`)).toBe('21');
   });
 
   it('rejects at once when Redis cannot be reached, for the step to answer 503', async () => {

@@ -13,8 +13,9 @@
  * With an epoch watch (see redis/store-epoch.ts) the claim also reads the epoch marker and the
  * store sequence beside it, in the same script: a marker gone or changed means Redis lost its
  * data since this instance last looked (FLUSHALL on a live connection, a failover to an empty
- * replica, eviction), and a sequence lower than the highest this instance has seen means Redis
- * came back from a stale copy (same marker, newest records gone); either way the claim answers
+ * replica, eviction), and a sequence lower than the highest this instance has seen, or this
+ * instance's own high-water key (written by its claims alone) gone or lower than its last claim
+ * wrote, means Redis came back from a stale copy (same marker, newest records gone); either way the claim answers
  * `store_lost` and writes nothing, so the loss is caught at the first keyed request instead of
  * at the next poll. Otherwise the claim counts the sequence up (INCR) and returns it, and the
  * watch keeps the highest. Not on a Cluster: the marker and the record live in different
@@ -26,8 +27,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse } from './idempotency-store';
 
-// KEYS: record[, epoch marker, store sequence]. ARGV: fingerprint, token, in-flight ms, retention ms[, the marker id
-// this instance knows, the highest sequence it has seen]. With the marker, the reply's second element is the new sequence.
+// KEYS: record[, epoch marker, store sequence, this instance's own sequence key]. ARGV: fingerprint, token, in-flight ms,
+// retention ms[, the marker id this instance knows, the highest sequence it has seen, the least its own key must hold,
+// the own key's TTL ms]. With the marker, the reply's second element is the new sequence.
 const CLAIM = `
 local seq = nil
 if KEYS[2] then
@@ -35,7 +37,9 @@ if KEYS[2] then
   local ok, decoded = pcall(cjson.decode, marker or '')
   if not ok or type(decoded) ~= 'table' or decoded['id'] ~= ARGV[5] then return {'store_lost'} end
   if (tonumber(redis.call('GET', KEYS[3]) or '0') or 0) < tonumber(ARGV[6]) then return {'store_lost'} end
+  if (tonumber(redis.call('GET', KEYS[4]) or '0') or 0) < tonumber(ARGV[7]) then return {'store_lost'} end
   seq = redis.call('INCR', KEYS[3])
+  redis.call('SET', KEYS[4], seq, 'PX', ARGV[8])
 end
 local function claim()
 local time = redis.call('TIME')
@@ -97,12 +101,15 @@ interface ScriptCommands {
     key: string,
     epochKey: string,
     seqKey: string,
+    ownSeqKey: string,
     fingerprint: string,
     token: string,
     inFlightMs: number,
     retentionMs: number,
     epochId: string,
     highestSeq: number,
+    ownSeqExpected: number,
+    ownSeqTtlMs: number,
   ): Promise<Array<Buffer | number | null>>;
   cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number, location: string): Promise<number>;
   cbgIdempotencyRelease(key: string, token: string): Promise<number>;
@@ -123,10 +130,16 @@ export interface EpochWatch {
   readonly key: string;
   /** The store sequence's Redis key (beside the marker). */
   readonly seqKey: string;
+  /** This instance's own high-water key, which only its claims write (a stale copy has it lower or gone). */
+  readonly ownSeqKey: string;
+  /** The own key's TTL, longer than a record lives. */
+  readonly ownSeqTtlMs: number;
   /** The marker id this instance adopted; null before it has read one (claims then skip the check). */
   currentId(): string | null;
   /** The highest store sequence this instance has seen under that marker. */
   highestSeq(): number;
+  /** The least this instance's own key must hold (what its last claim wrote; 0 when nothing is left to protect). */
+  ownSeqExpected(): number;
   /** A claim under marker `epochId` counted the sequence up to `seq`. */
   seqSeen(epochId: string, seq: number): void;
 }
@@ -140,7 +153,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly options: RedisIdempotencyStoreOptions,
   ) {
     client.defineCommand('cbgIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
-    client.defineCommand('cbgIdempotencyClaimInEpoch', { numberOfKeys: 3, lua: CLAIM });
+    client.defineCommand('cbgIdempotencyClaimInEpoch', { numberOfKeys: 4, lua: CLAIM });
     client.defineCommand('cbgIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
     client.defineCommand('cbgIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
     client.defineCommand('cbgIdempotencyMarkUnknown', { numberOfKeys: 1, lua: MARK_UNKNOWN });
@@ -159,8 +172,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const epochId = epoch?.currentId() ?? null;
     let reply: Array<Buffer | number | null>;
     if (epoch && epochId !== null) {
-      const { key: epochKey, seqKey } = epoch;
-      const inEpoch = await this.commands.cbgIdempotencyClaimInEpochBuffer(this.recordKey(key), epochKey, seqKey, fingerprint, token, inFlightMs, retentionMs, epochId, epoch.highestSeq());
+      const { key: epochKey, seqKey, ownSeqKey, ownSeqTtlMs } = epoch;
+      const inEpoch = await this.commands.cbgIdempotencyClaimInEpochBuffer(
+        this.recordKey(key),
+        epochKey,
+        seqKey,
+        ownSeqKey,
+        fingerprint,
+        token,
+        inFlightMs,
+        retentionMs,
+        epochId,
+        epoch.highestSeq(),
+        epoch.ownSeqExpected(),
+        ownSeqTtlMs,
+      );
       // Every reply but store_lost carries the new sequence second: keep it, and read the rest as without the marker.
       if (inEpoch.length > 1) {
         epoch.seqSeen(epochId, Number(inEpoch[1]));
