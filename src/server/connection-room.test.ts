@@ -1,8 +1,8 @@
 /**
  * Making room at the connection cap, on a real listener and bare sockets (and TLS): a newcomer
- * closes the oldest connection that has not finished its first request, then the one idle
- * longest after an answer, never one being answered; when all are being answered the newcomer
- * is closed.
+ * closes the least recently active connection (silent, slow headers, a body still arriving, or
+ * idle since its last answer), never one with a complete request being answered; when all are,
+ * the newcomer is closed.
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -79,7 +79,7 @@ async function connect(port: number, bytes: string, awaitAnswer = false): Promis
   const client = watch(socket);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   if (bytes) socket.write(bytes);
-  if (awaitAnswer) await new Promise((resolve) => socket.once('data', resolve));
+  if (awaitAnswer) await Promise.race([new Promise((resolve) => socket.once('data', resolve)), client.closedWithin(2000)]);
   // Lets the server see the connection (and its bytes) before the next one arrives.
   await new Promise((resolve) => setTimeout(resolve, 50));
   return client;
@@ -88,21 +88,24 @@ async function connect(port: number, bytes: string, awaitAnswer = false): Promis
 const GET = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: t\r\n\r\n`;
 
 describe('makeRoomAtCap', () => {
-  it('closes the oldest connection without a complete first request, before an older idle keep-alive one', async () => {
+  it('closes the least recently active connections first: silent and slow-header ones before a keep-alive one used since', async () => {
     const { server, port, dropped } = await startServer(3);
     const clients: Client[] = [];
     try {
-      const idle = await connect(port, GET('/quick'), true);
       const partial = await connect(port, 'GET /slow HTTP/1.1\r\nHost: t\r\n');
       const silent = await connect(port, '');
-      clients.push(idle, partial, silent);
-      const newcomer = await connect(port, '');
-      clients.push(newcomer);
+      const used = await connect(port, GET('/quick'), true);
+      clients.push(partial, silent, used);
+      const first = await connect(port, '');
+      clients.push(first);
       expect(await partial.closedWithin(500)).toBe(true);
-      expect(await idle.closedWithin(100)).toBe(false);
       expect(await silent.closedWithin(100)).toBe(false);
-      expect(await newcomer.closedWithin(100)).toBe(false);
-      expect(dropped()).toBe(1);
+      const second = await connect(port, '');
+      clients.push(second);
+      expect(await silent.closedWithin(500)).toBe(true);
+      expect(await used.closedWithin(100)).toBe(false);
+      expect(await first.closedWithin(100)).toBe(false);
+      expect(dropped()).toBe(2);
     } finally {
       for (const client of clients) client.socket.destroy();
       server.close();
@@ -123,6 +126,26 @@ describe('makeRoomAtCap', () => {
       release();
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(busy.text()).toMatch(/^HTTP\/1\.1 200 [\s\S]*released$/);
+    } finally {
+      for (const client of clients) client.socket.destroy();
+      server.close();
+    }
+  });
+
+  it('closes a connection whose request body is still arriving rather than the newcomer, and keeps one with a complete request', async () => {
+    const { server, port, release } = await startServer(2);
+    const clients: Client[] = [];
+    try {
+      const slowBody = await connect(port, 'POST /held HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n{');
+      const busy = await connect(port, GET('/held'));
+      clients.push(slowBody, busy);
+      const newcomer = await connect(port, GET('/quick'), true);
+      clients.push(newcomer);
+      expect(await slowBody.closedWithin(500)).toBe(true);
+      expect(newcomer.text()).toMatch(/^HTTP\/1\.1 200 /);
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(busy.text()).toMatch(/released$/);
     } finally {
       for (const client of clients) client.socket.destroy();
       server.close();

@@ -1,14 +1,19 @@
 /**
  * A connection cap that makes room instead of refusing: at the cap, a new connection closes the
- * oldest one that is not being answered, so clients that hold sockets without finishing a request
- * (slow headers, reconnecting as soon as they are dropped) cannot lock out a caller who sends a
- * whole request at once. Node's own `server.maxConnections` refuses the newcomer instead.
+ * least recently active one that is not answering a complete request, so clients that hold
+ * sockets without finishing a request (slow headers or a slow body, reconnecting as soon as they
+ * are dropped) cannot lock out a caller who sends a whole request at once. Node's own
+ * `server.maxConnections` refuses the newcomer instead.
  *
- * Who goes first: the oldest connection that has not yet delivered the headers of its first
- * request; then the one idle longest between requests (keep-alive, or a later request still
- * arriving); never one whose request is being answered. When every connection is being answered
- * the newcomer is closed. Like nginx reusing "reusable" connections (waiting for a first request,
- * or idle keep-alive) when worker_connections run out.
+ * Active means: opened, or an answer finished on it. So the first to go is the oldest connection
+ * that has not yet delivered a complete request (slow headers, a body still arriving: nothing
+ * has acted on it), or one idle longer than that since its last answer; a keep-alive connection
+ * an admin just used goes after every older silent one, and a newcomer survives as many
+ * arrivals as the cap. One age order, not tiers: a flood whose sockets look idle (a quick
+ * unauthenticated request, then a slow second one) would otherwise make every newcomer the
+ * first to go. Never closed: a connection whose complete request is being answered; when all
+ * are, the newcomer is closed. Like nginx, which at worker_connections closes its "reusable"
+ * connections (waiting for a first request, or idle keep-alive) least recently used first.
  *
  * Reads the listener's 'connection' and 'request' events; sets per-socket records (gone with the socket).
  */
@@ -24,18 +29,15 @@ export interface ConnectionRoomOptions {
 
 /** Applies the cap to `server`; call before it listens. */
 export function makeRoomAtCap(server: http.Server, options: ConnectionRoomOptions): void {
-  const open = new Set<Socket>();
-  // Insertion order is age: the first entry is the oldest.
-  const awaitingFirst = new Set<Socket>();
-  const idle = new Set<Socket>();
-  const answering = new Map<Socket, number>();
+  // Every open connection; insertion order is last activity, the first entry the least recent.
+  const byActivity = new Set<Socket>();
+  // The requests each connection has open (its answer not finished).
+  const answering = new Map<Socket, Set<http.IncomingMessage>>();
   // Over HTTPS a request's socket is the TLS socket on top of the accepted one: found by its peer.
   const byPeer = new Map<string, Socket>();
 
   const forget = (socket: Socket): void => {
-    open.delete(socket);
-    awaitingFirst.delete(socket);
-    idle.delete(socket);
+    byActivity.delete(socket);
     answering.delete(socket);
     if (byPeer.get(peerOf(socket)) === socket) byPeer.delete(peerOf(socket));
   };
@@ -44,46 +46,40 @@ export function makeRoomAtCap(server: http.Server, options: ConnectionRoomOption
     socket.destroy();
     options.onDropped?.();
   };
+  /** Whether a complete request on `socket` is being answered (it may be acting on it). */
+  const busy = (socket: Socket): boolean => [...(answering.get(socket) ?? [])].some((req) => req.complete);
 
   // Prepended: the cap decides before any other 'connection' listener sees the socket.
   server.prependListener('connection', (socket: Socket) => {
-    if (open.size >= options.maxConnections) {
-      const oldest = first(awaitingFirst) ?? first(idle);
-      if (!oldest) {
+    if (byActivity.size >= options.maxConnections) {
+      const victim = [...byActivity].find((candidate) => !busy(candidate));
+      if (!victim) {
         // Every connection is being answered: the newcomer goes (Node's later listeners see a destroyed socket and serve nothing).
         drop(socket);
         return;
       }
-      drop(oldest);
+      drop(victim);
     }
-    open.add(socket);
-    awaitingFirst.add(socket);
+    byActivity.add(socket);
     byPeer.set(peerOf(socket), socket);
     socket.once('close', () => forget(socket));
   });
 
   server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const socket = open.has(req.socket) ? req.socket : byPeer.get(peerOf(req.socket));
+    const socket = byActivity.has(req.socket) ? req.socket : byPeer.get(peerOf(req.socket));
     if (!socket) return;
-    awaitingFirst.delete(socket);
-    idle.delete(socket);
-    answering.set(socket, (answering.get(socket) ?? 0) + 1);
+    const requests = answering.get(socket) ?? new Set<http.IncomingMessage>();
+    answering.set(socket, requests.add(req));
     res.once('close', () => {
-      const left = (answering.get(socket) ?? 1) - 1;
-      if (left > 0) {
-        answering.set(socket, left);
-        return;
-      }
+      requests.delete(req);
+      if (requests.size > 0 || answering.get(socket) !== requests) return;
       answering.delete(socket);
-      if (open.has(socket) && !socket.destroyed) idle.add(socket);
+      // An answer finished: the connection is the most recently active.
+      if (byActivity.delete(socket)) byActivity.add(socket);
     });
   });
 }
 
 function peerOf(socket: Socket): string {
   return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
-}
-
-function first(sockets: Set<Socket>): Socket | undefined {
-  return sockets.values().next().value;
 }

@@ -65,7 +65,7 @@ export const serverSchema = z
       .int()
       .min(1)
       .default(256)
-      .describe('Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the oldest connection that has not finished its first request, else the one idle longest, else itself'),
+      .describe('Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the least recently active connection not answering a complete request (silent, slow headers or body, idle), else itself'),
     adminHeadersTimeoutMs: ms
       .default(3000)
       .describe("Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port"),
