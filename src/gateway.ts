@@ -356,10 +356,13 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     maxConnections: config.server.maxConnections,
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
-  const adminServer = await listen(adminApp, config.server.adminPort, config.server.adminHost, config, {
+  // Admins send small headers at once: a flood of slow-header sockets gets less time, and at the cap
+  // makes room for a newcomer instead of locking the admins out.
+  const adminServer = await openListener(adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: config.server.adminHeadersTimeoutMs }, {
     logger,
     tls: adminTls ?? undefined,
     maxConnections: config.server.adminMaxConnections,
+    makeRoomAtCap: true,
   });
   continueFromRoutes(adminServer);
   servers.push(vendorServer, adminServer);

@@ -3,6 +3,7 @@
  * to the requests Node refuses before the app sees them, and a graceful drain.
  *
  * Limits: maxHeaderSize (431), headersTimeout (drops a slow-header client: 408), requestTimeout,
+ * maxConnections (refusing the newcomer, or making room for it: connection-room.ts),
  * keepAliveTimeout (above a load balancer's idle timeout, so the balancer, not the gateway,
  * closes idle connections and never sends on one the gateway is closing).
  *
@@ -28,6 +29,7 @@ import type { ListenerTls } from './server-tls';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { socketProblemResponse } from '../request/error-handler';
+import { makeRoomAtCap } from './connection-room';
 import { ConnectionTurns } from './connection-turns';
 
 /** The connections and responses a listener has open, and whether it is draining. */
@@ -47,6 +49,11 @@ export interface ListenOptions {
   readonly maxConnections?: number;
   /** Told of each connection closed for being over `maxConnections`. */
   readonly onConnectionDropped?: () => void;
+  /**
+   * At `maxConnections`, close the oldest connection not being answered rather than the new one
+   * (see connection-room.ts): for a port whose few real callers must get in during a flood.
+   */
+  readonly makeRoomAtCap?: boolean;
   /** HTTPS: the TLS options, and how a rotation reaches the server (see server-tls.ts). */
   readonly tls?: ListenerTls;
 }
@@ -133,7 +140,9 @@ export function openListener(
     options.logger.info({ requestId, status: 400, reason: 'CONNECT' }, 'request refused before parsing');
     socket.end(socketProblemResponse(new GatewayError('invalid_request', 'CONNECT is not served here.'), requestId), () => socket.destroy());
   });
-  if (options.maxConnections !== undefined) {
+  if (options.maxConnections !== undefined && options.makeRoomAtCap) {
+    makeRoomAtCap(server, { maxConnections: options.maxConnections, onDropped: options.onConnectionDropped });
+  } else if (options.maxConnections !== undefined) {
     server.maxConnections = options.maxConnections;
     server.on('drop', () => options.onConnectionDropped?.());
   }

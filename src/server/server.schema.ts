@@ -65,7 +65,10 @@ export const serverSchema = z
       .int()
       .min(1)
       .default(256)
-      .describe('Most open connections on the admin port; past it a new one is closed at once (a few admins and their browsers need far fewer)'),
+      .describe('Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the least recently active connection not answering a complete request (silent, slow headers or body, idle), else itself'),
+    adminHeadersTimeoutMs: ms
+      .default(3000)
+      .describe("Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port"),
     statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
     keepAliveTimeoutMs: ms
       .default(65_000)

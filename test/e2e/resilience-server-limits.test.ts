@@ -2,10 +2,12 @@
  * The vendor listener's Node limits, on raw sockets: an oversized header block gets 431 as a
  * problem body; a slowloris client trickling its headers is dropped once headersTimeout is
  * over; a request that is not HTTP gets 400; an idle keep-alive connection closes after
- * keepAliveTimeout.
+ * keepAliveTimeout. The admin port: its shorter headers timeout, and an admin still answered
+ * while reconnecting slow-header clients fill its connection cap.
  */
 import net from 'node:net';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
+import { TEST_ADMIN_TOKEN } from '../support/config';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 const HEADERS_TIMEOUT_MS = 600;
@@ -150,7 +152,7 @@ describe('server.maxConnections', () => {
 });
 
 describe('server.adminMaxConnections', () => {
-  it('closes admin connections past the limit at once, while the open ones keep working', async () => {
+  it('keeps at most the limit of admin connections open (closing the oldest silent ones), while the open ones keep working', async () => {
     const gateway = await startTestGateway({ server: { adminMaxConnections: 3 } });
     const sockets: net.Socket[] = [];
     try {
@@ -174,6 +176,77 @@ describe('server.adminMaxConnections', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 401 /);
     } finally {
       for (const socket of sockets) socket.destroy();
+      await gateway.stop();
+    }
+  });
+});
+
+describe('the admin port under a slow-header flood', () => {
+  it('still answers an admin who sends a whole request while reconnecting slow-header clients fill server.adminMaxConnections', async () => {
+    const gateway = await startTestGateway({ server: { adminMaxConnections: 8 } });
+    // 40 sockets trickle their headers a byte a second and come back 20 ms after being dropped.
+    const flood = new Set<net.Socket>();
+    let flooding = true;
+    let floodOpened = 0;
+    const open = (): void => {
+      if (!flooding) return;
+      const socket = net.connect(gateway.adminPort, '127.0.0.1', () => {
+        floodOpened += 1;
+        socket.write('GET /v1/me HTTP/1.1\r\nHost: gw\r\n');
+      });
+      flood.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        flood.delete(socket);
+        setTimeout(open, 20);
+      });
+    };
+    const drip = setInterval(() => {
+      for (const socket of flood) if (socket.writable) socket.write('X');
+    }, 1000);
+    try {
+      for (let i = 0; i < 40; i += 1) open();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const answers: string[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        answers.push(
+          await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/me`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, signal: AbortSignal.timeout(3000) }).then(
+            async (response) => {
+              await response.arrayBuffer();
+              return String(response.status);
+            },
+            (err: unknown) => String((err as { cause?: { code?: string } }).cause?.code ?? err),
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      expect(floodOpened).toBeGreaterThan(8);
+      expect(answers).toEqual(Array(6).fill('200'));
+    } finally {
+      flooding = false;
+      clearInterval(drip);
+      for (const socket of flood) socket.destroy();
+      await gateway.stop();
+    }
+  });
+});
+
+describe('server.adminHeadersTimeoutMs', () => {
+  it('drops a slow-header client on the admin port sooner than the vendor port would', async () => {
+    const gateway = await startTestGateway({ server: { headersTimeoutMs: 5000, adminHeadersTimeoutMs: HEADERS_TIMEOUT_MS } });
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      const exchange = await rawExchange(gateway.adminPort, (socket) => {
+        socket.write('GET /v1/me HTTP/1.1\r\nHost: gw\r\n');
+        trickle = setInterval(() => {
+          if (!socket.destroyed) socket.write('X');
+        }, 100);
+      });
+      expect(exchange.text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(exchange.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS * 0.9);
+      expect(exchange.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS * 1.1 + 300);
+    } finally {
+      clearInterval(trickle);
       await gateway.stop();
     }
   });
