@@ -358,7 +358,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   });
   // Admins send small headers at once: a flood of slow-header sockets gets less time, and at the cap
   // makes room for a newcomer instead of locking the admins out.
-  const adminServer = await openListener(adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: config.server.adminHeadersTimeoutMs }, {
+  const adminServer = await openListener(adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: adminHeadersTimeoutMs(config.server) }, {
     logger,
     tls: adminTls ?? undefined,
     maxConnections: config.server.adminMaxConnections,
@@ -406,4 +406,12 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       await drainListener(statusServer, options.drainTimeoutMs, logger);
     },
   };
+}
+
+/**
+ * The admin port's headers timeout: its own, capped at the request timeout (Node refuses a larger
+ * one), so that an operator who shortens `requestTimeoutMs` is not refused for a default they never set.
+ */
+function adminHeadersTimeoutMs(server: { readonly adminHeadersTimeoutMs: number; readonly requestTimeoutMs: number }): number {
+  return Math.min(server.adminHeadersTimeoutMs, server.requestTimeoutMs);
 }

@@ -89,9 +89,6 @@ export const configSchema = z
     if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
       ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
     }
-    if (config.server.adminHeadersTimeoutMs > config.server.requestTimeoutMs) {
-      ctx.addIssue({ code: 'custom', path: ['server', 'adminHeadersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
-    }
     // A request still waiting for the core must never be declared outcome_unknown under its feet.
     for (const group of ['receipts', 'bankaccounts'] as const) {
       const coreTimeoutMs = config.core.breakers[group].timeoutMs ?? config.core.timeoutMs;

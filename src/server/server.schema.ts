@@ -68,7 +68,7 @@ export const serverSchema = z
       .describe('Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the least recently active connection not answering a complete request (silent, slow headers or body, idle), else itself'),
     adminHeadersTimeoutMs: ms
       .default(3000)
-      .describe("Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port"),
+      .describe("Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port; capped at requestTimeoutMs"),
     statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
     keepAliveTimeoutMs: ms
       .default(65_000)
