@@ -8,38 +8,15 @@
  */
 import type { AccessDocument } from '../../src/access/model';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { startTestGateway, type TestGateway } from '../support/gateway';
-import { writeAccessFile } from '../support/access-fixture';
+import { adminCall, startApprovalPair, type AdminAnswer as Answer } from '../support/admin-pair';
+import type { TestGateway } from '../support/gateway';
 
 jest.setTimeout(120_000);
 
 const seed = (): AccessDocument => ({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
 
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
-async function call(port: number, token: string | null, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${port}/v1${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-let pairs = 0;
-/** Two gateways on one Redis prefix of their own. */
-async function pair(): Promise<[TestGateway, TestGateway]> {
-  pairs++;
-  const redis = { url: process.env.TEST_REDIS_URL as string, keyPrefix: `fs${process.pid}x${pairs}:` };
-  const file = writeAccessFile(seed());
-  const a = await startTestGateway({ redis: { ...redis, seedAccessFile: 'always' }, access: { file }, admin: { approvals: 'required' } });
-  const b = await startTestGateway({ redis: { ...redis, seedAccessFile: 'never' }, access: { file }, admin: { approvals: 'required' } });
-  return [a, b];
-}
+const call = adminCall;
+const pair = (): Promise<[TestGateway, TestGateway]> => startApprovalPair(seed());
 
 async function withPair(run: (g1: TestGateway, g2: TestGateway) => Promise<void>): Promise<void> {
   const [g1, g2] = await pair();

@@ -9,6 +9,7 @@
  */
 import type { AccessDocument } from '../../src/access/model';
 import { TEST_ADMIN_TOKEN } from '../support/config';
+import { adminCall, type AdminAnswer as Answer } from '../support/admin-pair';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { testKey, vendorStatus, writeAccessFile } from '../support/access-fixture';
 
@@ -25,22 +26,9 @@ function seed(): AccessDocument {
   };
 }
 
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
 let gateway: TestGateway;
 
-async function call(token: string | null, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const call = (token: string | null, method: string, path: string, body?: unknown): Promise<Answer> => adminCall(gateway.adminPort, token, method, path, body);
 
 /** A code that redeems nothing: 401, or 429 once this address has sent enough of them. */
 const REFUSED_CODE = [401, 429];

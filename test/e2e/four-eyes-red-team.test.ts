@@ -7,8 +7,9 @@
  */
 import type { AccessDocument } from '../../src/access/model';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { startTestGateway, type TestGateway } from '../support/gateway';
-import { testKey, writeAccessFile } from '../support/access-fixture';
+import { adminCall, startApprovalPair } from '../support/admin-pair';
+import type { TestGateway } from '../support/gateway';
+import { testKey } from '../support/access-fixture';
 
 const teller = testKey('k-teller', 'teller');
 
@@ -22,31 +23,8 @@ function seed(): AccessDocument {
   };
 }
 
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
-async function call(port: number, token: string | null, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${port}/v1${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-let pairs = 0;
-/** Two gateways on one Redis prefix of their own. */
-async function pair(): Promise<[TestGateway, TestGateway]> {
-  pairs++;
-  const redis = { url: process.env.TEST_REDIS_URL as string, keyPrefix: `fr${process.pid}x${pairs}:` };
-  const file = writeAccessFile(seed());
-  const a = await startTestGateway({ redis: { ...redis, seedAccessFile: 'always' }, access: { file }, admin: { approvals: 'required' } });
-  const b = await startTestGateway({ redis: { ...redis, seedAccessFile: 'never' }, access: { file }, admin: { approvals: 'required' } });
-  return [a, b];
-}
+const call = adminCall;
+const pair = (): Promise<[TestGateway, TestGateway]> => startApprovalPair(seed());
 
 let g1: TestGateway;
 let g2: TestGateway;
