@@ -170,9 +170,6 @@ function storeHeldError(): GatewayError {
 /** The vendor's key: the header, else the body's externalRefNo; null when there is neither. */
 function idempotencyKey(req: Request, header: string, value: Readonly<Record<string, unknown>>): string | null {
   const sent = req.get(header);
-  if (sent !== undefined && headerLines(req, header) > 1) {
-    throw new GatewayError('invalid_request', `The ${header} header must be sent once.`, { errors: [{ field: header, message: 'sent more than once' }] });
-  }
   if (sent === undefined) {
     const reference = value.externalRefNo;
     return typeof reference === 'string' && reference.trim() !== '' ? reference : null;
@@ -180,7 +177,7 @@ function idempotencyKey(req: Request, header: string, value: Readonly<Record<str
   // A structured-field string (RFC 8941) arrives quoted; a bare token is accepted as well.
   const key = /^"[^"\\]*"$/.test(sent) ? sent.slice(1, -1) : sent;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
-    throw new GatewayError('invalid_request', `The ${header} header must hold 1 to ${MAX_KEY_LENGTH} visible ASCII characters, no comma.`, {
+    throw new GatewayError('invalid_request', `The ${header} header must hold 1 to ${MAX_KEY_LENGTH} visible ASCII characters, no comma, on one header line.`, {
       errors: [{ field: header, message: `1 to ${MAX_KEY_LENGTH} visible ASCII characters, no comma` }],
     });
   }
@@ -188,13 +185,6 @@ function idempotencyKey(req: Request, header: string, value: Readonly<Record<str
 }
 
 /** How many header lines named `header` (any case) the request carried: Node joins repeated ones with ", ". */
-function headerLines(req: Request, header: string): number {
-  const name = header.toLowerCase();
-  let count = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) count++;
-  return count;
-}
-
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
