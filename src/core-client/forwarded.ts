@@ -68,15 +68,16 @@ export function createClientAddressResolver(trustedProxies: readonly string[]): 
 export function createForwardedResolver(config: ForwardingConfig): ForwardedResolver {
   const publicOrigin = config.publicUrl === null ? null : new URL(config.publicUrl);
   const fixed = publicOrigin ? { proto: publicOrigin.protocol === 'https:' ? ('https' as const) : ('http' as const), host: publicOrigin.host } : null;
+  const clientAddressOf = createClientAddressResolver(config.trustedProxies);
   if (config.trustedProxies.length === 0) {
     return function untrustedOrigin(req) {
       const { proto, host } = fixed ?? listenerOrigin(req);
-      return { clientAddress: plainAddress(req.socket.remoteAddress), proto, host };
+      return { clientAddress: clientAddressOf(req), proto, host };
     };
   }
   const trust = proxyaddr.compile([...config.trustedProxies]);
   return function trustedOrigin(req) {
-    const clientAddress = plainAddress(proxyaddr(req, trust));
+    const clientAddress = clientAddressOf(req);
     if (fixed) return { clientAddress, ...fixed };
     const listener = listenerOrigin(req);
     if (!trust(req.socket.remoteAddress ?? '', 0)) return { clientAddress, ...listener };
