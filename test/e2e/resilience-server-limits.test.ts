@@ -119,30 +119,40 @@ describe('vendor listener limits', () => {
   });
 });
 
+/** Opens `count` connections to `port` (kept in `sockets`): for each, whether the server closed it within 500 ms. */
+function connectAndWatch(port: number, count: number, sockets: net.Socket[]): Promise<boolean[]> {
+  return Promise.all(
+    Array.from({ length: count }, () => {
+      const socket = net.connect(port, '127.0.0.1');
+      sockets.push(socket);
+      return new Promise<boolean>((resolve) => {
+        socket.once('close', () => resolve(true));
+        socket.once('error', () => undefined);
+        setTimeout(() => resolve(false), 500);
+      });
+    }),
+  );
+}
+
+/** Writes `request` on an open connection; the first chunk of its answer. */
+function firstChunk(socket: net.Socket, request: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    socket.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+    socket.write(request);
+  });
+}
+
 describe('server.maxConnections', () => {
   it('closes connections past the limit at once and counts them, while the open ones keep working', async () => {
     const gateway = await startTestGateway({ server: { maxConnections: 3 } });
     const sockets: net.Socket[] = [];
     try {
-      const closedEarly: boolean[] = await Promise.all(
-        Array.from({ length: 5 }, () => {
-          const socket = net.connect(gateway.vendorPort, '127.0.0.1');
-          sockets.push(socket);
-          return new Promise<boolean>((resolve) => {
-            socket.once('close', () => resolve(true));
-            socket.once('error', () => undefined);
-            setTimeout(() => resolve(false), 500);
-          });
-        }),
-      );
+      const closedEarly = await connectAndWatch(gateway.vendorPort, 5, sockets);
       expect(closedEarly.filter(Boolean)).toHaveLength(2);
       const metrics = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
       expect(/^gateway_connections_dropped_total (\S+)$/m.exec(metrics)?.[1]).toBe('2');
       const open = sockets.find((socket) => !socket.destroyed) as net.Socket;
-      const answer = await new Promise<string>((resolve) => {
-        open.once('data', (chunk: Buffer) => resolve(chunk.toString()));
-        open.write(`GET /genders HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`);
-      });
+      const answer = await firstChunk(open, `GET /genders HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`);
       expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -156,23 +166,10 @@ describe('server.adminMaxConnections', () => {
     const gateway = await startTestGateway({ server: { adminMaxConnections: 3 } });
     const sockets: net.Socket[] = [];
     try {
-      const closedEarly: boolean[] = await Promise.all(
-        Array.from({ length: 5 }, () => {
-          const socket = net.connect(gateway.adminPort, '127.0.0.1');
-          sockets.push(socket);
-          return new Promise<boolean>((resolve) => {
-            socket.once('close', () => resolve(true));
-            socket.once('error', () => undefined);
-            setTimeout(() => resolve(false), 500);
-          });
-        }),
-      );
+      const closedEarly = await connectAndWatch(gateway.adminPort, 5, sockets);
       expect(closedEarly.filter(Boolean)).toHaveLength(2);
       const open = sockets.find((socket) => !socket.destroyed) as net.Socket;
-      const answer = await new Promise<string>((resolve) => {
-        open.once('data', (chunk: Buffer) => resolve(chunk.toString()));
-        open.write('GET /v1/me HTTP/1.1\r\nHost: gw\r\n\r\n');
-      });
+      const answer = await firstChunk(open, 'GET /v1/me HTTP/1.1\r\nHost: gw\r\n\r\n');
       expect(answer).toMatch(/^HTTP\/1\.1 401 /);
     } finally {
       for (const socket of sockets) socket.destroy();
