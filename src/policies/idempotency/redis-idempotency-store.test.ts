@@ -5,7 +5,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { startRedisCluster, type RedisClusterHandle } from '../../../test/support/redis-cluster';
-import { RedisIdempotencyStore } from './redis-idempotency-store';
+import { RedisIdempotencyStore, type EpochWatch } from './redis-idempotency-store';
 import type { StoredResponse } from './idempotency-store';
 
 const TIMINGS = { inFlightMs: 30_000, retentionMs: 86_400_000 };
@@ -21,6 +21,21 @@ function newStore(timings = TIMINGS): RedisIdempotencyStore {
 
 beforeAll(() => client.connect());
 afterAll(() => client.disconnect());
+
+/** What the store reads of the instance's epoch, under `prefix`: marker `epoch-1`, nothing seen yet, unless overridden. */
+function epochView(prefix: string, overrides: Partial<EpochWatch> = {}): EpochWatch {
+  return {
+    key: `${prefix}epoch`,
+    seqKey: `${prefix}epoch:seq`,
+    ownSeqKey: `${prefix}epoch:seq:me`,
+    ownSeqTtlMs: 60_000,
+    currentId: () => 'epoch-1',
+    highestSeq: () => 0,
+    ownSeqExpected: () => 0,
+    seqSeen: () => undefined,
+    ...overrides,
+  };
+}
 
 describe('Redis idempotency store', () => {
   it('keeps one hash-tagged hash per key, expiring after the in-flight time plus the retention, then after the retention once settled', async () => {
@@ -92,16 +107,7 @@ describe('Redis idempotency store', () => {
   it('claims only while the epoch marker holds the id this instance knows: gone, replaced or unreadable, it claims nothing and says the store was lost', async () => {
     const prefix = `test:${process.pid}:${++prefixCounter}:`;
     let known: string | null = 'epoch-1';
-    const epoch = {
-      key: `${prefix}epoch`,
-      seqKey: `${prefix}epoch:seq`,
-      ownSeqKey: `${prefix}epoch:seq:me`,
-      ownSeqTtlMs: 60_000,
-      currentId: () => known,
-      highestSeq: () => 0,
-      ownSeqExpected: () => 0,
-      seqSeen: () => undefined,
-    };
+    const epoch = epochView(prefix, { currentId: () => known });
     const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
     await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
     expect(await store.claim('k1', 'fp', 't')).toEqual({ kind: 'claimed' });
@@ -120,16 +126,7 @@ describe('Redis idempotency store', () => {
     const prefix = `test:${process.pid}:${++prefixCounter}:`;
     let highest = 0;
     const seen: Array<[string, number]> = [];
-    const epoch = {
-      key: `${prefix}epoch`,
-      seqKey: `${prefix}epoch:seq`,
-      ownSeqKey: `${prefix}epoch:seq:me`,
-      ownSeqTtlMs: 60_000,
-      currentId: () => 'epoch-1',
-      highestSeq: () => highest,
-      ownSeqExpected: () => 0,
-      seqSeen: (id: string, seq: number) => void seen.push([id, seq]),
-    };
+    const epoch = epochView(prefix, { highestSeq: () => highest, seqSeen: (id: string, seq: number) => void seen.push([id, seq]) });
     const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
     await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
     expect(await store.claim('k1', 'fp', 'owner')).toEqual({ kind: 'claimed' });
@@ -152,16 +149,7 @@ describe('Redis idempotency store', () => {
   it("writes the new sequence to the instance's own key with a TTL, and says the store was lost when that key is gone or lower than its last claim wrote, even with the shared sequence higher", async () => {
     const prefix = `test:${process.pid}:${++prefixCounter}:`;
     let ownExpected = 0;
-    const epoch = {
-      key: `${prefix}epoch`,
-      seqKey: `${prefix}epoch:seq`,
-      ownSeqKey: `${prefix}epoch:seq:me`,
-      ownSeqTtlMs: 60_000,
-      currentId: () => 'epoch-1',
-      highestSeq: () => 0,
-      ownSeqExpected: () => ownExpected,
-      seqSeen: () => undefined,
-    };
+    const epoch = epochView(prefix, { ownSeqExpected: () => ownExpected });
     const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, timings: TIMINGS, epoch });
     await client.set(`${prefix}epoch`, JSON.stringify({ id: 'epoch-1', holdUntil: 0 }));
     await client.set(`${prefix}epoch:seq`, '6'); // other instances counted
