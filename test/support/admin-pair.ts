@@ -3,6 +3,7 @@
  * (the first seeds it from `document`, the second reads it), and the admin API call the
  * four-eyes suites make on either. Reads TEST_REDIS_URL; sets nothing else.
  */
+import { randomUUID } from 'node:crypto';
 import type { AccessDocument } from '../../src/access/model';
 import { writeAccessFile } from './access-fixture';
 import { startTestGateway, type TestGateway } from './gateway';
@@ -23,11 +24,9 @@ export async function adminCall(port: number, token: string | null, method: stri
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-let pairs = 0;
-
 export async function startApprovalPair(document: AccessDocument): Promise<[TestGateway, TestGateway]> {
-  pairs++;
-  const redis = { url: process.env.TEST_REDIS_URL as string, keyPrefix: `pair${process.pid}x${pairs}:` };
+  // A prefix no other pair ever had: suites running one after another in one worker share its pid.
+  const redis = { url: process.env.TEST_REDIS_URL as string, keyPrefix: `pair:${randomUUID()}:` };
   const file = writeAccessFile(document);
   const a = await startTestGateway({ redis: { ...redis, seedAccessFile: 'always' }, access: { file }, admin: { approvals: 'required' } });
   const b = await startTestGateway({ redis: { ...redis, seedAccessFile: 'never' }, access: { file }, admin: { approvals: 'required' } });
