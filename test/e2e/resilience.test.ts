@@ -250,9 +250,11 @@ describe('recovery that follows the core', () => {
     expect(probes).toHaveLength(3);
     const gaps = [probes[0]! - openedAt, probes[1]! - probes[0]!, probes[2]! - probes[1]!];
     // A probe goes with the first call after the breaker half-opens: up to one call (and pause) late.
+    // The first gap starts when this test saw the breaker open, which can lag the opening itself
+    // (63 ms once on a busy CI run), hence the looser lower bound.
     gaps.forEach((gap, i) => {
       const wait = [FIRST_MS, CAP_MS, CAP_MS][i]!;
-      expect(gap).toBeGreaterThan(wait - 50);
+      expect(gap).toBeGreaterThan(wait - 150);
       expect(gap).toBeLessThan(wait + 400);
     });
     for (const refused of whileFailing.filter((a) => a.status === 503)) {
