@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { AuditEntryInput, AuditLog } from '../admin/audit';
+import type { AuditEntryInput, AuditLog } from './audit-log';
 import { accessDocumentSchema, type AccessDocument, type AdminAccount, type PendingChange } from './model';
 import {
   DOCUMENT_KINDS,

@@ -1,5 +1,5 @@
 import { accessDocumentSchema, parseAccessDocumentInPlace } from './model';
-import { fieldErrors } from './admin-inputs';
+import { fieldErrors } from '../admin/operations/admin-inputs';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test spoils arbitrary fields of a plain JSON document
 type Spoilable = Record<string, any>;

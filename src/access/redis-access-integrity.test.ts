@@ -15,7 +15,7 @@ import { RedisAccessStore } from './redis-access-store';
 import { redisSchema } from '../redis/redis.schema';
 import { AccessStoreIntegrityError } from './access-store';
 import { documentToRecords } from './access-state';
-import { AccessService } from './access-service';
+import { AccessService } from '../admin/operations/access-service';
 import { within } from '../../test/support/within';
 import { testKey } from '../../test/support/access-fixture';
 

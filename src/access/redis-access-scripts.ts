@@ -23,7 +23,7 @@
  * version check, can tell a store whose records vanished (expired, evicted, deleted by hand)
  * from a store that was emptied on purpose. Reads nothing; sets nothing.
  */
-import { AUDIT_APPEND_LUA } from '../admin/audit';
+import { AUDIT_APPEND_LUA } from './audit-log';
 import type { StagedKeys, StagedKind } from './redis-access-staging';
 
 export interface AccessKeys {

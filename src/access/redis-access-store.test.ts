@@ -15,7 +15,7 @@ import { createRedisClient, RedisHealth, whenReady, type RedisClient } from '../
 import { InvalidAccessDocumentError, RedisAccessStore } from './redis-access-store';
 import { redisSchema } from '../redis/redis.schema';
 import { readDocument, RecordConflictError, VersionConflictError, writeDocument, type AccessStore } from './access-store';
-import { RedisAuditLog } from '../admin/audit';
+import { RedisAuditLog } from './audit-log';
 import { documentToRecords, recordJson } from './access-state';
 
 const logger = createLogger('silent');

@@ -24,7 +24,7 @@
 import type { Logger } from '../logging/logger';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
-import type { AuditEntryInput, AuditStreamTarget } from '../admin/audit';
+import type { AuditEntryInput, AuditStreamTarget } from './audit-log';
 import {
   accessKeys,
   BACKFILL_MANIFEST_SCRIPT,

@@ -28,9 +28,9 @@
  */
 import type http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { AccessService } from '../access/access-service';
-import type { AdminDirectory } from '../access/admin-directory';
-import { ChangeQueue } from '../access/change-queue';
+import type { AccessService } from './operations/access-service';
+import type { AdminDirectory } from './operations/admin-directory';
+import { ChangeQueue } from './operations/proposals';
 import type { Logger } from '../logging/logger';
 import { createErrorHandler } from '../request/error-handler';
 import { requestContext, type RequestObserver } from '../policies/request-context/request-context';
@@ -39,11 +39,11 @@ import type { SmsOutboxReader } from '../sms/outbox';
 import { GatewayError } from '../errors/error-catalogue';
 import { createClientAddressResolver } from '../core-client/forwarded';
 import type { SessionEpochs } from '../sessions/session-epochs';
-import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions } from './admin-auth';
+import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions } from './auth';
 import { adminSessions } from './admin-session';
 import { FailedLoginAudit } from './failed-logins';
 import { adminSchema } from './admin.schema';
-import type { AuditLog } from './audit';
+import type { AuditLog } from '../access/audit-log';
 import type { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';

@@ -5,14 +5,14 @@
 import path from 'node:path';
 import request from 'supertest';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
-import { AdminDirectory } from '../access/admin-directory';
-import { ChangeQueue } from '../access/change-queue';
+import { AdminDirectory } from './operations/admin-directory';
+import { ChangeQueue } from './operations/proposals';
 import type { AdminAccount } from '../access/model';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
 import { createAdminApp } from './admin-app';
-import { MemoryAuditLog } from './audit';
+import { MemoryAuditLog } from '../access/audit-log';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');

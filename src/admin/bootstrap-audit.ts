@@ -8,10 +8,10 @@
  * Reads the signed-in admin from the request context; appends to the audit log.
  */
 import type { RequestHandler } from 'express';
-import { BOOTSTRAP_ID } from '../access/four-eyes';
+import { BOOTSTRAP_ID } from './operations/four-eyes';
 import { GatewayError } from '../errors/error-catalogue';
 import { context } from '../request/context';
-import type { AuditLog } from './audit';
+import type { AuditLog } from '../access/audit-log';
 
 export function auditBootstrapUse(audit: Pick<AuditLog, 'append'>): RequestHandler {
   return function bootstrapUse(req, res, next) {

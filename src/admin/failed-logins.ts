@@ -9,7 +9,7 @@
  * appends them to the audit log when the minute is over, or when flushed (at stop).
  */
 import type { Logger } from '../logging/logger';
-import type { AuditLog } from './audit';
+import type { AuditLog } from '../access/audit-log';
 
 export const LOGIN_FAILED_ACTION = 'admin.login_failed';
 const OTHER_ADDRESSES = 'other addresses';

@@ -4,13 +4,13 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { accessServiceFor } from '../../test/support/access-service';
 import { MemoryAccessStore, readAccessFile } from '../access/access-store';
-import { AdminDirectory } from '../access/admin-directory';
+import { AdminDirectory } from './operations/admin-directory';
 import { createLogger } from '../logging/logger';
 import { OutboxSmsProvider } from '../sms/outbox';
 import { latestCodeSentTo, readSmsOutbox } from '../sms/outbox-client';
 import { startRedisServer } from '../../test/support/redis-server';
 import { createAdminApp } from './admin-app';
-import { MemoryAuditLog, RedisAuditLog, type AuditLog } from './audit';
+import { MemoryAuditLog, RedisAuditLog, type AuditLog } from '../access/audit-log';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');

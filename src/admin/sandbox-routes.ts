@@ -17,7 +17,7 @@ import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
 import { authenticatedAdmin, context } from '../request/context';
 import type { SmsOutboxReader } from '../sms/outbox';
-import type { AuditLog } from './audit';
+import type { AuditLog } from '../access/audit-log';
 import { can } from './routes/route-kit';
 
 export interface SandboxRoutesDeps {

@@ -16,9 +16,9 @@ import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../errors/error-catalogue';
 import type { SignedSessions } from '../sessions/signed-sessions';
-import type { CredentialCheck, SessionReader } from './admin-auth';
+import type { CredentialCheck, SessionReader } from './auth';
 import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
-import type { AuditLog } from './audit';
+import type { AuditLog } from '../access/audit-log';
 import { declaredSizeAtMost, verifyJsonDepth } from './routes/body-guard';
 import { inviteBody } from './routes/route-kit';
 

@@ -4,7 +4,7 @@
  *
  * Pure functions: reads only its arguments, sets nothing, returns text ending in a newline.
  */
-import type { AccessDiff, ItemChanges } from '../access/access-diff';
+import type { AccessDiff, ItemChanges } from '../admin/operations/access-diff';
 
 /** Plain columns, padded to the widest cell; `-` for an empty cell. */
 export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | undefined>>): string {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { adminSchema } from '../admin/admin.schema';
-import { auditSchema } from '../admin/audit.schema';
+import { auditSchema } from '../access/audit-log.schema';
 import { redisConfigured, redisSchema } from '../redis/redis.schema';
 import { coreClientSchema } from '../core-client/core-client.schema';
 import { authenticateSchema } from '../policies/authenticate/authenticate.schema';

@@ -10,7 +10,7 @@
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
 import type { MatchResult } from '../catalogue/matcher';
-import type { AdminIdentity } from '../access/admin-directory';
+import type { AdminIdentity } from '../admin/operations/admin-directory';
 import type { Principal } from '../access/access-index';
 import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';

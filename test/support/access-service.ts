@@ -2,7 +2,7 @@
  * An admin AccessService over a store, as the gateway builds one: with its own access cache, which
  * loads the store on first use. For tests that drive the admin API without a whole gateway.
  */
-import { AccessService, type AccessServiceOptions } from '../../src/access/access-service';
+import { AccessService, type AccessServiceOptions } from '../../src/admin/operations/access-service';
 import type { AccessStore } from '../../src/access/access-store';
 import { AccessCache } from '../../src/access/cache';
 import { createLogger } from '../../src/logging/logger';

@@ -7,13 +7,13 @@
 import path from 'node:path';
 import request from 'supertest';
 import { MemoryAccessStore, readAccessFile } from '../../access/access-store';
-import { AdminDirectory } from '../../access/admin-directory';
+import { AdminDirectory } from '../operations/admin-directory';
 import { createLogger } from '../../logging/logger';
 import { accessServiceFor } from '../../../test/support/access-service';
 import { listenOnLoopback, type Listening } from '../../../test/support/listen';
 import { rawExchange, rawRequest, type RawExchange } from '../../../test/support/raw-http';
 import { continueFromRoutes, createAdminApp } from '../admin-app';
-import { MemoryAuditLog } from '../audit';
+import { MemoryAuditLog } from '../../access/audit-log';
 import { MAX_BODY_DEPTH } from './body-guard';
 
 const TOKEN = 'admin-token-for-tests-0123456789';

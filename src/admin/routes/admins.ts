@@ -18,8 +18,8 @@
  * codes and tokens are stored only as hashes.
  */
 import type { Request, Response, Router } from 'express';
-import { AdminDirectory, newEnrolmentCode } from '../../access/admin-directory';
-import { BOOTSTRAP_ID } from '../../access/four-eyes';
+import { AdminDirectory, newEnrolmentCode } from '../operations/admin-directory';
+import { BOOTSTRAP_ID } from '../operations/four-eyes';
 import { GatewayError } from '../../errors/error-catalogue';
 import { authenticatedAdmin, signedInAdmin } from '../../request/context';
 import type { AuthThrottle } from '../auth-throttle';

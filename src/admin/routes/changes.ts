@@ -10,7 +10,7 @@
  * once and answers 200 with its result; one that does answers 202 with the pending change.
  */
 import type { Request, Response, Router } from 'express';
-import { isFileableOperation } from '../../access/change-queue';
+import { isFileableOperation } from '../operations/proposals';
 import { GatewayError } from '../../errors/error-catalogue';
 import { signedInAdmin } from '../../request/context';
 import { can, jsonBody, methodNotAllowed, param, type Routes } from './route-kit';

@@ -10,14 +10,14 @@
  * or file it for approval). Errors are GatewayErrors for the shared error handler.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { AccessService, Page, PageRequest } from '../../access/access-service';
-import type { AdminDirectory } from '../../access/admin-directory';
-import type { ChangeQueue, OperationName } from '../../access/change-queue';
+import type { AccessService, Page, PageRequest } from '../operations/access-service';
+import type { AdminDirectory } from '../operations/admin-directory';
+import type { ChangeQueue, OperationName } from '../operations/proposals';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
 import { context, signedInAdmin } from '../../request/context';
-import type { AuditLog } from '../audit';
-import { roleAllows, type Capability } from '../roles';
+import type { AuditLog } from '../../access/audit-log';
+import { roleAllows, type Capability } from '../operations/roles';
 import { announcesBody, declaredSizeAtMost, refuseUnread, verifyJsonDepth } from './body-guard';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
-import type { AccessDiff } from '../../access/access-diff';
+import type { AccessDiff } from '../../admin/operations/access-diff';
 import type { AccessDocument } from '../../access/model';
 import { CommandFailure } from '../admin-client';
 import { formatDiff } from '../output';

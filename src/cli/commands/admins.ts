@@ -8,7 +8,7 @@
  * enrols or rotates their own), each of which the API returns only then.
  */
 import type { Command } from 'commander';
-import type { AdminView, AdminWithToken } from '../../access/admin-directory';
+import type { AdminView, AdminWithToken } from '../../admin/operations/admin-directory';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 

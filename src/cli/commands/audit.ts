@@ -6,7 +6,7 @@
  * prints to stdout.
  */
 import type { Command } from 'commander';
-import type { AuditEntry } from '../../admin/audit';
+import type { AuditEntry } from '../../access/audit-log';
 import { table } from '../output';
 import { type CommandContext, wholeNumber } from './context';
 

@@ -5,7 +5,7 @@
  * to stdout, including a new key's secret, which the API returns only at issue.
  */
 import type { Command } from 'commander';
-import type { KeyView } from '../../access/access-service';
+import type { KeyView } from '../../admin/operations/access-service';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 

@@ -4,7 +4,7 @@
  * Reads and sets vendors through the admin API (/v1/vendors); prints to stdout.
  */
 import type { Command } from 'commander';
-import type { VendorView } from '../../access/access-service';
+import type { VendorView } from '../../admin/operations/access-service';
 import { table } from '../output';
 import { type CommandContext, segment, wholeNumber } from './context';
 

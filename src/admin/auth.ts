@@ -27,7 +27,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from '../access/admin-directory';
+import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from './operations/admin-directory';
 import { GatewayError } from '../errors/error-catalogue';
 import { context } from '../request/context';
 import type { SessionClaims, SignedSessions } from '../sessions/signed-sessions';

@@ -20,15 +20,15 @@
  * approval records why.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { GatewayError } from '../errors/error-catalogue';
+import { GatewayError } from '../../errors/error-catalogue';
 import type { AccessService } from './access-service';
 import type { AdminDirectory } from './admin-directory';
 import type { Approval, Outcome, WriteBy } from './access-writer';
 import { sameValue } from './access-diff';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
-import { roleAllows } from '../admin/roles';
-import type { PendingChange } from './model';
-import type { AccessIndex } from './access-index';
+import { roleAllows } from './roles';
+import type { PendingChange } from '../../access/model';
+import type { AccessIndex } from '../../access/access-index';
 
 /** What a pending change's operation runs on. */
 interface Targets {

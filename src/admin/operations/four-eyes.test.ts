@@ -1,9 +1,9 @@
 /**
  * Who counts as one person, and when set-up closes: the rules four-eyes approval rests on.
  */
-import { AccessIndex } from './access-index';
+import { AccessIndex } from '../../access/access-index';
 import { BOOTSTRAP_ID, chainOf, personOf, samePerson, setupLatch, setupOpen } from './four-eyes';
-import type { AdminAccount } from './model';
+import type { AdminAccount } from '../../access/model';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
 const at = '2026-01-01T00:00:00.000Z';

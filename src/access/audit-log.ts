@@ -21,7 +21,7 @@
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
 import type { RedisClient } from '../redis/redis-client';
-import { auditSchema, type AuditConfig } from './audit.schema';
+import { auditSchema, type AuditConfig } from './audit-log.schema';
 
 export interface AuditEntry {
   /** `<ms since the epoch>-<sequence>`: ordered as the entries were written. */

@@ -1,12 +1,12 @@
-import { isWellFormedApiKey, hashApiKey } from './api-key';
+import { isWellFormedApiKey, hashApiKey } from '../../access/api-key';
 import { diffAccessDocuments } from './access-diff';
 import { AccessService } from './access-service';
-import { accessDocumentSchema, type AccessDocument } from './model';
-import { AccessIndex } from './access-index';
-import { MemoryAccessStore, readDocument } from './access-store';
-import { AccessCache } from './cache';
-import { createLogger } from '../logging/logger';
-import { GatewayError } from '../errors/error-catalogue';
+import { accessDocumentSchema, type AccessDocument } from '../../access/model';
+import { AccessIndex } from '../../access/access-index';
+import { MemoryAccessStore, readDocument } from '../../access/access-store';
+import { AccessCache } from '../../access/cache';
+import { createLogger } from '../../logging/logger';
+import { GatewayError } from '../../errors/error-catalogue';
 
 const HASH_A = `sha256:${'a'.repeat(64)}`;
 const HASH_B = `sha256:${'b'.repeat(64)}`;

@@ -11,14 +11,14 @@
  * changes is still what the change's preview showed.
  */
 import { createHash } from 'node:crypto';
-import { GatewayError } from '../errors/error-catalogue';
-import type { AuditEntryInput } from '../admin/audit';
-import { AccessStoreIntegrityError, RecordConflictError, VersionConflictError, type AccessStore } from './access-store';
-import { RECORD_SCHEMAS, recordJson, removedKeyIds, type AccessOp } from './access-state';
-import { AccessIndex } from './access-index';
-import type { AccessCache } from './cache';
-import type { KeyUsageTracker } from './key-usage';
-import type { PendingChange } from './model';
+import { GatewayError } from '../../errors/error-catalogue';
+import type { AuditEntryInput } from '../../access/audit-log';
+import { AccessStoreIntegrityError, RecordConflictError, VersionConflictError, type AccessStore } from '../../access/access-store';
+import { RECORD_SCHEMAS, recordJson, removedKeyIds, type AccessOp } from '../../access/access-state';
+import { AccessIndex } from '../../access/access-index';
+import type { AccessCache } from '../../access/cache';
+import type { KeyUsageTracker } from '../../access/key-usage';
+import type { PendingChange } from '../../access/model';
 import { fieldErrors } from './admin-inputs';
 import { sameValue } from './access-diff';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, setupOpen } from './four-eyes';

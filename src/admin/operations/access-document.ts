@@ -9,13 +9,13 @@
  * A revoked key never comes back through a document.
  */
 import { stringify as toYaml } from 'yaml';
-import { GatewayError } from '../errors/error-catalogue';
-import { parseAccessDocumentInPlace } from './model';
-import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from './access-store';
+import { GatewayError } from '../../errors/error-catalogue';
+import { parseAccessDocumentInPlace } from '../../access/model';
+import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from '../../access/access-store';
 import { diffAccessDocuments, type AccessDiff } from './access-diff';
-import { keyRecord, operationsBetween, planDigest, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from './access-state';
-import type { AccessIndex } from './access-index';
-import type { AccessCache } from './cache';
+import { keyRecord, operationsBetween, planDigest, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from '../../access/access-state';
+import type { AccessIndex } from '../../access/access-index';
+import type { AccessCache } from '../../access/cache';
 import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
 import { fieldErrors } from './admin-inputs';
 

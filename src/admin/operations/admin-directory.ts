@@ -13,12 +13,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { GatewayError } from '../errors/error-catalogue';
-import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } from './model';
+import { GatewayError } from '../../errors/error-catalogue';
+import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } from '../../access/model';
 import { parseInput } from './admin-inputs';
 import { writerOf, type AccessWriter, type Change, type Outcome, type Plan, type WriteBy } from './access-writer';
-import type { AccessIndex } from './access-index';
-import type { AccessOp } from './access-state';
+import type { AccessIndex } from '../../access/access-index';
+import type { AccessOp } from '../../access/access-state';
 import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch, setupOpen } from './four-eyes';
 
 /** Who an admin request acts as. */

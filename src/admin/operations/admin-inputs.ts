@@ -6,8 +6,8 @@
  * Pure: reads the input it is given.
  */
 import { z } from 'zod';
-import { GatewayError, type FieldError } from '../errors/error-catalogue';
-import { keySchema, licenceSchema, permissionSchema, vendorSchema } from './model';
+import { GatewayError, type FieldError } from '../../errors/error-catalogue';
+import { keySchema, licenceSchema, permissionSchema, vendorSchema } from '../../access/model';
 
 export const idSchema = vendorSchema.shape.id;
 // A malformed timestamp is reported once, by the format check, not again as "in the past".

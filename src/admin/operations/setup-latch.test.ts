@@ -6,12 +6,12 @@
  * admin write, even one that takes a token away, from start-up, and from refusing the bootstrap
  * token; so no road opens set-up again.
  */
-import { MemoryAccessStore } from './access-store';
+import { MemoryAccessStore } from '../../access/access-store';
 import { AdminDirectory, newEnrolmentCode } from './admin-directory';
-import { ChangeQueue } from './change-queue';
+import { ChangeQueue } from './proposals';
 import { BOOTSTRAP_ID, setupOpen } from './four-eyes';
-import type { AdminAccount } from './model';
-import { accessServiceFor } from '../../test/support/access-service';
+import type { AdminAccount } from '../../access/model';
+import { accessServiceFor } from '../../../test/support/access-service';
 
 const at = '2026-01-01T00:00:00.000Z';
 const approver = (id: string, digit: string): AdminAccount => ({ id, name: id, role: 'approver', createdAt: at, sponsor: BOOTSTRAP_ID, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${digit.repeat(64)}` });

@@ -6,11 +6,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import { accessServiceFor } from '../../test/support/access-service';
-import { MemoryAccessStore } from '../access/access-store';
+import { MemoryAccessStore } from './access-store';
 import { createLogger } from '../logging/logger';
 import { listenOnLoopback } from '../../test/support/listen';
-import { createAdminApp } from './admin-app';
-import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit';
+import { createAdminApp } from '../admin/admin-app';
+import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit-log';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const DAY_MS = 86_400_000;

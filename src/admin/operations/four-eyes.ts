@@ -24,9 +24,9 @@
  *
  * Pure: reads the AccessIndex it is given.
  */
-import type { AccessOp } from './access-state';
-import type { AccessIndex } from './access-index';
-import type { AdminAccount } from './model';
+import type { AccessOp } from '../../access/access-state';
+import type { AccessIndex } from '../../access/access-index';
+import type { AdminAccount } from '../../access/model';
 
 export const BOOTSTRAP_ID = 'bootstrap';
 

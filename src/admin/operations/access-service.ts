@@ -10,14 +10,14 @@
  * outside the whole-document operations, which live in access-document.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../errors/error-catalogue';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
-import { rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from './model';
-import type { AccessStore } from './access-store';
+import { GatewayError } from '../../errors/error-catalogue';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../access/api-key';
+import { rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from '../../access/model';
+import type { AccessStore } from '../../access/access-store';
 import { sameValue } from './access-diff';
-import { keyRecord, type AccessOp, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
-import type { AccessIndex } from './access-index';
-import type { AccessCache } from './cache';
+import { keyRecord, type AccessOp, type KeyEntity, type UserRecord, type VendorRecord } from '../../access/access-state';
+import type { AccessIndex } from '../../access/access-index';
+import type { AccessCache } from '../../access/cache';
 import { AccessDocumentService, type DocumentExport, type ReplaceOptions, type ReplaceResult } from './access-document';
 import { AccessWriter, unchanged, type AccessWriterOptions, type Outcome, type WriteBy } from './access-writer';
 import { createVendorInput, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';

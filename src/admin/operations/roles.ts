@@ -5,7 +5,7 @@
  *
  * Pure: maps a role to its capabilities.
  */
-import type { AdminRole } from '../access/model';
+import type { AdminRole } from '../../access/model';
 
 export type Capability = 'read' | 'write' | 'approve' | 'manage-admins';
 

@@ -5,7 +5,7 @@
  *
  * Pure: reads two documents, returns their difference.
  */
-import type { AccessDocument, Licence, Permission } from './model';
+import type { AccessDocument, Licence, Permission } from '../../access/model';
 
 export interface FieldChange {
   readonly field: string;
