@@ -15,7 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Express } from 'express';
 import { AccessService } from './admin/operations/access-service';
 import { AdminDirectory } from './admin/operations/admin-directory';
-import { ChangeQueue } from './admin/operations/proposals';
+import { Proposals } from './admin/operations/proposals';
 import { VendorTraffic } from './metrics/vendor-traffic';
 import { AccessCache } from './access/cache';
 import { continueFromRoutes, createAdminApp } from './admin/admin-app';
@@ -322,7 +322,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const adminApp = createAdminApp({
     service: accessService,
     admins: adminDirectory,
-    changes: new ChangeQueue(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }, adminDirectory),
+    proposals: new Proposals(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }, adminDirectory),
     sessionIdleMinutes: config.admin.sessionIdleMinutes,
     sessionMaxHours: config.admin.sessionMaxHours,
     // Sign-out holds on every instance: the epochs live where the access config does.

@@ -9,7 +9,7 @@
  */
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import { type AccessOp, type AccessRecords, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
-import type { AccessDocument, AdminAccount, Licence, PendingChange, Permission } from './model';
+import type { AccessDocument, AdminAccount, Licence, Proposal, Permission } from './model';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch' | 'token_mismatch';
 export type AccessDeniedReason = 'vendor_suspended' | 'licence_required' | 'permission_denied';
@@ -106,7 +106,7 @@ export class AccessIndex {
   private readonly users = new Map<string, UserRecord>();
   private readonly admins = new Map<string, AdminAccount>();
   private readonly adminsByTokenHash = new Map<string, AdminAccount>();
-  private readonly pendingChanges = new Map<string, PendingChange>();
+  private readonly proposals = new Map<string, Proposal>();
   private readonly userGrants = new Map<string, CompiledGrant[]>();
   private readonly licenceDecisions = new Map<string, Map<string, Decision>>();
   private readonly permissionDecisions = new Map<string, Map<string, Decision>>();
@@ -152,7 +152,7 @@ export class AccessIndex {
     for (const key of records.keys ?? []) this.putKey(key);
     for (const user of records.users ?? []) this.putUser(user);
     for (const admin of records.admins ?? []) this.putAdmin(admin);
-    for (const change of records.changes ?? []) this.pendingChanges.set(change.id, change);
+    for (const proposal of records.proposals ?? []) this.proposals.set(proposal.id, proposal);
   }
 
   /** Applies one change's operations (guards are the store's business) and takes its version. */
@@ -175,9 +175,9 @@ export class AccessIndex {
           if (op.value) this.putAdmin(op.value);
           else this.deleteAdmin(op.id);
           break;
-        case 'change':
-          if (op.value) this.pendingChanges.set(op.id, op.value);
-          else this.pendingChanges.delete(op.id);
+        case 'proposal':
+          if (op.value) this.proposals.set(op.id, op.value);
+          else this.proposals.delete(op.id);
           break;
       }
     }
@@ -197,13 +197,13 @@ export class AccessIndex {
     return [...this.admins.values()].sort((a, b) => byId(a.id, b.id));
   }
 
-  pendingChange(changeId: string): PendingChange | undefined {
-    return this.pendingChanges.get(changeId);
+  proposal(changeId: string): Proposal | undefined {
+    return this.proposals.get(changeId);
   }
 
-  /** Every pending change, oldest first. */
-  pendingChangeList(): PendingChange[] {
-    return [...this.pendingChanges.values()].sort((a, b) => byId(a.createdAt, b.createdAt) || byId(a.id, b.id));
+  /** Every proposal, oldest first. */
+  proposalList(): Proposal[] {
+    return [...this.proposals.values()].sort((a, b) => byId(a.createdAt, b.createdAt) || byId(a.id, b.id));
   }
 
   setVersion(version: number): void {
@@ -285,7 +285,7 @@ export class AccessIndex {
       keys: [...this.keys.values()],
       users: [...this.users.values()],
       admins: [...this.admins.values()],
-      changes: [...this.pendingChanges.values()],
+      proposals: [...this.proposals.values()],
     };
   }
 

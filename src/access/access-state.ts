@@ -13,7 +13,7 @@ import { z } from 'zod';
 import {
   adminAccountSchema,
   keySchema,
-  pendingChangeSchema,
+  proposalSchema,
   licenceSchema,
   permissionSchema,
   rateLimitSchema,
@@ -22,7 +22,7 @@ import {
   type AccessDocument,
   type AdminAccount,
   type ApiKeyRecord,
-  type PendingChange,
+  type Proposal,
   type User,
   type Vendor,
 } from './model';
@@ -39,17 +39,17 @@ export const userRecordSchema = userSchema;
 export type UserRecord = User;
 
 /**
- * Vendors, keys and users make up the declarative access document; admins and pending changes
+ * Vendors, keys and users make up the declarative access document; admins and proposals
  * are kept beside them (same store, same changes, same audit) but are never part of it.
  */
-export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'change';
+export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'proposal';
 
 export interface RecordValues {
   readonly vendor: VendorRecord;
   readonly key: KeyEntity;
   readonly user: UserRecord;
   readonly admin: AdminAccount;
-  readonly change: PendingChange;
+  readonly proposal: Proposal;
 }
 
 export const RECORD_SCHEMAS = {
@@ -57,13 +57,13 @@ export const RECORD_SCHEMAS = {
   key: keyEntitySchema,
   user: userRecordSchema,
   admin: adminAccountSchema,
-  change: pendingChangeSchema,
+  proposal: proposalSchema,
 } as const;
-export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user', 'admin', 'change'];
+export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user', 'admin', 'proposal'];
 /** The kinds of the declarative document, which a whole-document write replaces. */
 export const DOCUMENT_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user'];
 /** Where each kind's records sit in AccessRecords. */
-export const RECORDS_FIELD = { vendor: 'vendors', key: 'keys', user: 'users', admin: 'admins', change: 'changes' } as const;
+export const RECORDS_FIELD = { vendor: 'vendors', key: 'keys', user: 'users', admin: 'admins', proposal: 'proposals' } as const;
 
 /**
  * Sets (value) or deletes (null) one record. `expect`, when present, is what the record must
@@ -78,9 +78,9 @@ export interface AccessRecords {
   readonly vendors: readonly VendorRecord[];
   readonly keys: readonly KeyEntity[];
   readonly users: readonly UserRecord[];
-  /** Absent: left as they are (a whole-document write never touches admins or pending changes). */
+  /** Absent: left as they are (a whole-document write never touches admins or proposals). */
   readonly admins?: readonly AdminAccount[];
-  readonly changes?: readonly PendingChange[];
+  readonly proposals?: readonly Proposal[];
 }
 
 /** The stored form of a record: its schema's output as JSON, so equal records give equal text. */
@@ -99,8 +99,8 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
   key: propertyOrder(keyEntitySchema.shape),
   user: propertyOrder(userSchema.shape, permissionSchema.shape),
   admin: propertyOrder(adminAccountSchema.shape, adminAccountSchema.shape.enrolment.unwrap().shape),
-  // A pending change's args and preview hold any JSON: written as it is, not by a property list.
-  change: [],
+  // A proposal's args and preview hold any JSON: written as it is, not by a property list.
+  proposal: [],
 };
 
 /**
@@ -108,7 +108,7 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
  * document): the same text as `recordJson`, without validating it again.
  */
 export function canonicalJson(kind: RecordKind, record: RecordValues[RecordKind]): string {
-  return kind === 'change' ? recordJson(kind, record) : JSON.stringify(record, PROPERTY_ORDER[kind]);
+  return kind === 'proposal' ? recordJson(kind, record) : JSON.stringify(record, PROPERTY_ORDER[kind]);
 }
 
 export function documentToRecords(document: AccessDocument): AccessRecords {

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { AuditEntryInput, AuditLog } from './audit-log';
-import { accessDocumentSchema, type AccessDocument, type AdminAccount, type PendingChange } from './model';
+import { accessDocumentSchema, type AccessDocument, type AdminAccount, type Proposal } from './model';
 import {
   DOCUMENT_KINDS,
   documentToRecords,
@@ -52,7 +52,7 @@ export interface AccessReplaceAll {
   readonly expectedVersion?: number;
   readonly audit: AuditEntryInput | null;
   /**
-   * The write mends a store that lost records: the records carry admins and pending changes too
+   * The write mends a store that lost records: the records carry admins and proposals too
    * (from the copy the writer serves), and they are written as well.
    */
   readonly mend?: boolean;
@@ -233,7 +233,7 @@ export interface MemoryAccessStoreOptions {
 
 export class MemoryAccessStore implements AccessStore {
   private version = 1;
-  private readonly records: Record<RecordKind, Map<string, unknown>> = { vendor: new Map(), key: new Map(), user: new Map(), admin: new Map(), change: new Map() };
+  private readonly records: Record<RecordKind, Map<string, unknown>> = { vendor: new Map(), key: new Map(), user: new Map(), admin: new Map(), proposal: new Map() };
   private readonly keyIdByHash = new Map<string, string>();
   private readonly changes: AccessChange[] = [];
   private readonly listeners = new Set<() => void>();
@@ -290,7 +290,7 @@ export class MemoryAccessStore implements AccessStore {
       keys: [...this.records.key.values()] as KeyEntity[],
       users: [...this.records.user.values()] as UserRecord[],
       admins: [...this.records.admin.values()] as AdminAccount[],
-      changes: [...this.records.change.values()] as PendingChange[],
+      proposals: [...this.records.proposal.values()] as Proposal[],
     };
   }
 
@@ -337,7 +337,7 @@ export class MemoryAccessStore implements AccessStore {
     else this.records[op.kind].delete(op.id);
   }
 
-  /** The records given; admins and pending changes only when given (see AccessRecords). */
+  /** The records given; admins and proposals only when given (see AccessRecords). */
   private setAll(records: AccessRecords): void {
     for (const kind of DOCUMENT_KINDS) this.records[kind].clear();
     this.keyIdByHash.clear();
@@ -345,9 +345,9 @@ export class MemoryAccessStore implements AccessStore {
       this.records.admin.clear();
       for (const admin of records.admins) this.records.admin.set(admin.id, admin);
     }
-    if (records.changes) {
-      this.records.change.clear();
-      for (const change of records.changes) this.records.change.set(change.id, change);
+    if (records.proposals) {
+      this.records.proposal.clear();
+      for (const proposal of records.proposals) this.records.proposal.set(proposal.id, proposal);
     }
     for (const vendor of records.vendors) this.records.vendor.set(vendor.id, vendor);
     for (const key of records.keys) {

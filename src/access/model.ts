@@ -214,7 +214,7 @@ export const adminAccountSchema = z
  * A write waiting for a second admin (admin.approvals: required): the operation and its input as
  * the maker sent them, computed again against the config in force when it is approved.
  */
-export const pendingChangeSchema = z
+export const proposalSchema = z
   .object({
     id: id,
     makerId: id,
@@ -241,7 +241,7 @@ export const pendingChangeSchema = z
   .strict();
 
 export type AdminAccount = z.infer<typeof adminAccountSchema>;
-export type PendingChange = z.infer<typeof pendingChangeSchema>;
+export type Proposal = z.infer<typeof proposalSchema>;
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 export type Licence = z.infer<typeof licenceSchema>;
 export type ApiKeyRecord = z.infer<typeof keySchema>;

@@ -50,7 +50,7 @@ export function accessKeys(keyPrefix: string, auditKey?: string): AccessKeys {
       user: `${base}:users`,
       keyhash: `${base}:keyhash`,
       admin: `${base}:admins`,
-      change: `${base}:pending`,
+      proposal: `${base}:pending`,
     },
     changes: `${base}:changes`,
     audit: auditKey ?? `${base}:audit`,
@@ -70,7 +70,7 @@ const MANIFEST = [
   ['user', 'users'],
   ['keyhash', 'keyhash'],
   ['admin', 'admins'],
-  ['change', 'pending'],
+  ['proposal', 'pending'],
 ] as const;
 export const MANIFEST_KINDS = MANIFEST.map(([kind]) => kind);
 const recordHashes = (keys: AccessKeys): string[] => MANIFEST_KINDS.map((kind) => keys.records[kind]);
@@ -120,7 +120,7 @@ local function integrity_problem(version, manifest_key, record_hashes)
 end
 `;
 
-// KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, pending changes, manifest.
+// KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, proposals, manifest.
 // ARGV: expected version ('' for any), highest version this instance has seen, channel,
 // operations JSON, audit entry ('' for none), audit retention ms, audit max entries, change
 // retention ms. Every check runs before the first write: a script that stopped half-way would
@@ -136,7 +136,7 @@ export const commitKeys = ({ version, records, changes, audit, manifest }: Acces
   changes,
   audit,
   records.admin,
-  records.change,
+  records.proposal,
   manifest,
 ];
 export const COMMIT_KEY_COUNT = 10;
@@ -191,14 +191,14 @@ return {1, version, audit_id, early}
 `;
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
-// same order, the earlier single document, admins, pending changes, their two staged hashes, and
+// same order, the earlier single document, admins, proposals, their two staged hashes, and
 // the manifest. ARGV: mode, version (expected for 'replace' and 'mend', '' for any; the copy's own
 // for 'restore'), highest version this instance has seen, channel, audit entry ('' for none),
 // audit retention ms, audit max entries, change retention ms, then how many records were staged
 // in each of the six staged hashes (vendors, keys, users, keyhash, admins, pending).
 //   replace: a new version made of the staged records (whole-document writes); admins and
-//            pending changes stay as they are.
-//   mend:    the same, with admins and pending changes staged too (from the copy the writer
+//            proposals stay as they are.
+//   mend:    the same, with admins and proposals staged too (from the copy the writer
 //            serves): the whole-document write that mends a store that lost records.
 //   restore: write back a copy only while Redis holds an older version (healing, seeding).
 //   migrate: move the earlier single document in, keeping its version, once.
@@ -211,7 +211,7 @@ export const swapKeys = (keys: AccessKeys, staged: StagedKeys): string[] => {
   return [
     ...[version, records.vendor, records.key, records.user, records.keyhash, changes, audit],
     ...[staged.vendor, staged.key, staged.user, staged.keyhash],
-    ...[legacyDocument, records.admin, records.change, staged.admin, staged.change, manifest],
+    ...[legacyDocument, records.admin, records.proposal, staged.admin, staged.proposal, manifest],
   ];
 };
 export const SWAP_KEY_COUNT = 17;

@@ -29,7 +29,7 @@ export function stagedKeys(base: string): StagedKeys {
     user: `${stage}:users`,
     keyhash: `${stage}:keyhash`,
     admin: `${stage}:admins`,
-    change: `${stage}:pending`,
+    proposal: `${stage}:pending`,
   };
 }
 
@@ -44,7 +44,7 @@ export async function stageRecords(
   withAdmins: boolean,
   ttlMs: number,
 ): Promise<Readonly<Record<StagedKind, number>>> {
-  const counts: Record<StagedKind, number> = { vendor: 0, key: 0, user: 0, keyhash: 0, admin: 0, change: 0 };
+  const counts: Record<StagedKind, number> = { vendor: 0, key: 0, user: 0, keyhash: 0, admin: 0, proposal: 0 };
   const write = async (kind: StagedKind, entries: Iterable<[string, string]>): Promise<void> => {
     const key = keys[kind];
     let chunk: string[] = [];
@@ -79,7 +79,7 @@ export async function stageRecords(
   );
   if (withAdmins) {
     await write('admin', asJson('admin', records.admins ?? []));
-    await write('change', asJson('change', records.changes ?? []));
+    await write('proposal', asJson('proposal', records.proposals ?? []));
   }
   return counts;
 }

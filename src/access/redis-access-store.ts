@@ -41,7 +41,7 @@ import {
   type AccessKeys,
 } from './redis-access-scripts';
 import { stagedKeys, stageRecords } from './redis-access-staging';
-import { InvalidAccessDocumentError, parseChange, parseLegacyDocument, parseRecord, parseVersion, toWire } from './redis-access-wire';
+import { InvalidAccessDocumentError, parseChange, parseLegacyDocument, parseRecord, parseVersion, recordKindOf, toWire, type WireKind } from './redis-access-wire';
 import { documentToRecords, RECORD_KINDS, RECORDS_FIELD, type AccessRecords, type RecordKind } from './access-state';
 import {
   AccessStoreIntegrityError,
@@ -399,7 +399,7 @@ export class RedisAccessStore implements AccessStore {
       this.notify();
       return version;
     }
-    if (status === -1) throw new RecordConflictError('changed', reply[2] as RecordKind, String(reply[3]));
+    if (status === -1) throw new RecordConflictError('changed', recordKindOf(reply[2] as WireKind), String(reply[3]));
     if (status === -2) throw new RecordConflictError('no_vendor', 'vendor', String(reply[3]));
     if (status === -3) throw new RecordConflictError('duplicate_key_hash', 'key', String(reply[3]));
     if (status === -5) {

@@ -14,9 +14,18 @@ export class InvalidAccessDocumentError extends Error {
   override readonly name = 'InvalidAccessDocumentError';
 }
 
+/**
+ * A record kind as the scripts and the change stream name it: a proposal is `change` there, as
+ * releases before the rename wrote it (stream entries outlive a rolling upgrade).
+ */
+export type WireKind = Exclude<RecordKind, 'proposal'> | 'change';
+
+export const wireKind = (kind: RecordKind): WireKind => (kind === 'proposal' ? 'change' : kind);
+export const recordKindOf = (kind: WireKind): RecordKind => (kind === 'change' ? 'proposal' : kind);
+
 /** An operation as the scripts read it: values as their stored JSON, '' for none. */
 interface WireOp {
-  readonly k: RecordKind;
+  readonly k: WireKind;
   readonly id: string;
   readonly v: string;
   readonly e?: string;
@@ -25,7 +34,7 @@ interface WireOp {
 }
 
 export function toWire(op: AccessOp): WireOp {
-  const wire: { -readonly [K in keyof WireOp]: WireOp[K] } = { k: op.kind, id: op.id, v: op.value ? recordJson(op.kind, op.value) : '' };
+  const wire: { -readonly [K in keyof WireOp]: WireOp[K] } = { k: wireKind(op.kind), id: op.id, v: op.value ? recordJson(op.kind, op.value) : '' };
   if (op.expect !== undefined) wire.e = op.expect === null ? '' : recordJson(op.kind, op.expect);
   if (op.kind === 'key' && op.value) {
     wire.h = op.value.hash;
@@ -80,7 +89,10 @@ export function parseChange(fields: string[], changesKey: string, recordKey: (ki
   } catch {
     throw new InvalidAccessDocumentError(`the change to version ${version} in Redis (key ${changesKey}) is not valid JSON`);
   }
-  const ops = wire.map((op) => ({ kind: op.k, id: op.id, value: op.v === '' ? null : parseRecord(op.k, op.v, op.id, recordKey(op.k)) }) as AccessOp);
+  const ops = wire.map((op) => {
+    const kind = recordKindOf(op.k);
+    return { kind, id: op.id, value: op.v === '' ? null : parseRecord(kind, op.v, op.id, recordKey(kind)) } as AccessOp;
+  });
   return { version, ops };
 }
 

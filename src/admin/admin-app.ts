@@ -30,9 +30,10 @@ import type http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccessService } from './operations/access-service';
 import type { AdminDirectory } from './operations/admin-directory';
-import { ChangeQueue } from './operations/proposals';
+import { Proposals } from './operations/proposals';
 import type { Logger } from '../logging/logger';
 import { createErrorHandler } from '../request/error-handler';
+import { adminCaller } from './admin-context';
 import { requestContext, type RequestObserver } from '../policies/request-context/request-context';
 import { requestContextSchema } from '../policies/request-context/request-context.schema';
 import type { SmsOutboxReader } from '../sms/outbox';
@@ -52,7 +53,7 @@ import { registerCatalogue, registerKeys, registerLicences, registerPermissions,
 import { registerAdmins, registerEnrolment } from './routes/admins';
 import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
-import { registerChanges } from './routes/changes';
+import { registerProposals } from './routes/proposals';
 import { registerOverview } from './routes/overview';
 import { announcesBody } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
@@ -61,8 +62,8 @@ export interface AdminAppDeps {
   readonly service: AccessService;
   /** Named admins; without it only the bootstrap token signs in. */
   readonly admins?: AdminDirectory;
-  /** Four eyes; without it every write applies at once. */
-  readonly changes?: ChangeQueue;
+  /** Four eyes (proposals awaiting a second admin); without it every write applies at once. */
+  readonly proposals?: Proposals;
   readonly audit: AuditLog;
   /** The bootstrap admin bearer token; never logged, never stored in the audit log. */
   readonly adminToken: string;
@@ -109,7 +110,7 @@ const DEFAULT_MAX_DOCUMENT_BYTES = adminSchema.shape.maxDocumentBytes.parse(unde
 function adminAccessLog(logger: Logger): RequestObserver {
   return function logAdminRequest(req, res, ctx) {
     const durationMs = Math.round(Number(process.hrtime.bigint() - ctx.startedAt) / 1e3) / 1e3;
-    logger.info({ requestId: ctx.requestId, method: req.method, path: req.path, status: res.statusCode, actor: ctx.adminActor ?? 'anonymous', durationMs }, 'admin request');
+    logger.info({ requestId: ctx.requestId, method: req.method, path: req.path, status: res.statusCode, actor: adminCaller(res)?.actor ?? 'anonymous', durationMs }, 'admin request');
   };
 }
 
@@ -136,18 +137,18 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
   const { service, audit, logger } = deps;
 
-  const changes = deps.changes ?? new ChangeQueue(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
+  const proposals = deps.proposals ?? new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
   const routes: Routes = {
     service,
     audit,
-    changes,
+    proposals,
     admins: deps.admins,
     maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
-    submit: writeSubmitter(changes, logger),
+    submit: writeSubmitter(proposals, logger),
   };
 
   const app = express();
-  app.locals.approvals = changes.approvalsRequired ? 'required' : 'off';
+  app.locals.approvals = proposals.approvalsRequired ? 'required' : 'off';
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -183,7 +184,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerEnrolment(open, { admins: deps.admins, throttle: deps.enrolmentThrottle ?? defaultThrottle(), onFailure, failedLogins, clientAddress });
   app.use('/v1', open);
   app.use(adminAuth(authOptions, readSession));
-  if (changes.approvalsRequired) app.use(auditBootstrapUse(audit));
+  if (proposals.approvalsRequired) app.use(auditBootstrapUse(audit));
 
   const v1 = express.Router();
   registerCatalogue(v1);
@@ -195,7 +196,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerAudit(v1, routes);
   registerAdmins(v1, routes);
   registerOverview(v1, deps.overview);
-  registerChanges(v1, routes);
+  registerProposals(v1, routes);
   if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);
 

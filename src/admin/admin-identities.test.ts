@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
 import { AdminDirectory } from './operations/admin-directory';
-import { ChangeQueue } from './operations/proposals';
+import { Proposals } from './operations/proposals';
 import type { AdminAccount } from '../access/model';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
@@ -35,7 +35,7 @@ async function startAdmin(approvals: 'off' | 'required'): Promise<Harness> {
   const app = createAdminApp({
     service,
     admins,
-    changes: new ChangeQueue(service, { approvals, changeTtlHours: 72 }, admins),
+    proposals: new Proposals(service, { approvals, changeTtlHours: 72 }, admins),
     audit,
     adminToken: TOKEN,
     logger: createLogger('silent'),
@@ -235,7 +235,7 @@ describe('four-eyes approval', () => {
     // The same change, but past its expiry.
     const stale = { ...filed.body, id: 'chg-stale', expiresAt: '2000-01-01T00:00:00.000Z' };
     delete stale.status;
-    await h.store.commit({ ops: [{ kind: 'change', id: 'chg-stale', value: stale, expect: null }], audit: null });
+    await h.store.commit({ ops: [{ kind: 'proposal', id: 'chg-stale', value: stale, expect: null }], audit: null });
     const expired = await h.api.post('/v1/changes/chg-stale/approve').set(bearer(approver));
     expect(expired.status).toBe(409);
     expect(expired.body.detail).toMatch(/expired/);

@@ -5,9 +5,9 @@
  *
  * Reads `Authorization: Bearer <token>` (the bootstrap token compared in constant time, else a
  * named admin's, a hash lookup), or the web UI's session cookie plus, on a write, the UI's
- * request header; the client address as `server.trustedProxies` gives it. Sets the context's
- * `adminActor` (a label, never the token) and `admin`, and renews the session cookie on each
- * request it authenticates.
+ * request header; the client address as `server.trustedProxies` gives it. Sets the admin
+ * context's caller (admin-context.ts: the admin and its label, never the token), and renews the
+ * session cookie on each request it authenticates.
  *
  * The throttle rule (auth-throttle.ts), for every presented token, bearer or at sign-in:
  * - the token is always checked: it is a SHA-256 and a lookup, as cheap as refusing it, and a
@@ -29,7 +29,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from './operations/admin-directory';
 import { GatewayError } from '../errors/error-catalogue';
-import { context } from '../request/context';
+import { setAdminCaller } from './admin-context';
 import type { SessionClaims, SignedSessions } from '../sessions/signed-sessions';
 import { cookieValue, SESSION_COOKIE, sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 import { adminSchema } from './admin.schema';
@@ -157,8 +157,7 @@ export function adminAuth(options: AdminAuthOptions, readSession: SessionReader)
       next(unauthorized('Send the admin token as "Authorization: Bearer <token>", or sign in to the web UI.'));
       return;
     }
-    context(res).adminActor = `admin:${admin.id}`;
-    context(res).admin = admin;
+    setAdminCaller(res, admin);
     next();
   };
 }

@@ -5,17 +5,17 @@
  * header), written before the request goes on. When the audit log cannot take it, the request
  * is refused (503), as an unrecorded use would be worse than none.
  *
- * Reads the signed-in admin from the request context; appends to the audit log.
+ * Reads the signed-in admin from the admin context (admin-context.ts); appends to the audit log.
  */
 import type { RequestHandler } from 'express';
 import { BOOTSTRAP_ID } from './operations/four-eyes';
 import { GatewayError } from '../errors/error-catalogue';
-import { context } from '../request/context';
+import { adminCaller } from './admin-context';
 import type { AuditLog } from '../access/audit-log';
 
 export function auditBootstrapUse(audit: Pick<AuditLog, 'append'>): RequestHandler {
   return function bootstrapUse(req, res, next) {
-    if (context(res).admin?.id !== BOOTSTRAP_ID) {
+    if (adminCaller(res)?.identity.id !== BOOTSTRAP_ID) {
       next();
       return;
     }

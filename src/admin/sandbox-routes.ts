@@ -15,7 +15,8 @@
 import type { Router } from 'express';
 import { GatewayError } from '../errors/error-catalogue';
 import type { Logger } from '../logging/logger';
-import { authenticatedAdmin, context } from '../request/context';
+import { context } from '../request/context';
+import { authenticatedAdmin } from './admin-context';
 import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from '../access/audit-log';
 import { can } from './routes/route-kit';

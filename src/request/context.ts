@@ -10,7 +10,6 @@
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
 import type { MatchResult } from '../catalogue/matcher';
-import type { AdminIdentity } from '../admin/operations/admin-directory';
 import type { Principal } from '../access/access-index';
 import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';
@@ -117,10 +116,6 @@ export interface RequestContext {
   secondFactor: RedeemedCode | null;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
   trace: RequestTrace | null;
-  /** Admin API only: who made the call, for the audit log (`admin:<id>`, set by the admin token check). */
-  adminActor: string | null;
-  /** Admin API only: the admin the token belongs to, with its role (set by the admin token check). */
-  admin: AdminIdentity | null;
 }
 
 export function newContext(requestId: string): RequestContext {
@@ -142,8 +137,6 @@ export function newContext(requestId: string): RequestContext {
     streamedBytesOut: 0,
     secondFactor: null,
     trace: null,
-    adminActor: null,
-    admin: null,
   };
 }
 
@@ -158,16 +151,4 @@ export function getContext(res: Response): RequestContext | undefined {
 /** For steps that run after request-context: the context is always there. */
 export function context(res: Response): RequestContext {
   return res.locals.ctx as RequestContext;
-}
-
-/** The admin who made this admin API call; admin routes run only after the token check set it. */
-export function authenticatedAdmin(res: Response): string {
-  return signedInAdmin(res).actor;
-}
-
-/** The admin of this call with its audit label; admin routes run only after the token check. */
-export function signedInAdmin(res: Response): { readonly actor: string; readonly identity: AdminIdentity } {
-  const { adminActor, admin } = context(res);
-  if (adminActor === null || admin === null) throw new Error('admin routes run after the admin token check');
-  return { actor: adminActor, identity: admin };
 }

@@ -123,7 +123,7 @@ export class AccessDocumentService {
   }
 
   /**
-   * Swaps a document's records in whole. A whole-document write leaves admins and pending changes
+   * Swaps a document's records in whole. A whole-document write leaves admins and proposals
    * as they are in the store, so the writer serves the records with the ones it holds; mending a
    * store that lost records writes those too, from the same copy. Without a copy to mend from
    * (`index` is not the served one), the document's records go in alone and the cache loads the
@@ -131,7 +131,7 @@ export class AccessDocumentService {
    */
   private async swapWhole(index: AccessIndex, records: AccessRecords, change: AccessReplaceAll & { readonly expectedVersion: number }): Promise<number> {
     if (index !== this.cache.index) return (await this.store.replaceAll(records, { ...change, mend: false })).version;
-    const served: AccessRecords = { ...records, admins: index.adminList(), changes: index.pendingChangeList() };
+    const served: AccessRecords = { ...records, admins: index.adminList(), proposals: index.proposalList() };
     const written = await this.cache.writeWhole(served, () => this.store.replaceAll(change.mend ? served : records, change));
     return written.version;
   }
@@ -172,7 +172,7 @@ export class AccessDocumentService {
     };
     if (options.dryRun || preview) {
       const { version, diff, digest } = await plan();
-      // `plan` names exactly what it would write: a pending change applies only while it still does.
+      // `plan` names exactly what it would write: a proposal applies only while it still does.
       const change: Change = { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } };
       return { result: { dryRun: true, applied: false, version, diff }, change: preview ? change : null };
     }
@@ -204,9 +204,9 @@ export class AccessDocumentService {
         }
       }
     });
-    // A whole-document write cannot carry the pending change's removal in its own step (it may be
+    // A whole-document write cannot carry the proposal's removal in its own step (it may be
     // staged and swapped): the change goes next. Applied twice it would fail its version check.
-    if (approving) await this.writer.write(actor, () => ({ result: null, change: { action: 'change.applied', target: `changes/${approving.change.id}`, before: approving.change, after: null }, ops: [{ kind: 'change', id: approving.change.id, value: null, expect: approving.change }] }));
+    if (approving) await this.writer.write(actor, () => ({ result: null, change: { action: 'change.applied', target: `changes/${approving.proposal.id}`, before: approving.proposal, after: null }, ops: [{ kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal }] }));
     return outcome;
   }
 

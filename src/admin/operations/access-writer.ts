@@ -7,7 +7,7 @@
  * Reads the live AccessIndex (brought up to the store's version first, so a write and a read see
  * what any instance last wrote); sets records through the AccessStore and drops removed keys'
  * last-use times. A write may also be previewed (planned, nothing committed) or made as the
- * approval of a pending change, which it then consumes in the same step, and only while what it
+ * approval of a proposal, which it then consumes in the same step, and only while what it
  * changes is still what the change's preview showed.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ import { RECORD_SCHEMAS, recordJson, removedKeyIds, type AccessOp } from '../../
 import { AccessIndex } from '../../access/access-index';
 import type { AccessCache } from '../../access/cache';
 import type { KeyUsageTracker } from '../../access/key-usage';
-import type { PendingChange } from '../../access/model';
+import type { Proposal } from '../../access/model';
 import { fieldErrors } from './admin-inputs';
 import { sameValue } from './access-diff';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, setupOpen } from './four-eyes';
@@ -51,7 +51,7 @@ export interface Plan<T> {
 
 /**
  * A digest of every whole record a write's operations write over, and of the vendor a new key
- * joins (the set-up latch and the pending change itself left out): a pending change applies only
+ * joins (the set-up latch and the proposal itself left out): a proposal applies only
  * while these are what they were when it was previewed, not merely its own before-value (a
  * licence granted to a vendor deleted and made again, or suspended, meanwhile would not).
  */
@@ -59,7 +59,7 @@ export function pinOf(index: AccessIndex, ops: readonly AccessOp[]): string {
   const json = (kind: AccessOp['kind'], record: unknown): string | null => (record ? recordJson(kind, record) : null);
   const entries = new Map<string, string | null>();
   for (const op of ops) {
-    if (op.kind === 'change' || (op.kind === 'admin' && op.id === BOOTSTRAP_ID)) continue;
+    if (op.kind === 'proposal' || (op.kind === 'admin' && op.id === BOOTSTRAP_ID)) continue;
     entries.set(`${op.kind}/${op.id}`, json(op.kind, op.expect));
     const vendorId = op.kind === 'key' && op.value ? (op.value as { vendorId?: string }).vendorId : undefined;
     if (vendorId !== undefined && !entries.has(`vendor/${vendorId}`)) entries.set(`vendor/${vendorId}`, json('vendor', index.vendor(vendorId)));
@@ -78,7 +78,7 @@ export interface Approval {
 
 /**
  * Who writes: an admin (`admin:<id>`), or the same with a mode: `preview` plans and commits
- * nothing; `approving` applies a pending change and removes it in the same step; `approval` is
+ * nothing; `approving` applies a proposal and removes it in the same step; `approval` is
  * recorded as it is (a change that needed none, and why).
  */
 export type WriteBy =
@@ -86,7 +86,7 @@ export type WriteBy =
   | {
       readonly actor: string;
       readonly preview?: boolean;
-      readonly approving?: { readonly change: PendingChange; readonly approval: Approval };
+      readonly approving?: { readonly proposal: Proposal; readonly approval: Approval };
       readonly approval?: unknown;
       /** Made with the bootstrap token's set-up power (an admin write it made at once). */
       readonly setup?: boolean;
@@ -148,8 +148,8 @@ function refuseAfterSetup(writer: Writer, index: AccessIndex): void {
   if (setupOpen(index)) return;
   const checker = (writer.approving?.approval as { checker?: unknown } | undefined)?.checker;
   if (writer.setup || checker === `admin:${BOOTSTRAP_ID}`) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
-  if (writer.approving?.change.makerId === BOOTSTRAP_ID) {
-    throw new GatewayError('conflict', `Change "${writer.approving.change.id}" was made by the bootstrap token, and set-up is closed; reject it, and have a current admin make it again if it is still wanted.`);
+  if (writer.approving?.proposal.makerId === BOOTSTRAP_ID) {
+    throw new GatewayError('conflict', `Change "${writer.approving.proposal.id}" was made by the bootstrap token, and set-up is closed; reject it, and have a current admin make it again if it is still wanted.`);
   }
 }
 
@@ -229,28 +229,28 @@ export class AccessWriter {
         refuseAfterSetup(writer, index);
         const { result, change, ops, expectedVersion } = plan(index);
         if (change === null || ops.length === 0) {
-          if (approving) throw new GatewayError('conflict', `Change "${approving.change.id}" would change nothing now; reject it.`);
+          if (approving) throw new GatewayError('conflict', `Change "${approving.proposal.id}" would change nothing now; reject it.`);
           return { result, change: null };
         }
         // Checked on the records this commit is guarded by: an approval applies exactly what was previewed.
-        const pinned = approving?.change.pin;
-        if (approving && (!sameValue(change.before, (approving.change.preview as { before?: unknown } | null)?.before) || (pinned !== undefined && pinned !== pinOf(index, ops)))) {
-          throw new GatewayError('conflict', `The config changed since change "${approving.change.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
+        const pinned = approving?.proposal.pin;
+        if (approving && (!sameValue(change.before, (approving.proposal.preview as { before?: unknown } | null)?.before) || (pinned !== undefined && pinned !== pinOf(index, ops)))) {
+          throw new GatewayError('conflict', `The config changed since change "${approving.proposal.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
             preview: { action: change.action, target: change.target, before: change.before, after: change.after },
           });
         }
         validateOps(ops);
-        // Approving consumes the pending change in the same step: two approvers cannot both apply it.
-        // (A write that drops pending changes itself may name the one it consumes: it is removed once.)
-        const all: AccessOp[] = approving ? [...ops.filter((op) => op.kind !== 'change' || op.id !== approving.change.id), { kind: 'change', id: approving.change.id, value: null, expect: approving.change }] : ops;
+        // Approving consumes the proposal in the same step: two approvers cannot both apply it.
+        // (A write that drops proposals itself may name the one it consumes: it is removed once.)
+        const all: AccessOp[] = approving ? [...ops.filter((op) => op.kind !== 'proposal' || op.id !== approving.proposal.id), { kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal }] : ops;
         try {
           // An approval commits only on the version it was checked on (else it is checked again).
           await this.store.commit({ ops: all, audit: auditEntry(writer, change), ...(approving ? { expectedVersion: index.version } : expectedVersion === undefined ? {} : { expectedVersion }) });
           await this.afterCommit(all);
           return { result, change };
         } catch (err) {
-          if (approving && err instanceof RecordConflictError && err.kind === 'change') {
-            throw new GatewayError('conflict', `Change "${approving.change.id}" was approved or rejected meanwhile.`, { cause: err });
+          if (approving && err instanceof RecordConflictError && err.kind === 'proposal') {
+            throw new GatewayError('conflict', `Change "${approving.proposal.id}" was approved or rejected meanwhile.`, { cause: err });
           }
           await this.afterConflict(err, attempt);
         }

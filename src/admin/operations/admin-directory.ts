@@ -59,10 +59,10 @@ export function newEnrolmentCode(): EnrolmentCode {
   return { code, codeHash: hashAdminToken(code) };
 }
 
-/** The id of the admin a write is made by: the maker of the pending change it approves, or its actor. */
+/** The id of the admin a write is made by: the maker of the proposal it approves, or its actor. */
 function makerOf(by: WriteBy): string {
   const writer = writerOf(by);
-  return writer.approving ? writer.approving.change.makerId : writer.actor.replace(/^admin:/, '');
+  return writer.approving ? writer.approving.proposal.makerId : writer.actor.replace(/^admin:/, '');
 }
 
 const roleInput = z.object({ role: z.enum(ADMIN_ROLES) }).strict();
@@ -187,12 +187,12 @@ export class AdminDirectory {
       if (admin.role === role) return { result: view(admin), change: null, ops: [] };
       const updated: AdminAccount = { ...admin, role };
       const plan = adminPlan(index, view(updated), { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
-      // Their pending changes go with the role they were filed in: demoted and raised back, an
+      // Their proposals go with the role they were filed in: demoted and raised back, an
       // admin whose token leaked cannot have the old changes approved (named in the audit entry).
-      const dropped = index.pendingChangeList().filter((c) => c.makerId === adminId);
+      const dropped = index.proposalList().filter((c) => c.makerId === adminId);
       if (dropped.length === 0) return plan;
       const after = { ...(plan.change?.after as object), pendingChangesDropped: dropped.map((c) => c.id) };
-      return { ...plan, change: { ...(plan.change as Change), after }, ops: [...plan.ops, ...dropped.map((c): AccessOp => ({ kind: 'change', id: c.id, value: null, expect: c }))] };
+      return { ...plan, change: { ...(plan.change as Change), after }, ops: [...plan.ops, ...dropped.map((c): AccessOp => ({ kind: 'proposal', id: c.id, value: null, expect: c }))] };
     });
   }
 

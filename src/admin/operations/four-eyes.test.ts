@@ -12,7 +12,7 @@ function admin(id: string, role: AdminAccount['role'], extra: Partial<AdminAccou
   return { id, name: id, role, createdAt: at, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${id.padEnd(64, '0').replace(/[^0-9a-f]/g, 'e').slice(0, 64)}`, ...extra };
 }
 
-const index = (...admins: AdminAccount[]): AccessIndex => AccessIndex.fromRecords({ vendors: [], keys: [], users: [], admins, changes: [] }, 1);
+const index = (...admins: AdminAccount[]): AccessIndex => AccessIndex.fromRecords({ vendors: [], keys: [], users: [], admins, proposals: [] }, 1);
 
 describe('personOf', () => {
   it('counts an admin as the person its sponsor counts as, up the chain', () => {

@@ -55,7 +55,7 @@ export function samePerson(index: AccessIndex, a: string, b: string): boolean {
   return chainsMeet(chainOf(index, a), chainOf(index, b));
 }
 
-/** The admin a chain ends at: what an admin's person is called in a pending change. */
+/** The admin a chain ends at: what an admin's person is called in a proposal. */
 export function personOf(index: AccessIndex, adminId: string): string {
   return chainOf(index, adminId).at(-1) as string;
 }

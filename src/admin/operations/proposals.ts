@@ -1,20 +1,20 @@
 /**
  * Four-eyes approval (config `admin.approvals`): with approvals required, a write to the access
- * config, creating an admin, re-enrolling one and raising one's role do not apply; each is filed as a pending change
+ * config, creating an admin, re-enrolling one and raising one's role do not apply; each is filed as a proposal
  * that another person with the approver or owner role approves or rejects (four-eyes.ts: who
  * counts as the same person as the maker; the bootstrap token after set-up only reads and takes
  * access away). A change applies exactly as previewed: approval plans it again against the config
  * in force and, when what it changes is no longer what the preview showed (a whole document at
  * another version, any whole record it writes over that changed meanwhile: the `pin`), answers
  * 409 with a fresh preview, never
- * applying it blindly; else it applies it in the same step that removes the pending change, so
+ * applying it blindly; else it applies it in the same step that removes the proposal, so
  * two approvers cannot both apply it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
  * deleting a vendor) apply at once: a leaked key must die now. A change stands only while its maker
  * could still file it (not deleted, holding the very token it was filed with, in a role that files
- * it; a role change drops the maker's pending changes). Pending changes expire after
+ * it; a role change drops the maker's proposals). Proposals expire after
  * `admin.changeTtlHours`.
  *
- * Reads and writes pending-change records through the shared AccessWriter; runs the writes
+ * Reads and writes proposal records through the shared AccessWriter; runs the writes
  * through the AccessService. Audit entries: `change.propose` (maker), the write itself with
  * `approval: {maker, madeAt, checker, checkedAt}`, `change.reject`; a write that needed no
  * approval records why.
@@ -27,10 +27,10 @@ import type { Approval, Outcome, WriteBy } from './access-writer';
 import { sameValue } from './access-diff';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
 import { roleAllows } from './roles';
-import type { PendingChange } from '../../access/model';
+import type { Proposal } from '../../access/model';
 import type { AccessIndex } from '../../access/access-index';
 
-/** What a pending change's operation runs on. */
+/** What a proposal's operation runs on. */
 interface Targets {
   readonly service: AccessService;
   readonly admins: AdminDirectory | undefined;
@@ -53,7 +53,7 @@ const str = (value: unknown): string => String(value);
 const never = (): boolean => false;
 const always = (): boolean => true;
 
-/** Every admin write by name, as pending changes store it (`POST /v1/changes` takes these names). */
+/** Every admin write by name, as proposals store it (`POST /v1/changes` takes these names). */
 export const OPERATIONS = {
   createVendor: { run: ({ service: s }, [input], by) => s.createVendor(input, by), reducesAccess: never },
   patchVendor: {
@@ -109,13 +109,13 @@ export interface Actor {
   readonly adminId: string;
 }
 
-export type ChangeStatus = 'pending' | 'expired';
-export type PendingChangeView = Omit<PendingChange, 'makerSeal'> & { readonly status: ChangeStatus };
+export type ProposalStatus = 'pending' | 'expired';
+export type ProposalView = Omit<Proposal, 'makerSeal'> & { readonly status: ProposalStatus };
 
 /** What a submitted write became: applied now, or filed for approval. */
-export type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: PendingChangeView };
+export type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: ProposalView };
 
-export interface ChangeQueueOptions {
+export interface ProposalOptions {
   readonly approvals: 'off' | 'required';
   readonly changeTtlHours: number;
 }
@@ -140,9 +140,9 @@ function makerSeal(changeId: string, maker: { readonly tokenHash?: string; reado
   return `sha256:${createHash('sha256').update(`${changeId}\n${maker.tokenHash}\n${maker.role}`).digest('hex')}`;
 }
 
-/** A pending change's arguments as shown: an enrolment code's hash stays in the store. */
-function shownArgs(change: PendingChange): unknown[] {
-  return WITH_CODE.has(change.operation as OperationName) ? change.args.slice(0, -1) : change.args;
+/** A proposal's arguments as shown: an enrolment code's hash stays in the store. */
+function shownArgs(proposal: Proposal): unknown[] {
+  return WITH_CODE.has(proposal.operation as OperationName) ? proposal.args.slice(0, -1) : proposal.args;
 }
 
 /** The arguments a change is previewed with again at approval: a whole document against whatever version is in force. */
@@ -151,19 +151,19 @@ function unpinned(operation: OperationName, args: readonly unknown[]): unknown[]
 }
 
 /** Whether a change would still do what its preview showed: the same record before it, or the same whole-document plan. */
-function samePreview(operation: OperationName, now: Outcome<unknown>, change: PendingChange): boolean {
-  const then = (change.preview as { before?: unknown } | null)?.before;
-  if (operation !== 'replaceDocument') return sameValue(now.change?.before, then) && (change.pin === undefined || change.pin === now.pin);
+function samePreview(operation: OperationName, now: Outcome<unknown>, proposal: Proposal): boolean {
+  const then = (proposal.preview as { before?: unknown } | null)?.before;
+  if (operation !== 'replaceDocument') return sameValue(now.change?.before, then) && (proposal.pin === undefined || proposal.pin === now.pin);
   const plan = (before: unknown): unknown => (before as { plan?: unknown } | null)?.plan;
   return plan(now.change?.before) !== undefined && plan(now.change?.before) === plan(then);
 }
 
-export class ChangeQueue {
+export class Proposals {
   private readonly targets: Targets;
 
   constructor(
     private readonly service: AccessService,
-    private readonly options: ChangeQueueOptions,
+    private readonly options: ProposalOptions,
     admins?: AdminDirectory,
   ) {
     this.targets = { service, admins };
@@ -205,7 +205,7 @@ export class ChangeQueue {
     const now = Date.now();
     const id = `chg-${randomBytes(6).toString('hex')}`;
     const seal = maker.adminId === BOOTSTRAP_ID ? undefined : makerSeal(id, index.admin(maker.adminId));
-    const change: PendingChange = {
+    const proposal: Proposal = {
       id,
       makerId: maker.adminId,
       makerPerson: personOf(index, maker.adminId),
@@ -224,17 +224,17 @@ export class ChangeQueue {
     };
     await this.service.writer.write(maker.actor, () => ({
       result: null,
-      change: { action: 'change.propose', target: `changes/${change.id}`, before: null, after: { operation, action: change.action, target: change.target } },
-      ops: [{ kind: 'change', id: change.id, value: change, expect: null }],
+      change: { action: 'change.propose', target: `changes/${proposal.id}`, before: null, after: { operation, action: proposal.action, target: proposal.target } },
+      ops: [{ kind: 'proposal', id: proposal.id, value: proposal, expect: null }],
     }));
-    return { pending: this.view(change, now) };
+    return { pending: this.view(proposal, now) };
   }
 
-  async list(nowMs = Date.now()): Promise<PendingChangeView[]> {
-    return (await this.service.writer.index()).pendingChangeList().map((change) => this.view(change, nowMs));
+  async list(nowMs = Date.now()): Promise<ProposalView[]> {
+    return (await this.service.writer.index()).proposalList().map((proposal) => this.view(proposal, nowMs));
   }
 
-  async get(changeId: string): Promise<PendingChangeView> {
+  async get(changeId: string): Promise<ProposalView> {
     return this.view(await this.find(changeId), Date.now());
   }
 
@@ -243,39 +243,39 @@ export class ChangeQueue {
    * after set-up, never once expired, and only while it still changes what its preview showed.
    */
   async approve(changeId: string, checker: Actor): Promise<Outcome<unknown>> {
-    const change = await this.find(changeId);
+    const proposal = await this.find(changeId);
     const index = await this.service.writer.index();
     if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) await this.refuseBootstrap();
     // The maker's chain now, or when filing: re-enrolling the maker since cannot launder a change.
     const checkerChain = chainOf(index, checker.adminId);
-    const makerThen = change.makerChain ?? (change.makerPerson === undefined ? [] : [change.makerPerson]);
-    if (chainsMeet(checkerChain, chainOf(index, change.makerId)) || chainsMeet(checkerChain, makerThen)) {
+    const makerThen = proposal.makerChain ?? (proposal.makerPerson === undefined ? [] : [proposal.makerPerson]);
+    if (chainsMeet(checkerChain, chainOf(index, proposal.makerId)) || chainsMeet(checkerChain, makerThen)) {
       throw new GatewayError('permission_denied', 'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.');
     }
-    if (this.view(change, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${change.expiresAt}; make it again.`);
-    const operation = change.operation as OperationName;
-    this.refuseUnbackedMaker(index, change, operation);
+    if (this.view(proposal, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${proposal.expiresAt}; make it again.`);
+    const operation = proposal.operation as OperationName;
+    this.refuseUnbackedMaker(index, proposal, operation);
     const { run } = OPERATIONS[operation] as Operation;
     // The change as it would apply now: if what it changes moved since the preview, refuse with the fresh one.
-    const fresh = await run(this.targets, unpinned(operation, structuredClone(change.args)), { actor: checker.actor, preview: true });
+    const fresh = await run(this.targets, unpinned(operation, structuredClone(proposal.args)), { actor: checker.actor, preview: true });
     if (fresh.change === null) throw new GatewayError('conflict', `Change "${changeId}" would change nothing now; reject it.`);
-    if (!samePreview(operation, fresh, change)) {
+    if (!samePreview(operation, fresh, proposal)) {
       throw new GatewayError('conflict', `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
         preview: { action: fresh.change.action, target: fresh.change.target, before: fresh.change.before, after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after },
       });
     }
-    const approval: Approval = { maker: `admin:${change.makerId}`, madeAt: change.createdAt, checker: checker.actor, checkedAt: new Date().toISOString() };
-    // A copy: the service may validate its input in place, and the pending change must stay as filed.
-    return run(this.targets, structuredClone(change.args), { actor: checker.actor, approving: { change, approval } });
+    const approval: Approval = { maker: `admin:${proposal.makerId}`, madeAt: proposal.createdAt, checker: checker.actor, checkedAt: new Date().toISOString() };
+    // A copy: the service may validate its input in place, and the proposal must stay as filed.
+    return run(this.targets, structuredClone(proposal.args), { actor: checker.actor, approving: { proposal, approval } });
   }
 
   async reject(changeId: string, checker: Actor): Promise<void> {
-    const change = await this.find(changeId);
-    const approval = { maker: `admin:${change.makerId}`, madeAt: change.createdAt, checker: checker.actor, checkedAt: new Date().toISOString(), rejected: true };
+    const proposal = await this.find(changeId);
+    const approval = { maker: `admin:${proposal.makerId}`, madeAt: proposal.createdAt, checker: checker.actor, checkedAt: new Date().toISOString(), rejected: true };
     await this.service.writer.write({ actor: checker.actor, approval }, () => ({
       result: null,
-      change: { action: 'change.reject', target: `changes/${changeId}`, before: { operation: change.operation, action: change.action, target: change.target, preview: change.preview }, after: null },
-      ops: [{ kind: 'change', id: changeId, value: null, expect: change }],
+      change: { action: 'change.reject', target: `changes/${changeId}`, before: { operation: proposal.operation, action: proposal.action, target: proposal.target, preview: proposal.preview }, after: null },
+      ops: [{ kind: 'proposal', id: changeId, value: null, expect: proposal }],
     }));
   }
 
@@ -290,28 +290,28 @@ export class ChangeQueue {
    * token or lost the role since cannot have a change approved (nor can the bootstrap token's
    * once set-up is closed); another admin files it again.
    */
-  private refuseUnbackedMaker(index: AccessIndex, change: PendingChange, operation: OperationName): void {
-    const maker = change.makerId === BOOTSTRAP_ID ? undefined : index.admin(change.makerId);
+  private refuseUnbackedMaker(index: AccessIndex, proposal: Proposal, operation: OperationName): void {
+    const maker = proposal.makerId === BOOTSTRAP_ID ? undefined : index.admin(proposal.makerId);
     const capability = ADMIN_OPERATIONS.has(operation) ? 'manage-admins' : 'write';
     const why =
-      change.makerId === BOOTSTRAP_ID
+      proposal.makerId === BOOTSTRAP_ID
         ? setupOpen(index) ? null : 'was made by the bootstrap token, and set-up is closed'
         : !maker || isTombstone(maker) ? 'was made by an admin who was deleted since'
           : maker.tokenHash === undefined ? 'was made by an admin who holds no token now'
             : !roleAllows(maker.role, capability) ? `was made by an admin whose role (${maker.role}) may no longer file it`
-              : change.makerSeal !== undefined && change.makerSeal !== makerSeal(change.id, maker) ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
+              : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker) ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
                 : null;
-    if (why !== null) throw new GatewayError('conflict', `Change "${change.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
+    if (why !== null) throw new GatewayError('conflict', `Change "${proposal.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }
 
-  private async find(changeId: string): Promise<PendingChange> {
-    const change = (await this.service.writer.index()).pendingChange(changeId);
-    if (!change || !isOperationName(change.operation)) throw new GatewayError('not_found', `No pending change "${changeId}".`);
-    return change;
+  private async find(changeId: string): Promise<Proposal> {
+    const proposal = (await this.service.writer.index()).proposal(changeId);
+    if (!proposal || !isOperationName(proposal.operation)) throw new GatewayError('not_found', `No pending change "${changeId}".`);
+    return proposal;
   }
 
-  private view(change: PendingChange, nowMs: number): PendingChangeView {
-    const { makerSeal: _seal, ...shown } = change;
-    return { ...shown, args: shownArgs(change), status: Date.parse(change.expiresAt) <= nowMs ? 'expired' : 'pending' };
+  private view(proposal: Proposal, nowMs: number): ProposalView {
+    const { makerSeal: _seal, ...shown } = proposal;
+    return { ...shown, args: shownArgs(proposal), status: Date.parse(proposal.expiresAt) <= nowMs ? 'expired' : 'pending' };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * What each admin role may do (README "Admin identities"): viewers read everything, the audit log
  * included; operators also change vendors, keys, licences, permissions and rate limits; approvers
- * read and approve or reject pending changes; owners do everything and manage admins.
+ * read and approve or reject proposals; owners do everything and manage admins.
  *
  * Pure: maps a role to its capabilities.
  */

@@ -8,7 +8,7 @@
  */
 import { MemoryAccessStore } from '../../access/access-store';
 import { AdminDirectory, newEnrolmentCode } from './admin-directory';
-import { ChangeQueue } from './proposals';
+import { Proposals } from './proposals';
 import { BOOTSTRAP_ID, setupOpen } from './four-eyes';
 import type { AdminAccount } from '../../access/model';
 import { accessServiceFor } from '../../../test/support/access-service';
@@ -18,13 +18,13 @@ const approver = (id: string, digit: string): AdminAccount => ({ id, name: id, r
 const bootstrap = { actor: 'admin:bootstrap', adminId: BOOTSTRAP_ID };
 
 /** A store with these admins and no latch, as an earlier release left it. */
-async function storeWith(...admins: AdminAccount[]): Promise<{ admins: AdminDirectory; queue: ChangeQueue; latched: () => Promise<boolean> }> {
+async function storeWith(...admins: AdminAccount[]): Promise<{ admins: AdminDirectory; queue: Proposals; latched: () => Promise<boolean> }> {
   const store = new MemoryAccessStore({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
   await store.commit({ ops: admins.map((admin) => ({ kind: 'admin', id: admin.id, value: admin, expect: null })), audit: null });
   const service = accessServiceFor(store);
   await service.writer.index(); // loaded, as the gateway's cache is before start-up goes on
   const directory = new AdminDirectory(service.writer);
-  const queue = new ChangeQueue(service, { approvals: 'required', changeTtlHours: 72 }, directory);
+  const queue = new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, directory);
   return { admins: directory, queue, latched: async () => !setupOpen(await service.writer.index()) && (await service.writer.index()).admin(BOOTSTRAP_ID) !== undefined };
 }
 
@@ -57,13 +57,13 @@ describe('the set-up latch', () => {
 
 describe('the bootstrap token’s set-up power', () => {
   /** Two instances on one store; olga has enrolled, anna's code is out: set-up is one enrolment from closing. */
-  async function nearlyClosed(): Promise<{ a: { admins: AdminDirectory; queue: ChangeQueue; service: ReturnType<typeof accessServiceFor> }; closeOnB: () => Promise<void>; olga: string }> {
+  async function nearlyClosed(): Promise<{ a: { admins: AdminDirectory; queue: Proposals; service: ReturnType<typeof accessServiceFor> }; closeOnB: () => Promise<void>; olga: string }> {
     const store = new MemoryAccessStore({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
-    const instance = async (): Promise<{ admins: AdminDirectory; queue: ChangeQueue; service: ReturnType<typeof accessServiceFor> }> => {
+    const instance = async (): Promise<{ admins: AdminDirectory; queue: Proposals; service: ReturnType<typeof accessServiceFor> }> => {
       const service = accessServiceFor(store);
       await service.writer.index();
       const admins = new AdminDirectory(service.writer);
-      return { admins, queue: new ChangeQueue(service, { approvals: 'required', changeTtlHours: 72 }, admins), service };
+      return { admins, queue: new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, admins), service };
     };
     const a = await instance();
     const b = await instance();

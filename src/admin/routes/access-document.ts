@@ -21,7 +21,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { GatewayError } from '../../errors/error-catalogue';
-import { authenticatedAdmin } from '../../request/context';
+import { authenticatedAdmin } from '../admin-context';
 import { MAX_BODY_DEPTH, refuseUnread, tooDeep, verifyJsonDepth, yamlDepthExceeds } from './body-guard';
 import { accepts, can, inviteBody, JSON_TYPES, methodNotAllowed, ok, queryFlag, type Responder, type Routes } from './route-kit';
 

@@ -14,14 +14,14 @@
  * role to viewer apply at once.
  *
  * Reads the signed-in admin from the request context and JSON bodies. Sets the admin records
- * through the AdminDirectory and the ChangeQueue, which write each change with its audit entry;
+ * through the AdminDirectory and the Proposals, which write each change with its audit entry;
  * codes and tokens are stored only as hashes.
  */
 import type { Request, Response, Router } from 'express';
 import { AdminDirectory, newEnrolmentCode } from '../operations/admin-directory';
 import { BOOTSTRAP_ID } from '../operations/four-eyes';
 import { GatewayError } from '../../errors/error-catalogue';
-import { authenticatedAdmin, signedInAdmin } from '../../request/context';
+import { authenticatedAdmin, signedInAdmin } from '../admin-context';
 import type { AuthThrottle } from '../auth-throttle';
 import type { FailedLoginAudit } from '../failed-logins';
 import { can, jsonBody, jsonBodyOf, methodNotAllowed, param, type Routes } from './route-kit';
@@ -67,7 +67,7 @@ export function registerEnrolment(open: Router, { admins, throttle, onFailure, f
   });
 }
 
-export function registerAdmins(router: Router, { admins, changes }: Routes): void {
+export function registerAdmins(router: Router, { admins, proposals }: Routes): void {
   router
     .route('/me')
     .get(function whoAmI(_req, res) {
@@ -97,7 +97,7 @@ export function registerAdmins(router: Router, { admins, changes }: Routes): voi
     })
     .post(can('manage-admins'), jsonBody, async function createAdmin(req: Request, res: Response) {
       const { code, codeHash } = newEnrolmentCode();
-      const submitted = await changes.submit('createAdmin', [AdminDirectory.withId(req.body), { codeHash }], actorOf(res));
+      const submitted = await proposals.submit('createAdmin', [AdminDirectory.withId(req.body), { codeHash }], actorOf(res));
       if ('pending' in submitted) {
         res.status(202).location(`/v1/changes/${submitted.pending.id}`).json({ ...submitted.pending, enrolmentCode: code });
         return;
@@ -109,7 +109,7 @@ export function registerAdmins(router: Router, { admins, changes }: Routes): voi
   router
     .route('/admins/:adminId')
     .patch(can('manage-admins'), jsonBody, async function changeRole(req: Request, res: Response) {
-      const submitted = await changes.submit('setAdminRole', [param(req, 'adminId'), req.body], actorOf(res));
+      const submitted = await proposals.submit('setAdminRole', [param(req, 'adminId'), req.body], actorOf(res));
       if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
       else res.status(200).json(submitted.applied.result);
     })
@@ -141,7 +141,7 @@ export function registerAdmins(router: Router, { admins, changes }: Routes): voi
     .route('/admins/:adminId/enrolment')
     .post(can('manage-admins'), async function reenrolAdmin(req: Request, res: Response) {
       const { code, codeHash } = newEnrolmentCode();
-      const submitted = await changes.submit('reenrolAdmin', [param(req, 'adminId'), { codeHash }], actorOf(res));
+      const submitted = await proposals.submit('reenrolAdmin', [param(req, 'adminId'), { codeHash }], actorOf(res));
       if ('pending' in submitted) {
         res.status(202).location(`/v1/changes/${submitted.pending.id}`).json({ ...submitted.pending, enrolmentCode: code });
         return;

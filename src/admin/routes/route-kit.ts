@@ -1,21 +1,22 @@
 /**
  * What every admin route module under `/v1` shares: the registration context (`Routes`), the
  * role guard, body and query parsing, paging, the answers of a write, and `submit`, which runs
- * a write through the change queue as the signed-in admin.
+ * a write through the proposals as the signed-in admin.
  *
  * Reads JSON bodies (up to 1 MB; another media type is a 415), the `limit` and `after` query
  * parameters of a paged list, route parameters, and the signed-in admin from the request
  * context (set by admin-auth.ts). Sets the answer only: status, `Location`, `Link: rel="next"`,
- * and, for a write, whatever the change queue does (apply it with its audit entry in one step,
+ * and, for a write, whatever the proposals does (apply it with its audit entry in one step,
  * or file it for approval). Errors are GatewayErrors for the shared error handler.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { AccessService, Page, PageRequest } from '../operations/access-service';
 import type { AdminDirectory } from '../operations/admin-directory';
-import type { ChangeQueue, OperationName } from '../operations/proposals';
+import type { Proposals, OperationName } from '../operations/proposals';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
-import { context, signedInAdmin } from '../../request/context';
+import { context } from '../../request/context';
+import { signedInAdmin } from '../admin-context';
 import type { AuditLog } from '../../access/audit-log';
 import { roleAllows, type Capability } from '../operations/roles';
 import { announcesBody, declaredSizeAtMost, refuseUnread, verifyJsonDepth } from './body-guard';
@@ -34,7 +35,7 @@ export type Responder = (req: Request, res: Response, result: unknown) => void;
 export interface Routes {
   readonly service: AccessService;
   readonly audit: AuditLog;
-  readonly changes: ChangeQueue;
+  readonly proposals: Proposals;
   readonly admins: AdminDirectory | undefined;
   readonly maxDocumentBytes: number;
   submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
@@ -58,16 +59,16 @@ export function can(capability: Capability): RequestHandler {
 }
 
 /**
- * `Routes.submit` over one change queue: the role guard, then the write. The store writes the
+ * `Routes.submit` over one proposals: the role guard, then the write. The store writes the
  * change and its audit entry in one step; this only logs it (and, when approvals are required,
- * answers 202 with the pending change instead of `respond`).
+ * answers 202 with the proposal instead of `respond`).
  */
-export function writeSubmitter(changes: ChangeQueue, logger: Logger): Routes['submit'] {
+export function writeSubmitter(proposals: Proposals, logger: Logger): Routes['submit'] {
   return (respond, operation, args) => [
     can('write'),
     async function submitWrite(req: Request, res: Response) {
       const { actor, identity } = signedInAdmin(res);
-      const submitted = await changes.submit(operation, args(req), { actor, adminId: identity.id });
+      const submitted = await proposals.submit(operation, args(req), { actor, adminId: identity.id });
       const { requestId } = context(res);
       if ('pending' in submitted) {
         const { id, action, target } = submitted.pending;

@@ -12,7 +12,7 @@ import type { AdminView, AdminWithToken } from '../../admin/operations/admin-dir
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 
-/** What creating or re-enrolling answers: the admin (applied) or a pending change, with the code. */
+/** What creating or re-enrolling answers: the admin (applied) or a proposal, with the code. */
 type WithCode = { enrolmentCode: string } & ({ status: 'pending'; id: string; target: string } | (AdminView & { enrolmentExpiresAt?: string }));
 
 function codeText(answer: WithCode, done: string): string {
