@@ -218,9 +218,9 @@ export const proposalSchema = z
   .object({
     id: id,
     makerId: id,
-    /** The person the maker counted as when filing (four-eyes.ts): approval refuses that person too. */
+    /** The person the maker counted as when filing (admin/operations/four-eyes.ts): approval refuses that person too. */
     makerPerson: id.optional(),
-    /** The maker's sponsor chain when filing (four-eyes.ts): approval refuses any admin whose chain meets it. */
+    /** The maker's sponsor chain when filing (admin/operations/four-eyes.ts): approval refuses any admin whose chain meets it. */
     makerChain: z.array(id).max(1000).optional(),
     createdAt: timestamp,
     expiresAt: timestamp,
@@ -230,11 +230,11 @@ export const proposalSchema = z
     target: z.string().min(1).max(300),
     /** What it would change, as computed when it was made: before, after (or a diff). */
     preview: z.unknown(),
-    /** A digest of the whole records it writes over (access-writer.ts): approval applies it only on the same records. */
+    /** A digest of the whole records it writes over (admin/operations/access-writer.ts): approval applies it only on the same records. */
     pin: z.string().max(100).optional(),
     /**
-     * A digest of the change id with the maker's token hash and role when filing (change-queue.ts):
-     * the change stands only while the maker still holds that token in that role. Never shown.
+     * A digest of the proposal id with the maker's token hash and role when filing (admin/operations/proposals.ts):
+     * the proposal stands only while the maker still holds that token in that role. Never shown.
      */
     makerSeal: z.string().max(100).optional(),
   })
