@@ -22,6 +22,7 @@
  */
 import type { RedisClient } from '../redis/redis-client';
 import { auditSchema, type AuditConfig } from './audit-log.schema';
+import { AUDIT_APPEND_SCRIPT } from './lua/audit-append';
 
 export interface AuditEntry {
   /** `<ms since the epoch>-<sequence>`: ordered as the entries were written. */
@@ -169,29 +170,6 @@ export interface RedisAuditLogOptions extends AuditLogOptions {
   readonly keyPrefix: string;
 }
 
-/**
- * Lua: appends an entry to the stream, trims what is older than the retention, then applies the
- * count guard, whose trims are all younger than the retention (the older ones are gone already)
- * and are returned to be counted. Trims are exact (`=`), not `~`: appends are admin actions, rare
- * enough for the exact cost. Shared by the append below and the access store's change script,
- * which writes a change and its entry in one step.
- */
-export const AUDIT_APPEND_LUA = `
-local function append_audit(key, entry, retention_ms, max_entries)
-  local id = redis.call('XADD', key, '*', 'e', entry)
-  local now = redis.call('TIME')
-  local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  redis.call('XTRIM', key, 'MINID', '=', string.format('%.0f', now_ms - tonumber(retention_ms)))
-  local early = redis.call('XTRIM', key, 'MAXLEN', '=', tonumber(max_entries))
-  return id, early
-end
-`;
-
-// KEYS: stream. ARGV: entry JSON, retention ms, max entries.
-const APPEND = `${AUDIT_APPEND_LUA}
-local id, early = append_audit(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
-return {id, early}`;
-
 /** How many entries of the earlier keys one migration step moves. */
 const MIGRATION_BATCH = 500;
 
@@ -238,7 +216,7 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   async append(input: AuditEntryInput): Promise<AuditEntry> {
     await this.migrate();
     const stored = newEntry(input);
-    const [id, early] = (await this.redis.eval(APPEND, 1, this.key, JSON.stringify(stored), String(this.retentionMs), String(this.maxEntries))) as [string, number];
+    const [id, early] = (await this.redis.eval(AUDIT_APPEND_SCRIPT, 1, this.key, JSON.stringify(stored), String(this.retentionMs), String(this.maxEntries))) as [string, number];
     if (early > 0) this.onTrimmedEarly?.(early);
     return { id, ...stored };
   }

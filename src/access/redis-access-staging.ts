@@ -1,5 +1,5 @@
 /**
- * Stages a whole access config in Redis for the swap script (redis-access-scripts.ts): each kind
+ * Stages a whole access config in Redis for the swap script (lua/swap.ts): each kind
  * of record goes into a private hash beside the live one (same `{access}` slot), in chunks of
  * 1,000 fields, each chunk giving the hash the staging lifetime so that a writer that dies
  * mid-write leaves nothing behind for ever. Records are serialised a chunk at a time, so 100,000

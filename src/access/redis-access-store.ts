@@ -2,8 +2,8 @@
  * The Redis access store (REDIS_URL set): the access config shared by every instance, kept as
  * separate records so that a change costs what it touches, not the size of the whole config.
  *
- * Key layout and scripts: redis-access-scripts.ts.
- * A change is one Lua script: it checks every guard before it writes anything, writes only the
+ * Key layout: redis-access-keys.ts; the Lua scripts: lua/, one module per script; the wire form
+ * of operations and stream entries: redis-access-wire.ts. A change is one Lua script: it checks every guard before it writes anything, writes only the
  * records it touches, raises the version, appends the change and its audit entry, and publishes.
  * Large whole-config writes are staged in chunks under a private key and swapped in by one
  * script, which appends a "load again" marker instead of a delta. Instances replay the changes
@@ -25,21 +25,11 @@ import type { Logger } from '../logging/logger';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from './audit-log';
-import {
-  accessKeys,
-  BACKFILL_MANIFEST_SCRIPT,
-  backfillKeys,
-  COMMIT_KEY_COUNT,
-  COMMIT_SCRIPT,
-  commitKeys,
-  HEAD_SCRIPT,
-  headKeys,
-  MANIFEST_KINDS,
-  SWAP_KEY_COUNT,
-  SWAP_SCRIPT,
-  swapKeys,
-  type AccessKeys,
-} from './redis-access-scripts';
+import { accessKeys, backfillKeys, COMMIT_KEY_COUNT, commitKeys, headKeys, MANIFEST_KINDS, SWAP_KEY_COUNT, swapKeys, type AccessKeys } from './redis-access-keys';
+import { BACKFILL_MANIFEST_SCRIPT } from './lua/backfill-manifest';
+import { COMMIT_SCRIPT } from './lua/commit';
+import { HEAD_SCRIPT } from './lua/head';
+import { SWAP_SCRIPT } from './lua/swap';
 import { stagedKeys, stageRecords } from './redis-access-staging';
 import { InvalidAccessDocumentError, parseChange, parseLegacyDocument, parseRecord, parseVersion, recordKindOf, toWire, type WireKind } from './redis-access-wire';
 import { documentToRecords, RECORD_KINDS, RECORDS_FIELD, type AccessRecords, type RecordKind } from './access-state';
