@@ -1,12 +1,15 @@
 /**
  * The access config as separate records, the unit in which it is stored and synchronised:
- * vendors (without their keys), keys (each naming its vendor) and users. A change is a list of
- * operations, each setting or deleting one whole record, optionally guarded by what the record
- * must hold before; applying the same operations in the same order always gives the same
- * state, which is what lets an instance replay deltas on top of any snapshot taken meanwhile.
+ * vendors (without their keys), keys (each naming its vendor) and users, which make up the
+ * declarative document, and beside them admins and four-eyes proposals (same store, same
+ * version, same change stream, never part of the document). A change, as the change stream
+ * carries it, is a list of operations, each setting or deleting one whole record, optionally
+ * guarded by what the record must hold before; applying the same operations in the same order
+ * always gives the same state, which is what lets an instance replay deltas on top of any
+ * snapshot taken meanwhile.
  *
- * Pure: converts between the declarative document and records, and computes the operations
- * that turn one into the other.
+ * Pure: converts between the declarative document and records, computes the operations that
+ * turn one into the other, and gives each record its stored JSON form.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -40,7 +43,8 @@ export type UserRecord = User;
 
 /**
  * Vendors, keys and users make up the declarative access document; admins and proposals
- * are kept beside them (same store, same changes, same audit) but are never part of it.
+ * are kept beside them (same store, same changes, same audit) but are never part of it. A
+ * proposal's records are named `change` in Redis and the change stream (redis-access-wire.ts).
  */
 export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'proposal';
 

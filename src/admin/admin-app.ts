@@ -1,30 +1,30 @@
 /**
- * The admin API (public contract: README "Admin API"): vendors, keys, licences, user
- * permissions, rate limits, the whole access document and the audit log, under `/v1`; the web
- * UI's page and sign-in beside it. This module only assembles the app: middleware order, the
- * `/v1` router, 404 and the error handler. The routes live in `routes/` (one module per
- * resource group, with their shared helpers in `routes/route-kit.ts`), authentication in
- * admin-auth.ts, the web UI's own routes in ui-routes.ts, the sandbox SMS outbox in
- * sandbox-routes.ts.
+ * The admin API (public contract: docs/contract.md, README "Admin API"): vendors, keys,
+ * licences, user permissions, rate limits, the whole access document, named admins, four-eyes
+ * proposals (under `/v1/changes`) and the audit log, under `/v1`; the web UI's page and sign-in
+ * beside it. This module only assembles the app: middleware order, the `/v1` router, 404 and the
+ * error handler. The routes live in `routes/` (one module per resource, their shared helpers in
+ * `routes/route-kit.ts`); what they call, every admin write, identity and approval, in
+ * `operations/`; authentication in auth.ts, which sets the caller in admin-context.ts; the web
+ * UI's own routes in ui-routes.ts, the sandbox SMS outbox in sandbox-routes.ts.
  *
- * Reads `Authorization: Bearer <admin token>` or the web UI's session cookie (admin-auth.ts)
- * and the request bodies each route takes. Sets nothing but the access config (through the
- * AccessService, whose store writes each change with its audit entry in one step; the actor is
- * a label derived from the token, never the token) and the audit log. Errors are problem
- * details from the shared error handler; responses are never cached. Every request is logged
- * when it ends (method, path, status, actor; never a body or a header). Wrong tokens are
- * counted (`onAuthFailure`), audited per address and minute, and, past `throttle.freeFailures`
- * from one address, that address's wrong tokens are answered 429 with an exponential back-off;
- * a right token always passes (admin-auth.ts states the rule). With approvals required, each
- * request of the bootstrap token is audited first (bootstrap-audit.ts). Any refusal of a request
- * whose body is still unread closes the connection, so that body is never read (a route with a
- * body checks the credential, the role and the declared size before reading it).
+ * Reads `Authorization: Bearer <admin token>` or the web UI's session cookie (auth.ts) and the
+ * request bodies each route takes. Sets nothing but the access config (through the operations,
+ * whose writer commits each write with its audit entry in one step; the actor is a label derived
+ * from the token, never the token) and the audit log. Errors are problem details from the shared
+ * error handler; responses are never cached. Every request is logged when it ends (method, path,
+ * status, actor; never a body or a header). Wrong tokens are counted (`onAuthFailure`), audited
+ * per address and minute, and, past `throttle.freeFailures` from one address, that address's
+ * wrong tokens are answered 429 with an exponential back-off; a right token always passes
+ * (auth.ts states the rule). With approvals required, each request of the bootstrap token is
+ * audited first (bootstrap-audit.ts). Any refusal of a request whose body is still unread closes
+ * the connection, so that body is never read (a route with a body checks the credential, the
+ * role and the declared size before reading it).
  *
  * Routes that take no credential at all go on the `open` router, mounted before authentication:
  * `POST /v1/admins/enrol` (an enrolment code for a token, with its own back-off per address).
  *
- * To add routes, write one more `register...` function taking the `/v1` router (and `Routes`,
- * from routes/route-kit.ts) in a module under `routes/`, and call it from `createAdminApp`.
+ * To add routes: docs/architecture.md, "How to add an admin route".
  */
 import type http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -49,7 +49,11 @@ import type { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
-import { registerCatalogue, registerKeys, registerLicences, registerPermissions, registerVendors } from './routes/access-records';
+import { registerCatalogue } from './routes/catalogue';
+import { registerKeys } from './routes/keys';
+import { registerLicences } from './routes/licences';
+import { registerPermissions } from './routes/permissions';
+import { registerVendors } from './routes/vendors';
 import { registerAdmins, registerEnrolment } from './routes/admins';
 import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
