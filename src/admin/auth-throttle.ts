@@ -2,7 +2,7 @@
  * Exponential back-off per client address on the admin port, for wrong tokens only: once one
  * address has sent `freeFailures` wrong tokens, its wrong tokens wait 1 s, then 2 s, 4 s, … up
  * to `maxBackoffMs` (429 with Retry-After); each wrong one counts, also while it waits. What a
- * right token gets is admin-auth.ts's rule: it always passes, and clears nothing (a valid token
+ * right token gets is auth.ts's rule: it always passes, and clears nothing (a valid token
  * must not reset the back-off for a guesser at the same address). Guessing a 192-bit token was
  * never practical; this keeps a scanner from filling the logs with tries, and makes it visible.
  *

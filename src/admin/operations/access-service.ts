@@ -4,7 +4,7 @@
  *
  * Reads the live AccessIndex and writes through the AccessWriter (access-writer.ts: plan on the
  * current records, commit with the audit entry in one step, plan again when another admin got
- * there first). Every write takes who makes it (`WriteBy`), so the proposals can preview it or
+ * there first). Every write takes who makes it (`WriteBy`), so four eyes (proposals.ts) can preview it or
  * apply it as an approval. A write returns its result and a `Change` (what, on which target,
  * before, after); no change ever holds a key's secret, and keys are shown without their hash
  * outside the whole-document operations, which live in access-document.ts.

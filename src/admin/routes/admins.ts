@@ -47,7 +47,7 @@ export interface EnrolmentDeps {
 export function registerEnrolment(open: Router, { admins, throttle, onFailure, failedLogins, clientAddress }: EnrolmentDeps): void {
   if (!admins) return;
   open.post('/admins/enrol', ...jsonBodyOf(ENROL_BODY_BYTES), async function enrol(req: Request, res: Response) {
-    // The token rule (admin-auth.ts): a right code always passes; only wrong ones count and wait.
+    // The token rule (auth.ts): a right code always passes; only wrong ones count and wait.
     const address = clientAddress(req);
     const code = (req.body as { enrolmentCode?: unknown } | undefined)?.enrolmentCode;
     const enrolled = typeof code === 'string' ? await admins.enrol(code) : null;

@@ -1,12 +1,12 @@
 /**
  * What every admin route module under `/v1` shares: the registration context (`Routes`), the
  * role guard, body and query parsing, paging, the answers of a write, and `submit`, which runs
- * a write through the proposals as the signed-in admin.
+ * a write as the signed-in admin: applied at once, or filed as a four-eyes proposal.
  *
  * Reads JSON bodies (up to 1 MB; another media type is a 415), the `limit` and `after` query
- * parameters of a paged list, route parameters, and the signed-in admin from the request
- * context (set by admin-auth.ts). Sets the answer only: status, `Location`, `Link: rel="next"`,
- * and, for a write, whatever the proposals does (apply it with its audit entry in one step,
+ * parameters of a paged list, route parameters, and the signed-in admin from the admin context
+ * (admin-context.ts, set by auth.ts). Sets the answer only: status, `Location`, `Link: rel="next"`,
+ * and, for a write, whatever `Proposals.submit` does (apply it with its audit entry in one step,
  * or file it for approval). Errors are GatewayErrors for the shared error handler.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
