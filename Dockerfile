@@ -30,8 +30,8 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
 # A young generation of 2 x 16 MiB instead of Node 24's 2 x 32: a pod taking a 100,000-key access
-# upload peaks near 360 MB instead of 420+, and loading one pauses 25 ms instead of 35-60 (README
-# "Access config at scale"); no throughput cost measurable by `npm run bench`. An old generation of
+# upload peaks near 360 MB instead of 420+, and loading one pauses 25 ms instead of 35-60
+# (docs/performance.md, "Access config at scale"); no throughput cost measurable by `npm run bench`. An old generation of
 # at most 75 % of the memory the container may use: V8 collects before the pod's limit, not after
 # (a 64 MiB access upload peaks near 500 MB in a 512Mi pod instead of 700 MB that a 24 GiB host's
 # lazy collection lets grow). The benches read it here.

@@ -1,7 +1,8 @@
 /**
- * `npm run docs:screenshots`: the README's pictures of the admin web UI, taken by the same real
- * browser the tests use (Debian's Chromium via playwright-core) from a sandbox gateway with some
- * history: a vendor with a licence and a key, a permission, a pending change awaiting approval.
+ * `npm run docs:screenshots`: the pictures of the admin web UI in docs/admin-guide.md, taken by
+ * the same real browser the tests use (Debian's Chromium via playwright-core) from a sandbox
+ * gateway with some history: a vendor with a licence and a key, a permission, a pending change
+ * awaiting approval.
  * Writes docs/admin-ui-<screen>.png; run it after a change to the UI so the pictures stay current.
  *
  * Starts its own gateway on loopback ports and stops it; nothing leaves loopback.

@@ -1,5 +1,5 @@
 /**
- * The one catalogue of error codes (public contract: README "Errors"), and the error type
+ * The one catalogue of error codes (public contract: docs/vendor-guide.md "Errors"), and the error type
  * that carries one through the pipeline to the error handler, which alone writes the body.
  *
  * Reads nothing; sets nothing. A detail is written for the vendor: it never holds a secret,
@@ -71,7 +71,7 @@ export class GatewayError extends Error {
   }
 }
 
-/** The `type` URI of a problem: stable per code, documented in the README. */
+/** The `type` URI of a problem: stable per code, documented in docs/vendor-guide.md. */
 export function problemType(code: ErrorCode): string {
   return `https://errors.core-banking-gateway.dev/${code}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The gateway's Prometheus metrics (names are public contract: README "Metrics"), on a
+ * The gateway's Prometheus metrics (names are public contract: docs/operations.md "Metrics"), on a
  * registry injected per app so tests and several instances in one process never share state.
  *
  * Reads nothing but the access-config age source it is given, at scrape time; creates the

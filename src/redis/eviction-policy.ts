@@ -62,7 +62,7 @@ export class EvictionPolicyWatch {
         this.refusalLogged = true;
         logger.warn(
           { err },
-          'Redis refuses CONFIG GET maxmemory-policy: the gateway cannot see whether Redis evicts idempotency records; make sure it is noeviction (see README, Running with Redis)',
+          'Redis refuses CONFIG GET maxmemory-policy: the gateway cannot see whether Redis evicts idempotency records; make sure it is noeviction (see docs/operations.md, Running with Redis)',
         );
       }
       return;
@@ -74,7 +74,7 @@ export class EvictionPolicyWatch {
     if (policy !== null) {
       logger.error(
         { maxmemoryPolicy: policy },
-        'Redis maxmemory-policy evicts keys under memory pressure (idempotency records with them): keyed money movement answers 503 until it is noeviction (see README, Running with Redis)',
+        'Redis maxmemory-policy evicts keys under memory pressure (idempotency records with them): keyed money movement answers 503 until it is noeviction (see docs/operations.md, Running with Redis)',
       );
     } else {
       logger.warn('Redis maxmemory-policy is noeviction again: keyed money movement is accepted again');
@@ -98,7 +98,7 @@ export class EvictionPolicyWatch {
         this.infoRefusalLogged = true;
         logger.warn(
           { err },
-          'Redis refuses INFO: the gateway cannot see whether Redis evicted idempotency records or restarted behind a proxy; make sure it is noeviction (see README, Running with Redis)',
+          'Redis refuses INFO: the gateway cannot see whether Redis evicted idempotency records or restarted behind a proxy; make sure it is noeviction (see docs/operations.md, Running with Redis)',
         );
       }
       return { evictedKeys: 0, restarted: false };

@@ -29,7 +29,7 @@
  * Reads and writes two Redis keys; reports `held` and changes to the caller (metrics, log).
  * What it cannot notice: a wipe while every instance was stopped (the next start sees no
  * marker and takes it for a first start), and a stale copy of records that no instance had
- * seen counted (see README, Running with Redis).
+ * seen counted (see docs/operations.md, Running with Redis).
  */
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';

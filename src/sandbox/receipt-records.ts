@@ -1,7 +1,7 @@
 /**
  * The receipt ledger's records and code tables: receipts posted through it, the supervisors who
  * may authorise an override (passwords as scrypt hashes only; the sandbox's published
- * credentials are in the README), and the codes receipts answer with. Kept apart from the
+ * credentials are in docs/vendor-guide.md), and the codes receipts answer with. Kept apart from the
  * ledger so that the sandbox data can hold these tables without importing the ledger.
  *
  * Reads nothing; the tables are created empty (receipts) or seeded (supervisors).
@@ -45,7 +45,7 @@ export interface Supervisor {
   readonly passwordHash: string;
 }
 
-/** The sandbox's supervisors; their passwords are published in the README (sandbox only). */
+/** The sandbox's supervisors; their passwords are published in docs/vendor-guide.md (sandbox only). */
 const SEEDED_SUPERVISORS: readonly Supervisor[] = [
   { userId: 9001, userName: 'supervisor', passwordHash: 'scrypt$4096$8$1$D8mA5efMjVWTah8t9IfR6Q==$oaKr6Ronj4ULJq8JSwOaM7TZx9YtC6wIj0SEQTwUZ6I=' },
   { userId: 9002, userName: 'branchmanager', passwordHash: 'scrypt$4096$8$1$p0AODTjlql+Cypz9EvN6JQ==$qfS/VTnmKYFhjEitrxFzzBU2ubu8ZWYuxvxFq5BqB0k=' },

@@ -12,7 +12,7 @@ import { ScaledDecimal } from './decimal';
 import { ACCOUNT_STATUS, PRODUCT_TYPE, TRANSACTION_TYPE, type Account } from './model';
 import { ADJUSTMENT_RECEIPT_TYPE, LOAN_REVERSAL_OPTION, OVERRIDE_TYPE } from './receipt-records';
 
-/** The sandbox supervisor credentials the README publishes. */
+/** The sandbox supervisor credentials docs/vendor-guide.md publishes. */
 const SUPERVISOR = { overrideUserName: 'supervisor', overridePassword: 'Sandbox-Override-2025' };
 
 type App = ReturnType<typeof createSandboxApp>;

@@ -2,12 +2,12 @@
  * `npm run chart:check`: the Helm chart rendered by the real Helm (helm-binary.ts says where it
  * comes from) and every rendered object validated against the Kubernetes schemas. For each case:
  * the chart with its defaults must be refused (no Redis, no Secrets); each values file in
- * `helm/<chart>/ci/` and the README's `helm install` example must pass `helm lint --strict` and
+ * `helm/<chart>/ci/` and the `helm install` example of docs/deployment.md must pass `helm lint --strict` and
  * `helm template`; every object must validate with `kubernetes-models` (ServiceMonitor and
  * PrometheusRule with `@kubernetes-models/prometheus-operator`), an unknown kind fails; a rendered
  * PrometheusRule must carry exactly the rules of ops/prometheus/alerts.yaml.
  *
- * Reads the chart, README.md and ops/prometheus/alerts.yaml; writes only Helm's cached binary.
+ * Reads the chart, docs/deployment.md and ops/prometheus/alerts.yaml; writes only Helm's cached binary.
  * Exits 1 naming each failure; prints the number of objects rendered and validated. The models'
  * schemas allow unknown fields (as the API server's pruning does), so a misspelt field is not caught.
  */
@@ -21,6 +21,7 @@ import { helmBinary } from './helm-binary';
 const ROOT = path.resolve(__dirname, '../..');
 const RELEASE = 'gateway';
 const NAMESPACE = 'payments';
+const DEPLOYMENT_GUIDE = 'docs/deployment.md';
 
 interface Manifest {
   apiVersion?: string;
@@ -54,10 +55,10 @@ async function modelRegistry(): Promise<Map<string, ModelClass>> {
   return registry;
 }
 
-/** The `--set` flags of the README's `helm install` example, so the check follows the README. */
-export function readmeExampleArgs(readme: string): string[] {
-  const block = /^helm install \S+ (helm\/\S+)[^\n]*\\\n((?:\s+--set [^\n]+\n)+)/m.exec(readme);
-  if (!block) throw new Error('README.md has no `helm install … --set …` example');
+/** The `--set` flags of the deployment guide's `helm install` example, so the check follows the guide. */
+export function guideExampleArgs(guide: string): string[] {
+  const block = /^helm install \S+ (helm\/\S+)[^\n]*\\\n((?:\s+--set [^\n]+\n)+)/m.exec(guide);
+  if (!block) throw new Error(`${DEPLOYMENT_GUIDE} has no \`helm install … --set …\` example`);
   return [...(block[2] as string).matchAll(/--set (\S+)/g)].map((m) => `--set=${m[1] as string}`);
 }
 
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
       .filter((file) => /\.ya?ml$/.test(file))
       .map((file) => ({ name: `${chart}/ci/${file}`, chart, args: ['-f', `${chart}/ci/${file}`] }));
   });
-  cases.push({ name: 'README.md helm install example', chart: 'helm/core-banking-gateway', args: readmeExampleArgs(readFileSync(path.join(ROOT, 'README.md'), 'utf8')) });
+  cases.push({ name: `${DEPLOYMENT_GUIDE} helm install example`, chart: 'helm/core-banking-gateway', args: guideExampleArgs(readFileSync(path.join(ROOT, DEPLOYMENT_GUIDE), 'utf8')) });
 
   for (const chart of charts) {
     // The defaults name no Redis and no Secrets: the chart must refuse rather than render a broken release.

@@ -3,7 +3,7 @@
  * implementation of Go templates with Helm's functions exists on npm, so each template is made
  * into YAML by substitution, and that YAML is parsed. Control lines (if, else, range, with, end,
  * variable assignments) are dropped, so every branch is kept; `.Values` references, `default`,
- * `quote`, `required`, `toYaml | nindent` and `.Files.Get | nindent` are evaluated with the
+ * `quote`, `required`, `toYaml | nindent` and `.Files.Get [| replace "old" new] | nindent` are evaluated with the
  * example values; anything else (includes, helpers, range variables) becomes a unique
  * placeholder. What this proves: each template is well-formed YAML with the example values,
  * and every value it reads exists. What it cannot: the real output of conditions and loops.
@@ -137,10 +137,13 @@ export function renderBySubstitution(templateFile: string, values: Values): unkn
     if (block) {
       const indent = ' '.repeat(Number(block[2]));
       const expression = block[1] as string;
-      const file = /^\.Files\.Get\s+"([^"]+)"$/.exec(expression);
+      const file = /^\.Files\.Get\s+"([^"]+)"(?:\s*\|\s*replace\s+"([^"]*)"\s+(\S+))?$/.exec(expression);
       const yamlOf = /^toYaml\s+(\S+)$/.exec(expression);
       let text: string;
-      if (file) text = readFileSync(path.join(CHART_DIR, file[1] as string), 'utf8');
+      if (file) {
+        text = readFileSync(path.join(CHART_DIR, file[1] as string), 'utf8');
+        if (file[2] !== undefined) text = text.replaceAll(file[2], String(operand(file[3] as string)));
+      }
       else if (yamlOf && operand(yamlOf[1] as string) !== undefined) text = stringify(operand(yamlOf[1] as string));
       else text = `${placeholder()}: ${expression.replace(/[^A-Za-z0-9.-]+/g, '-')}`;
       out.push(...text.trimEnd().split('\n').map((l) => (l ? indent + l : l)));

@@ -14,7 +14,7 @@ import { helmBinary } from './helm-binary';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CHART = 'helm/core-banking-gateway';
-/** What the chart requires of every release (the README's example names the same). */
+/** What the chart requires of every release (the helm install example of docs/deployment.md names the same). */
 const REQUIRED = ['--set=config.redis.url=redis://redis.data.svc:6379', '--set=secrets.adminToken.existingSecret=gateway-admin', '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper'];
 const EXPOSED = '--set=config.server.adminHost=0.0.0.0';
 const OPS_PEER = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } }, podSelector: { matchLabels: { app: 'gatewayctl' } } };

@@ -1,5 +1,5 @@
 /**
- * The sandbox's magic values (README "Magic values"), each through the gateway in sandbox mode:
+ * The sandbox's magic values (docs/vendor-guide.md, "Magic values"), each through the gateway in sandbox mode:
  * rehearsed failures (504, 502 and outcome_unknown, nothing posted), a rehearsed override (422,
  * then 201 once a supervisor authorises it), the always-closed account, and Ofcom's drama
  * numbers in SMS verification.
