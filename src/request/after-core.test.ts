@@ -102,6 +102,7 @@ describe('after-core registry', () => {
     afterCore.register(recording('idempotency', []));
     afterCore.register(recording('two-factor', []));
     expect(response.listenerCount('close')).toBe(1);
+    expect(afterCore.steps).toEqual(['idempotency', 'two-factor']);
   });
 
   it("runs the other steps' duties when one fails, rejecting or throwing, and logs the failure with its step and outcome", async () => {

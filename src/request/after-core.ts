@@ -96,6 +96,11 @@ export class AfterCore {
     return this.settling;
   }
 
+  /** The steps that registered duties, in order. */
+  get steps(): readonly string[] {
+    return this.duties.map((duties) => duties.step);
+  }
+
   /** Whether the outcome has been told (or is being told). */
   get settled(): boolean {
     return this.settling !== null;

@@ -57,6 +57,7 @@ function startCountingCore(): Promise<EchoCore> {
 function terminal(core: EchoCore): RequestHandler {
   return async function postToCore(req, res, next) {
     const { afterCore } = context(res);
+    res.setHeader('X-Test-Guarded', String(afterCore.steps.includes('idempotency')));
     const mode = req.get('x-test-core') ?? 'post';
     if (mode === 'refuse') {
       await afterCore.settle({ kind: 'neverSent' });
