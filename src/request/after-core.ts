@@ -37,8 +37,6 @@ export type CoreOutcome =
   /** The core was certainly not reached (breaker open, connection refused, a refusal or an end before the call). */
   | { readonly kind: 'neverSent' };
 
-export type CoreOutcomeKind = CoreOutcome['kind'];
-
 /** A step's duties, one per outcome it must act on; an outcome without one asks nothing of the step. */
 export interface AfterCoreDuties {
   /** Names the step in the log line of a failed duty. */
@@ -52,7 +50,7 @@ export interface AfterCoreDuties {
 }
 
 /** The one event of a response the registry needs: its end, finished or cut off. */
-export interface ClosingResponse {
+interface ClosingResponse {
   once(event: 'close', listener: () => void): unknown;
 }
 
