@@ -18,6 +18,15 @@ export type ParsedDocument =
   | { readonly format: 'json'; readonly json: unknown }
   | { readonly format: 'xml'; readonly xml: XmlElement };
 
+/** What a refusal answered as the body is written from: what could be read of the body, and the form its answer takes. */
+export interface AnswerForm {
+  /** The body's canonical value, or what could be read of an invalid one. */
+  readonly value: Readonly<Record<string, unknown>>;
+  readonly responseFormat: WireFormat;
+  readonly responseMediaType: string;
+  readonly responseXmlNamespace: string;
+}
+
 export interface DecodedBody {
   /** Canonical value: JSON names, decimals as LosslessNumber. */
   readonly value: Readonly<Record<string, unknown>>;
@@ -38,7 +47,7 @@ export interface BodyContract {
   renderResponse?(coreText: string, format: WireFormat, xmlNamespace: string): string;
   /**
    * Invalid input is answered as the body itself with `errorMessage` (the receipts: the spec's
-   * ErrorMessage, README "Errors"), not as a bare problem.
+   * ErrorMessage, README "Errors"), not as a bare problem (rendered by refusal-answer.ts).
    */
   readonly refusesAsBody?: boolean;
   /**

@@ -89,7 +89,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   app.set('query parser', 'simple');
 
   const { metrics } = deps;
-  const errorHandler = createErrorHandler(deps.logger, deps.bodyContracts);
+  const errorHandler = createErrorHandler(deps.logger);
   const twoFactorSteps = twoFactor(config.twoFactor, {
     redis: deps.redis,
     keyPrefix: config.redis.keyPrefix,

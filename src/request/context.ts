@@ -3,9 +3,10 @@
  * that touches `res.locals`.
  *
  * Set by request-context (first step); filled in by route-match (route, params), the target
- * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody),
- * idempotency (idempotencyGuard) and the core client (upstreamSeconds, streamedBytesOut).
- * Read by every later step, the error handler and the access log.
+ * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody, and
+ * refusalRenderer for a contract that answers refusals as its body), idempotency and two-factor
+ * (their after-core duties) and the core client (upstreamSeconds, streamedBytesOut). Read by
+ * every later step, the error handler and the access log.
  */
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
@@ -13,7 +14,9 @@ import type { MatchResult } from '../catalogue/matcher';
 import type { Principal } from '../access/access-index';
 import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';
+import type { ProblemRenderer } from '../errors/problem';
 import type { RequestTrace } from '../tracing/tracing';
+import { AfterCore } from './after-core';
 
 
 /** A request body that the body step parsed and validated (routes with a body schema only). */
@@ -31,57 +34,11 @@ export interface ParsedBody {
   readonly responseXmlNamespace: string;
 }
 
-/** A body the body step refused: its fields that could be read, and how to answer. */
-export type RefusedBody = Pick<ParsedBody, 'value' | 'responseFormat' | 'responseMediaType' | 'responseXmlNamespace'>;
-
 /** A body the gateway does not parse (resource POST and PUT), read whole before the core is called. */
 export interface OpaqueBody {
   readonly bytes: Buffer;
   /** The vendor's Content-Type, one the route consumes; null for an empty body. */
   readonly contentType: string | null;
-}
-
-/** What a stored response of a money movement looks like, for replays. */
-export interface StoredResponse {
-  readonly status: number;
-  readonly contentType: string;
-  readonly body: Buffer;
-  /** The Location the first answer carried (a gateway path: a bank account added), sent again with each replay. */
-  readonly location?: string;
-}
-
-/**
- * How the terminal step settles the claim of the one request allowed to reach the core (set
- * by the idempotency step; see there). Every method resolves, never rejects.
- */
-export interface IdempotencyGuard {
-  /** False when the request carried no key (or is not money movement): nothing is guarded. */
-  readonly guarded: boolean;
-  /** The core answered: store this vendor-facing response for replays, then send it. */
-  complete(response: StoredResponse): Promise<void>;
-  /** The core was certainly not reached (breaker open, connection refused): free the key for a retry. */
-  abandon(): Promise<void>;
-  /** The request may have reached the core (timeout or reset after sending): retries get 409 outcome_unknown. */
-  unknown(): Promise<void>;
-  /**
-   * The core call begins: from here only its end settles the key. A vendor that goes away
-   * meanwhile changes nothing; its retries get 409 idempotency_in_progress until the call ends.
-   */
-  coreCallStarted(): void;
-}
-
-export const UNGUARDED: IdempotencyGuard = Object.freeze({
-  guarded: false,
-  complete: () => Promise.resolve(),
-  abandon: () => Promise.resolve(),
-  unknown: () => Promise.resolve(),
-  coreCallStarted: () => undefined,
-});
-
-/** A two-factor code spent on this request. */
-export interface RedeemedCode {
-  /** Makes the code usable again: the change it allowed did not happen. */
-  restore(): Promise<void>;
 }
 
 export interface RequestContext {
@@ -100,20 +57,17 @@ export interface RequestContext {
   /** Set by the body step on routes that take a body without a schema. */
   rawBody: OpaqueBody | null;
   /**
-   * Set by the body step when it refused a body whose contract answers invalid input as the body
-   * itself (receipts): what it could read, and the format the answer is written in.
+   * How a problem of this request is answered when its body contract answers refusals in its own
+   * shape (receipts): set by the body step, replaced by exchange when the core refused with such a
+   * body; the error handler asks it first.
    */
-  refusedBody: RefusedBody | null;
-  /** The receipt (the core's JSON) the core refused a receipt posting with; the error handler answers it with the problem alongside. */
-  coreRefusedReceipt: string | null;
-  /** Set by idempotency on a keyed money movement; the terminal step settles it. */
-  idempotencyGuard: IdempotencyGuard;
+  refusalRenderer: ProblemRenderer | null;
+  /** What steps must do once the core's outcome is known (idempotency, two-factor); exchange settles it. */
+  readonly afterCore: AfterCore;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
   upstreamSeconds: number | null;
   /** Bytes of an answer streamed without Content-Length, for the access log. */
   streamedBytesOut: number;
-  /** Set by the two-factor check once it redeemed a code; the exchange step hands it back if the core refuses the change. */
-  secondFactor: RedeemedCode | null;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
   trace: RequestTrace | null;
 }
@@ -130,18 +84,18 @@ export function newContext(requestId: string): RequestContext {
     vendor: null,
     body: null,
     rawBody: null,
-    refusedBody: null,
-    coreRefusedReceipt: null,
-    idempotencyGuard: UNGUARDED,
+    refusalRenderer: null,
+    afterCore: new AfterCore(requestId),
     upstreamSeconds: null,
     streamedBytesOut: 0,
-    secondFactor: null,
     trace: null,
   };
 }
 
+/** Attaches the context to its response, whose end settles after-core duties the core call never did. */
 export function setContext(res: Response, context: RequestContext): void {
   res.locals.ctx = context;
+  context.afterCore.bindResponse(res);
 }
 
 export function getContext(res: Response): RequestContext | undefined {

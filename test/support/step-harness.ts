@@ -39,6 +39,10 @@ export function runStep(step: RequestHandler, request: StepRequest = {}, ctx: Re
         headers[name.toLowerCase()] = value;
         return res;
       },
+      // The after-core registry watches the end of a response; a step run here never closes it.
+      once() {
+        return res;
+      },
       end(body?: Buffer | string) {
         resolve({ error: undefined, passed: false, ctx, answer: { status: res.statusCode, headers, body: body === undefined ? '' : body.toString() } });
       },

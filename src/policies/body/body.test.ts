@@ -218,13 +218,14 @@ describe('body step', () => {
     expect(res.json().detail).toEqual(typeof detail === 'string' ? detail : expect.stringMatching(detail));
   });
 
-  it('answers an invalid receipt with one 400 listing every bad field, as XML for an XML request', async () => {
+  it('answers an invalid receipt with one 400 listing every bad field, as the XML receipt with the problem inside for an XML request', async () => {
     const res = await send(`${app.url}${DEPOSIT}`, {
       headers: { 'content-type': 'application/xml' },
       body: '<ReceiptPaymentDto><CUAccountID>x</CUAccountID><Amount>-1</Amount><PayFee>maybe</PayFee><OverridePassword>pw</OverridePassword></ReceiptPaymentDto>',
     });
     expect(res.status).toBe(400);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+xml/);
+    expect(res.headers['content-type']).toMatch(/^application\/xml/);
+    expect(res.text).toMatch(/^<\?xml[^>]*\?><ReceiptPaymentDto[ >].*<ErrorMessage>.*<problem xmlns="urn:ietf:rfc:7807">.*<\/problem><\/ReceiptPaymentDto>$/s);
     for (const field of ['CUAccountID', 'PayFee', 'Amount', 'OverrideUserName']) expect(res.text).toContain(`<field>${field}</field>`);
     expect(res.text).not.toContain('pw<');
   });

@@ -15,8 +15,9 @@
  * - the contract validates → one 400 listing every bad field.
  * Sets `ctx.body` (schema routes): canonical value, the JSON text for the core, and the negotiated response
  * format (`Accept`, else the request's own media type) and XML namespace (the request's, else
- * `xml.responseNamespace`). A receipt refused as invalid sets `ctx.refusedBody` instead: what was
- * read of it, for the error handler to answer it as the receipt with errorMessage.
+ * `xml.responseNamespace`). A contract that answers invalid input as the body itself (receipts)
+ * also gets `ctx.refusalRenderer` (contracts/refusal-answer.ts), from the body or, refused as
+ * invalid, from what was read of it: the error handler answers with it.
  * The body is read by hand (a bounded buffer of chunks) rather than with body-parser, which
  * drains the whole of an oversized body before it answers 413.
  */
@@ -24,6 +25,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { parseJsonBody } from '../../contracts/json-codec';
 import { InvalidBodyError, type BodyContracts, type ParsedDocument, type WireFormat } from '../../contracts/body-contract';
+import { invalidInputRenderer } from '../../contracts/refusal-answer';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context, type OpaqueBody } from '../../request/context';
 import { SafeXmlParser } from '../../xml/safe-xml';
@@ -242,10 +244,12 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
         document = parser.parse(raw, requestFormat, mediaType.charset);
         const decoded = contract.decode(document);
         ctx.body = { value: decoded.value, coreJson: decoded.coreJson, requestFormat, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) };
+        ctx.refusalRenderer = invalidInputRenderer(contract, ctx.body);
       } catch (err) {
-        // Receipts answer invalid input as the receipt itself: keep what was read for the error handler.
-        if (contract.refusesAsBody && err instanceof GatewayError && err.code === 'invalid_request') {
-          ctx.refusedBody = { value: err instanceof InvalidBodyError ? err.readValue : {}, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) };
+        // Receipts answer invalid input as the receipt itself: what was read goes to the error handler's renderer.
+        if (err instanceof GatewayError && err.code === 'invalid_request') {
+          const read = err instanceof InvalidBodyError ? err.readValue : {};
+          ctx.refusalRenderer = invalidInputRenderer(contract, { value: read, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) });
         }
         throw err;
       } finally {

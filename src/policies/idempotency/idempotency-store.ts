@@ -12,7 +12,7 @@
  * that claimed it; the same key with another fingerprint is a mismatch whatever the state.
  */
 
-import type { StoredResponse } from '../../request/context';
+import type { StoredResponse } from '../../request/after-core';
 
 /** A vendor-facing response, stored once and replayed byte for byte. */
 export type { StoredResponse };

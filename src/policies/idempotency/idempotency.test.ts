@@ -50,20 +50,25 @@ function startCountingCore(): Promise<EchoCore> {
 }
 
 /**
- * The terminal step as the pipeline's last step uses the guard: abandon when the core is not
- * reached, complete with the answer before sending it, unknown when the core may have posted.
+ * The terminal step as exchange settles the after-core duties: never sent when the core is not
+ * reached, answered before sending the answer, unknown when the core may have posted; or no
+ * settle at all, leaving it to the end of the response.
  */
 function terminal(core: EchoCore): RequestHandler {
   return async function postToCore(req, res, next) {
-    const guard = context(res).idempotencyGuard;
-    res.setHeader('X-Test-Guarded', String(guard.guarded));
+    const { afterCore } = context(res);
+    res.setHeader('X-Test-Guarded', String(afterCore.steps.includes('idempotency')));
     const mode = req.get('x-test-core') ?? 'post';
     if (mode === 'refuse') {
-      await guard.abandon();
+      await afterCore.settle({ kind: 'neverSent' });
       next(new GatewayError('core_unavailable', 'The breaker is open.'));
       return;
     }
-    guard.coreCallStarted();
+    if (mode === 'fail-before-core') {
+      next(new GatewayError('invalid_request', 'A step before the core refused.'));
+      return;
+    }
+    afterCore.coreCallStarted();
     if (mode === 'forget') {
       res.status(202).end();
       return;
@@ -76,11 +81,11 @@ function terminal(core: EchoCore): RequestHandler {
         signal: AbortSignal.timeout(CORE_TIMEOUT_MS),
       });
       const response = { status: answer.status, contentType: answer.headers.get('content-type') ?? '', body: Buffer.from(await answer.arrayBuffer()) };
-      await guard.complete(response);
+      await afterCore.settle({ kind: 'answered', response });
       res.status(response.status).setHeader('Content-Type', response.contentType);
       res.end(response.body);
     } catch (error) {
-      await guard.unknown();
+      await afterCore.settle({ kind: 'unknown' });
       next(new GatewayError('core_timeout', 'The core did not answer in time.', { cause: error }));
     }
   };
@@ -239,6 +244,15 @@ describe.each(stores)('idempotency with the %s store', (_name, createStore) => {
     expect((await harness.send(receipt('8.00'), { ...key, 'x-test-core': 'refuse' })).code).toBe('core_unavailable');
     expect(harness.core.requests).toHaveLength(0);
     expect((await harness.send(receipt('8.00'), key)).status).toBe(201);
+    expect(harness.core.requests).toHaveLength(1);
+  });
+
+  it('frees the key when the request ends in an error before its core call, so a retry posts', async () => {
+    const key = { 'Idempotency-Key': 'failed-early-1' };
+    expect((await harness.send(receipt('8.50'), { ...key, 'x-test-core': 'fail-before-core' })).status).toBe(400);
+    expect(harness.core.requests).toHaveLength(0);
+    // Freed as never sent when the answer closed, a moment after the vendor read it.
+    await within(2000, async () => (await harness.send(receipt('8.50'), key)).status === 201);
     expect(harness.core.requests).toHaveLength(1);
   });
 

@@ -5,8 +5,10 @@
  * The key is the `Idempotency-Key` header (name configurable) or, when absent, the body's
  * `externalRefNo`; it is scoped by vendor and API id, and the body is fingerprinted with
  * SHA-256 over the canonical JSON the core will receive. Then, per key:
- *   - first request: claims the key and proceeds; the terminal step settles the claim
- *     through the IdempotencyGuard this step leaves on the response (see below);
+ *   - first request: claims the key and proceeds; the claim's after-core duties (registered on
+ *     `ctx.afterCore`, see request/after-core.ts) settle it: the core's answer is stored for
+ *     replays, a refusal or a request that never reached the core frees the key, and an
+ *     unknown outcome marks it `outcome_unknown`;
  *   - a retry after completion: the stored response, byte for byte, with
  *     `Idempotent-Replayed: true` (in the format of the first answer);
  *   - the same key with another body: 422 `idempotency_key_reused`;
@@ -21,15 +23,16 @@
  * posted unguarded. A request with no key at all is refused with 400 naming the header when
  * `requireKey` says so (by default, with a real core); otherwise it passes unguarded.
  *
- * Reads the route, principal and parsed body from the context and the key header; sets
- * `ctx.idempotencyGuard`, or answers a replay itself. Errors go to the error handler.
+ * Reads the route, principal and parsed body from the context and the key header; registers the
+ * claim's after-core duties, or answers a replay itself. Errors go to the error handler.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Cluster, Redis } from 'ioredis';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
-import { context, type IdempotencyGuard, type StoredResponse } from '../../request/context';
+import type { AfterCoreDuties, StoredResponse } from '../../request/after-core';
+import { context } from '../../request/context';
 import type { IdempotencyConfig } from './idempotency.schema';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { RedisIdempotencyStore, type EpochWatch } from './redis-idempotency-store';
@@ -118,9 +121,7 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
       (outcome) => {
         switch (outcome.kind) {
           case 'claimed': {
-            const guard = new ClaimedKey(store, logger, scope, fingerprint, token);
-            ctx.idempotencyGuard = guard;
-            res.once('close', () => guard.settleIfForgotten());
+            ctx.afterCore.register(claimDuties(store, logger, scope, fingerprint, token));
             next();
             return;
           }
@@ -197,56 +198,28 @@ function replay(res: Response, response: StoredResponse): void {
   res.end(response.body);
 }
 
-class ClaimedKey implements IdempotencyGuard {
-  readonly guarded = true;
-  private settled = false;
-  private markedUnknown = false;
-  private calling = false;
-
-  constructor(
-    private readonly store: IdempotencyStore,
-    private readonly logger: Logger,
-    private readonly scope: string,
-    private readonly fingerprint: string,
-    private readonly token: string,
-  ) {}
-
-  async complete(response: StoredResponse): Promise<void> {
-    if (this.settled) return;
-    this.settled = true;
-    await this.attempt('complete', this.store.complete(this.scope, this.fingerprint, this.token, response));
-  }
-
-  async abandon(): Promise<void> {
-    if (this.settled) return;
-    this.settled = true;
-    await this.attempt('abandon', this.store.release(this.scope, this.token));
-  }
-
-  async unknown(): Promise<void> {
-    if (this.settled || this.markedUnknown) return;
-    this.markedUnknown = true;
-    await this.attempt('unknown', this.store.markUnknown(this.scope, this.fingerprint, this.token));
-  }
-
-  coreCallStarted(): void {
-    this.calling = true;
-  }
-
-  /**
-   * The response closed. A core call under way settles the key when it ends (the vendor going
-   * away changes nothing); a request that never got to the core (refused by a later step, or
-   * an error before the call) frees the key.
-   */
-  settleIfForgotten(): void {
-    if (!this.settled && !this.calling && !this.markedUnknown) void this.abandon();
-  }
-
-  private async attempt(operation: string, pending: Promise<void>): Promise<void> {
+/**
+ * What the claim needs once the core's outcome is known. A vendor that goes away while the core
+ * call runs changes nothing: its retries get 409 idempotency_in_progress until the call ends.
+ */
+function claimDuties(store: IdempotencyStore, logger: Logger, scope: string, fingerprint: string, token: string): AfterCoreDuties {
+  const attempt = async (operation: string, pending: Promise<void>): Promise<void> => {
     try {
       await pending;
     } catch (error) {
-      this.logger.warn({ err: error, operation, idempotencyScope: this.scope }, 'idempotency store write failed; the key turns into outcome_unknown when its in-flight time ends');
+      logger.warn({ err: error, operation, idempotencyScope: scope }, 'idempotency store write failed; the key turns into outcome_unknown when its in-flight time ends');
     }
-  }
+  };
+  // Nothing was posted: free the key for a retry.
+  const release = (): Promise<void> => attempt('abandon', store.release(scope, token));
+  return {
+    step: 'idempotency',
+    logger,
+    // Stored for replays before the vendor receives it.
+    answered: (response) => attempt('complete', store.complete(scope, fingerprint, token, response)),
+    // The core may have posted: retries get 409 outcome_unknown, and nothing is sent again.
+    unknown: () => attempt('unknown', store.markUnknown(scope, fingerprint, token)),
+    refused: release,
+    neverSent: release,
+  };
 }

@@ -50,6 +50,7 @@ import { twoFactor } from './two-factor';
 import { twoFactorSchema, type TwoFactorConfig } from './two-factor.schema';
 import { listenOnLoopback } from '../../../test/support/listen';
 import { TestRedisClients } from '../../../test/support/redis-clients';
+import { within } from '../../../test/support/within';
 
 const keyA = testKey('key-a', 'user.a');
 const keyB = testKey('key-b', 'user.b');
@@ -666,6 +667,35 @@ describe('verification is no oracle of customers and their numbers', () => {
 });
 
 describe("the two-factor customer lookup's own breaker group", () => {
+  it('hands a code back when the core was never reached (breaker open), and keeps it spent when the core may have acted (5xx)', async () => {
+    let failAdds = true;
+    const h = await startHarness({
+      breakers: { bankaccounts: { volumeThreshold: 2, resetTimeoutMs: 60_000, firstProbeDelayMs: 300 } },
+      intercept: (request, res) => {
+        if (!failAdds || request.method !== 'POST' || request.url !== '/bankaccounts/add') return false;
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+        return true;
+      },
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        await verify(h);
+        const sent = latestCode(h);
+        expect((await add(h, sent)).status).toBe(502);
+        expect((await add(h, sent)).body.code).toBe('two_factor_invalid');
+      }
+      expect(h.breakerStates().bankaccounts).toBe('open');
+      await verify(h);
+      const code = latestCode(h);
+      expect((await add(h, code)).body.code).toBe('core_unavailable');
+      failAdds = false;
+      await within(3000, () => h.breakerStates().bankaccounts === 'half-open');
+      expect((await add(h, code)).status).toBe(201);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('opens customers when customer lookups fail, while adds still go through bankaccounts', async () => {
     let failLookups = true;
     const h = await startHarness({

@@ -36,13 +36,14 @@
  * account's customer (see code-store.ts for single use, expiry and the lock, which holds for
  * every vendor). A wrong, expired, used or never-sent code is one and the same 400
  * `two_factor_invalid`; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
- * customer is 429 `two_factor_locked` with Retry-After. Any refusal abandons the idempotency
- * claim (the core was not reached). A redeemed code is handed back if the core then refuses the
- * change (4xx), so the corrected retry may use it (ctx.secondFactor), with its original expiry
- * and at most three times (code-store.ts): refusals never keep a code alive.
+ * customer is 429 `two_factor_locked` with Retry-After. Any refusal settles the request's
+ * after-core duties as never sent (the idempotency claim is freed). A redeemed code registers
+ * its own duty (request/after-core.ts): it is handed back if the core then refuses the change
+ * (4xx) or is never reached, so the corrected retry may use it, with its original expiry and at
+ * most three times (code-store.ts): refusals never keep a code alive.
  *
  * Reads the route, the principal, the target and the body the body step parsed; sets ctx.body
- * (without TwoFactorCode) and ctx.secondFactor. Codes are never logged or stored in clear; a
+ * (without TwoFactorCode) and registers the redeemed code's after-core duty. Codes are never logged or stored in clear; a
  * mobile number is logged masked (`+*********456`), and the send limits count it under an HMAC.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
@@ -226,17 +227,17 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     }
     logger.info(log, 'two-factor code accepted');
     const { hash, expiresAt, restores } = result;
-    ctx.secondFactor = {
-      // The core refused the change, so the code protected nothing yet: the corrected retry may
-      // use it, within its original lifetime and a few times only.
-      restore: async () => {
-        const restored = await store.restore(owner, { hash, expiresAt, restores, now: now() }).catch((err: unknown) => {
-          logger.warn({ ...log, err }, 'could not hand back a two-factor code');
-          return false;
-        });
-        logger.info({ ...log, restored, restores }, restored ? 'two-factor code handed back after a core refusal' : 'two-factor code spent: not handed back');
-      },
+    // The change did not happen (the core refused it, or was never reached), so the code
+    // protected nothing yet: the corrected retry may use it, within its original lifetime and a
+    // few times only. An answer or an unknown outcome keeps it spent.
+    const handBack = async (): Promise<void> => {
+      const restored = await store.restore(owner, { hash, expiresAt, restores, now: now() }).catch((err: unknown) => {
+        logger.warn({ ...log, err }, 'could not hand back a two-factor code');
+        return false;
+      });
+      logger.info({ ...log, restored, restores }, restored ? 'two-factor code handed back: the change did not happen' : 'two-factor code spent: not handed back');
     };
+    ctx.afterCore.register({ step: 'two-factor', logger, refused: handBack, neverSent: handBack });
   }
 
   /** The body without the code, for the core (the contract already leaves it out of coreJson). */
@@ -358,8 +359,9 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
         await checkUpdate(req, ctx);
       }
     } catch (err) {
-      // The core was not reached: free the idempotency key, so a retry with the right code may use it.
-      await ctx.idempotencyGuard.abandon();
+      // The core was not reached: settled now, not when the answer closes, so the idempotency key
+      // is free by the time the vendor reads the refusal and retries with the right code.
+      await ctx.afterCore.settle({ kind: 'neverSent' });
       throw err;
     }
     next();
