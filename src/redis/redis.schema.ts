@@ -35,9 +35,9 @@ export const redisSchema = z
     name: z.string().min(1).nullable().default(null).describe('Name of the master group the sentinels monitor (Sentinel mode)'),
     nodes: z.array(address).default([]).describe('Cluster seed nodes [{host, port}] (Cluster mode, instead of url)'),
     username: credential.describe('ACL user of the Redis servers; null uses the URL\'s user or "default"'),
-    password: credential.describe('Password of that user; set it from a Secret (env GATEWAY__redis__password)'),
+    password: credential.meta({ secret: true }).describe('Password of that user; set it from a Secret (env GATEWAY__redis__password)'),
     sentinelUsername: credential.describe('ACL user of the sentinels, when they require one'),
-    sentinelPassword: credential.describe('Password of the sentinels, when they require one'),
+    sentinelPassword: credential.meta({ secret: true }).describe('Password of the sentinels, when they require one'),
     tls: z
       .object({
         enabled: z.boolean().default(false).describe('TLS to every Redis server and sentinel (a rediss:// url turns it on too)'),
@@ -55,7 +55,8 @@ export const redisSchema = z
           .describe('Name the server certificates must carry, when it differs from the host connected to'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('TLS to Redis'),
     keyPrefix: z
       // Braces are left out so that the prefix never overrides the hash tags the keys carry.
       .string()

@@ -47,11 +47,12 @@ const vendorTlsSchema = listenerTlsSchema
 
 export const serverSchema = z
   .object({
-    host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
+    host: z.string().min(1).default('0.0.0.0').describe('Address every listener binds to'),
     port: port.default(8080).describe('Vendor API port (env PORT)'),
     adminPort: port.default(8081).describe('Admin API and UI port (env ADMIN_PORT)'),
     adminHost: z
       .string()
+      .min(1)
       .default('127.0.0.1')
       .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart keeps loopback: kubectl port-forward reaches it)'),
     maxConnections: z
@@ -82,7 +83,7 @@ export const serverSchema = z
       .describe('Addresses or CIDR ranges of the load balancers whose X-Forwarded-For/Proto/Host are believed; none by default'),
     publicUrl: z
       .url({ protocol: /^https?$/ })
-      .refine((url) => new URL(url).pathname === '/' && !url.includes('?') && !url.includes('#'), 'must be an origin only (scheme, host, port)')
+      .regex(/^https?:\/\/[^/?#]+\/?$/, 'must be an origin only (scheme, host, port)')
       .nullable()
       .default(null)
       .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),

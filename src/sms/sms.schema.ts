@@ -22,6 +22,7 @@ export const smsHttpSchema = z
       .min(1)
       .nullable()
       .default(null)
+      .meta({ secret: true })
       .describe('Sent as "Authorization: Bearer <token>" (env GATEWAY__sms__http__bearerToken; required with provider http; never logged)'),
     sender: z.string().min(1).max(11).nullable().default(null).describe('Sender id sent as "from" (at most 11 characters); null leaves it to the provider'),
     timeoutMs: ms.default(3000).describe('Longest wait for one attempt, answer body included'),
@@ -37,7 +38,7 @@ export const smsSchema = z
       .default('outbox')
       .describe('outbox: messages kept in memory and listed at the admin API (sandbox); http: POSTed to sms.http.url'),
     outboxCapacity: z.number().int().min(1).max(10_000).default(100).describe('Messages the outbox keeps; the oldest are dropped first'),
-    http: smsHttpSchema.prefault({}),
+    http: smsHttpSchema.prefault({}).describe('The http provider (sms.provider http)'),
   })
   .strict()
   .superRefine((sms, ctx) => {
