@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isPair, isScalar, isSeq, type YAMLMap } from 'yaml';
 import { z } from 'zod';
+import { unwrap } from './config';
 import { configSchema } from './config.schema';
 
 export const GENERATE_COMMAND = 'npm run config:generate';
@@ -127,14 +128,6 @@ export function secretKeys(): string[] {
   return found;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  while (current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
-    current = current.unwrap() as z.ZodType;
-  }
-  return current;
-}
-
 function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
@@ -173,7 +166,8 @@ const DEFAULT_YAML_HEADER = [
 
 /** config/default.yaml: every default, each with its description. */
 export function renderDefaultYaml(): string {
-  const document = new Document(configSchema.parse({}), { aliasDuplicateObjects: false });
+  // Written as YAML 1.1 would read it too ('off' quoted), though the gateway reads YAML 1.2.
+  const document = new Document(configSchema.parse({}), { aliasDuplicateObjects: false, version: '1.1' });
   document.commentBefore = DEFAULT_YAML_HEADER;
   annotate(document.contents as YAMLMap, configSchema, 0);
   return document.toString({ lineWidth: 0 });

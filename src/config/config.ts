@@ -123,7 +123,7 @@ function parseYamlOrRaw(raw: string): unknown {
 }
 
 /** Peels defaults, prefaults, optionals and nullables off a schema. */
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+export function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
   while (current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
     current = current.unwrap() as z.ZodType;

@@ -142,6 +142,18 @@ describe('the Helm chart', () => {
     expect(schemaKeys.sort()).toEqual(gatewayKeys.sort());
   });
 
+  it("sets in values.config the gateway's own defaults, but for the chart's deliberate choices", () => {
+    /** A chart runs replicas: the rate limit is shared by about autoscaling.minReplicas pods. */
+    const chartChoices: Values = { rateLimit: { expectedInstances: 3 } };
+    const gatewayDefaults = JSON.parse(JSON.stringify(configSchema.parse({}))) as Values;
+    for (const key of SECRET_KEYS) {
+      const [section, ...rest] = key.split('.');
+      const parent = lookup(gatewayDefaults, [section as string, ...rest.slice(0, -1)]).value as Values;
+      delete parent[rest[rest.length - 1] as string];
+    }
+    expect(defaults.config).toEqual(deepMerge(gatewayDefaults, chartChoices));
+  });
+
   it('names each contract variable after the config key the gateway sets from it', () => {
     const table = contractTable();
     expect([...table.values()].sort()).toEqual(['ACCESS_FILE', 'ADMIN_PORT', 'CORE_URL', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'SANDBOX_PORT', 'STATUS_PORT']);
