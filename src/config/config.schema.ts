@@ -25,6 +25,7 @@ import { serverSchema } from '../server/server.schema';
 import { shutdownSchema } from '../server/shutdown.schema';
 import { tracingSchema } from '../tracing/tracing.schema';
 import { xmlConfigSchema } from '../xml/xml.schema';
+import { whenValid } from './when-valid';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -92,32 +93,15 @@ const sections = z
   })
   .strict();
 
-type Sections = z.output<typeof sections>;
-
-/** One issue path overlaps a key it reads: one is a prefix of the other. */
-function overlaps(issuePath: readonly PropertyKey[], key: readonly string[]): boolean {
-  const shorter = Math.min(issuePath.length, key.length);
-  return issuePath.slice(0, shorter).every((part, i) => String(part) === key[i]);
-}
-
-/**
- * A rule across keys. It runs whenever the keys it reads are valid, even if others are not (zod
- * skips a refinement after any type error by default), so that one run names every problem.
- */
-function acrossKeys(reads: readonly string[], rule: (config: Sections, ctx: z.RefinementCtx<Sections>) => void): z.core.$ZodCheck<Sections> {
-  const keys = reads.map((key) => key.split('.'));
-  return z.superRefine(rule, { when: (payload) => !payload.issues.some((issue) => keys.some((key) => overlaps(issue.path ?? [], key))) });
-}
-
-export const configSchema = sections.check(
-  // Each rule names every key it involves.
-  acrossKeys(['server.headersTimeoutMs', 'server.requestTimeoutMs'], (config, ctx) => {
+// Rules across sections: each names every key it involves.
+export const configSchema = sections
+  .superRefine((config, ctx) => {
     if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
       ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
     }
-  }),
+  }, whenValid('server.headersTimeoutMs', 'server.requestTimeoutMs'))
   // A request still waiting for the core must never be declared outcome_unknown under its feet.
-  acrossKeys(['idempotency.inFlightTimeoutMs', 'core.timeoutMs', 'core.breakers'], (config, ctx) => {
+  .superRefine((config, ctx) => {
     for (const group of ['receipts', 'bankaccounts'] as const) {
       const coreTimeoutMs = config.core.breakers[group].timeoutMs ?? config.core.timeoutMs;
       if (config.idempotency.inFlightTimeoutMs <= coreTimeoutMs) {
@@ -128,9 +112,9 @@ export const configSchema = sections.check(
         });
       }
     }
-  }),
+  }, whenValid('idempotency.inFlightTimeoutMs', 'core.timeoutMs', 'core.breakers'))
   // A hold shorter than the records it stands in for would let a retry of a forgotten one post again.
-  acrossKeys(['redis.dataLossHoldSeconds', 'idempotency.retentionSeconds'], (config, ctx) => {
+  .superRefine((config, ctx) => {
     if (config.redis.dataLossHoldSeconds < config.idempotency.retentionSeconds) {
       ctx.addIssue({
         code: 'custom',
@@ -138,33 +122,32 @@ export const configSchema = sections.check(
         message: `must be at least idempotency.retentionSeconds (${config.idempotency.retentionSeconds}): a shorter hold after a Redis data loss lets a retry post again`,
       });
     }
-  }),
-  acrossKeys(['twoFactor.pepper', 'redis.url', 'redis.sentinels', 'redis.nodes'], (config, ctx) => {
+  }, whenValid('redis.dataLossHoldSeconds', 'idempotency.retentionSeconds'))
+  .superRefine((config, ctx) => {
     if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
       ctx.addIssue({ code: 'custom', path: ['twoFactor', 'pepper'], message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike' });
     }
-  }),
+  }, whenValid('twoFactor.pepper', 'redis.url', 'redis.sentinels', 'redis.nodes'))
   // An open admin API is a sandbox's convenience (a token generated and printed at start), never a bank's.
-  acrossKeys(['admin.token', 'redis.url', 'redis.sentinels', 'redis.nodes', 'core.url'], (config, ctx) => {
+  .superRefine((config, ctx) => {
     if (config.admin.token === null && (redisConfigured(config.redis) || config.core.url !== null)) {
       ctx.addIssue({ code: 'custom', path: ['admin', 'token'], message: 'admin.token (ADMIN_TOKEN) is required with Redis (REDIS_URL) or a real core (CORE_URL)' });
     }
-  }),
+  }, whenValid('admin.token', 'redis.url', 'redis.sentinels', 'redis.nodes', 'core.url'))
   // Codes kept at the admin API instead of reaching phones: a sandbox's convenience, never a bank's.
-  acrossKeys(['core.url', 'sms.provider', 'sandbox.allowWithRealCore'], (config, ctx) => {
+  .superRefine((config, ctx) => {
     if (config.core.url !== null && config.sms.provider !== 'http' && !config.sandbox.allowWithRealCore) {
       ctx.addIssue({ code: 'custom', path: ['sms', 'provider'], message: 'must be http with a real core (core.url / CORE_URL); sandbox.allowWithRealCore allows the outbox on a test rig' });
     }
-  }),
-  acrossKeys(['authentication.tokenHeader', 'authentication.receiptTokenHeader', 'core.passHeaders'], (config, ctx) => {
+  }, whenValid('core.url', 'sms.provider', 'sandbox.allowWithRealCore'))
+  .superRefine((config, ctx) => {
     const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
     for (const [index, name] of config.core.passHeaders.entries()) {
       if (credentials.has(name)) {
         ctx.addIssue({ code: 'custom', path: ['core', 'passHeaders', index], message: `${name} is a vendor credential (authentication.tokenHeader or receiptTokenHeader) and never reaches the core` });
       }
     }
-  }),
-);
+  }, whenValid('authentication.tokenHeader', 'authentication.receiptTokenHeader', 'core.passHeaders'));
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -103,6 +103,12 @@ describe('configuration', () => {
     for (const key of ['server.port', 'log.level', 'admin.token', 'twoFactor.pepper', 'idempotency.inFlightTimeoutMs']) expect(message).toContain(`  ${key}: `);
   });
 
+  it('names a rule inside a section beside a bad value of that section', () => {
+    const env = { GATEWAY__sms__provider: 'http', GATEWAY__sms__outboxCapacity: 'many', GATEWAY__redis__nodes: '[{host: r, port: 6379}]', GATEWAY__redis__url: 'redis://r:6379', GATEWAY__redis__commandTimeoutMs: 'soon' };
+    expect(() => loadConfig({ configDir, env })).toThrow(/sms\.outboxCapacity[^]*sms\.http\.url[^]*redis\.commandTimeoutMs/);
+    expect(() => loadConfig({ configDir, env })).toThrow(/redis\.nodes: set one of url, sentinels or nodes/);
+  });
+
   it('runs a rule across keys only when the keys it reads are valid', () => {
     // An invalid redis.url: the pepper and admin-token rules cannot tell whether Redis is configured.
     const message = (() => {

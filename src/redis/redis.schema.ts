@@ -7,6 +7,7 @@
  * Reads nothing; exports the schema and its type.
  */
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const ms = z.number().int().min(1);
 
@@ -119,7 +120,7 @@ export const redisSchema = z
       // Which one would win is not obvious to an operator; refuse rather than guess.
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'credentials are set both in url and in username/password; keep one' });
     }
-  });
+  }, whenValid('url', 'sentinels', 'nodes', 'name', 'username', 'password'));
 
 export type RedisConfig = z.infer<typeof redisSchema>;
 

@@ -1,6 +1,7 @@
 /** Config of the listeners (config key `server`): ports, Node's server limits, and whom to believe about where a call came from. */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -29,7 +30,7 @@ export const listenerTlsSchema = z
     if ((tls.certFile === null) !== (tls.keyFile === null)) {
       ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
     }
-  });
+  }, whenValid('certFile', 'keyFile'));
 
 const vendorTlsSchema = listenerTlsSchema
   .safeExtend({
@@ -43,7 +44,7 @@ const vendorTlsSchema = listenerTlsSchema
     if (tls.clientCertificate !== 'off' && (tls.clientCaFile === null || tls.certFile === null)) {
       ctx.addIssue({ code: 'custom', path: ['clientCertificate'], message: 'needs certFile, keyFile and clientCaFile' });
     }
-  });
+  }, whenValid('clientCertificate', 'clientCaFile', 'certFile'));
 
 export const serverSchema = z
   .object({

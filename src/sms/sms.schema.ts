@@ -7,6 +7,7 @@
  * (`GATEWAY__sms__http__bearerToken`), never in a committed file; it is never logged.
  */
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const ms = z.number().int().min(1);
 
@@ -45,7 +46,7 @@ export const smsSchema = z
     if (sms.provider !== 'http') return;
     if (sms.http.url === null) ctx.addIssue({ code: 'custom', path: ['http', 'url'], message: 'required when sms.provider is http' });
     if (sms.http.bearerToken === null) ctx.addIssue({ code: 'custom', path: ['http', 'bearerToken'], message: 'required when sms.provider is http' });
-  });
+  }, whenValid('provider', 'http.url', 'http.bearerToken'));
 
 export type SmsConfig = z.infer<typeof smsSchema>;
 export type SmsHttpConfig = z.infer<typeof smsHttpSchema>;
