@@ -52,6 +52,7 @@ import { openApiExamples as sandboxOpenApiExamples } from './sandbox/examples';
 import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
+import { StartupError } from './errors/startup-error';
 
 export interface RunningGateway {
   readonly vendorPort: number;
@@ -108,6 +109,7 @@ function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
   const document = readAccessFile(file);
   if (document.sandbox === true && config.core.url !== null && !config.sandbox.allowWithRealCore) {
     throw new StartupError(
+      'access-file',
       `access.file (ACCESS_FILE) ${file} is the sandbox's access document (sandbox: true), whose keys are published; with CORE_URL set, name your own ACCESS_FILE or seed Redis from one`,
     );
   }
@@ -155,7 +157,7 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
   } catch (err) {
     await store.close();
     client.disconnect();
-    throw new StartupError(`Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
+    throw new StartupError('redis', `Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
   }
   return {
     store,
@@ -172,19 +174,12 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
-
 /**
  * The admin token: ADMIN_TOKEN, or in sandbox mode (no Redis, no real core) a fresh random
- * one. A production gateway without one refuses to start rather than run an open admin API.
+ * one. The config schema refuses a production config without one (admin.token).
  */
 function resolveAdminToken(config: Readonly<GatewayConfig>): { token: string; generated: boolean } {
   if (config.admin.token) return { token: config.admin.token, generated: false };
-  if (redisConfigured(config.redis) || config.core.url) {
-    throw new StartupError('admin.token (ADMIN_TOKEN) is required when REDIS_URL or CORE_URL is set');
-  }
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 

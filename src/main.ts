@@ -3,37 +3,19 @@
  * SIGTERM/SIGINT (readiness 503 at once, then the `shutdown` section's lame-duck and drain
  * times; see RunningGateway.stop). No logic lives here.
  *
- * Reads the environment and config/; exits non-zero with a message naming the bad key when
- * the configuration is invalid, 0 after a graceful stop, 1 when stopping failed.
+ * Reads the environment and config/; exits 2 on any start-up failure (the StartupError family:
+ * configuration, files, Redis, ports) with a message naming what to fix, 0 after a graceful
+ * stop, 1 when stopping failed or on an unforeseen error.
  */
-import { ConfigError, loadConfig } from './config/config';
-import { AccessFileError } from './access/access-store';
-import { StartupError, startGateway } from './gateway';
+import { loadConfig } from './config/config';
+import { StartupError } from './errors/startup-error';
+import { startGateway } from './gateway';
 import { createLogger } from './logging/logger';
-import { TlsFileError } from './tls/pem-files';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`core-banking-gateway: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfig();
   const logger = createLogger(config.log.level);
-  let gateway;
-  try {
-    gateway = await startGateway(config, logger);
-  } catch (err) {
-    if (err instanceof AccessFileError || err instanceof StartupError || err instanceof TlsFileError) {
-      process.stderr.write(`core-banking-gateway: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const gateway = await startGateway(config, logger);
   const adminHost = gateway.adminAddress.includes(':') ? `[${gateway.adminAddress}]` : gateway.adminAddress;
   const adminUi = `${config.admin.tls.certFile ? 'https' : 'http'}://${adminHost}:${gateway.adminPort}/`;
   if (gateway.generatedAdminToken) {
@@ -66,6 +48,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof StartupError) {
+    process.stderr.write(`core-banking-gateway: ${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`core-banking-gateway: failed to start: ${(err as Error).message}\n`);
   process.exit(1);
 });

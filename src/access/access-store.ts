@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { AuditEntryInput, AuditLog } from './audit-log';
+import { StartupError } from '../errors/startup-error';
 import { accessDocumentSchema, type AccessDocument, type AdminAccount, type Proposal } from './model';
 import {
   DOCUMENT_KINDS,
@@ -151,8 +152,13 @@ export class RecordConflictError extends Error {
   }
 }
 
-export class AccessFileError extends Error {
+/** A start-up failure (exit 2): access.file (ACCESS_FILE) cannot be read or is invalid. */
+export class AccessFileError extends StartupError {
   override readonly name = 'AccessFileError';
+
+  constructor(message: string) {
+    super('access-file', message);
+  }
 }
 
 /** Parses and validates a declarative access file; errors name the file and each bad key. */
@@ -172,7 +178,13 @@ export function parseAccessDocument(text: string, source: string): AccessDocumen
 }
 
 export function readAccessFile(file: string): AccessDocument {
-  return parseAccessDocument(readFileSync(file, 'utf8'), file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new AccessFileError(`access.file (ACCESS_FILE) ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return parseAccessDocument(text, file);
 }
 
 /** Every record of a store as one document (tests, small tools): vendors and users by id. */

@@ -9,6 +9,7 @@ export const adminSchema = z
       .min(16)
       .nullable()
       .default(null)
+      .meta({ secret: true })
       .describe('Bootstrap admin bearer token (env ADMIN_TOKEN); generated and printed when null in sandbox mode'),
     authFailuresBeforeBackoff: z
       .number()

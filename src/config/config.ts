@@ -12,10 +12,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { StartupError } from '../errors/startup-error';
 import { configSchema, type ConfigInput, type GatewayConfig } from './config.schema';
 
-export class ConfigError extends Error {
+/** A start-up failure (exit 2): the message names every bad key at once. */
+export class ConfigError extends StartupError {
   override readonly name = 'ConfigError';
+
+  constructor(message: string) {
+    super('config', message);
+  }
 }
 
 /** Contract variables (README "Ports and variables") and the key each one sets. */
@@ -73,7 +79,12 @@ function readYaml(file: string, required: boolean): Record<string, unknown> {
     if (required) throw new ConfigError(`configuration file ${file} is missing`);
     return {};
   }
-  const parsed: unknown = parseYaml(readFileSync(file, 'utf8'));
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${file}: ${(err as Error).message}`);
+  }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${file}: top level must be a mapping`);
   return parsed as Record<string, unknown>;
@@ -112,7 +123,7 @@ function parseYamlOrRaw(raw: string): unknown {
 }
 
 /** Peels defaults, prefaults, optionals and nullables off a schema. */
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+export function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
   while (current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
     current = current.unwrap() as z.ZodType;

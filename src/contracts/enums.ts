@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { StartupError } from '../errors/startup-error';
 import { ENUM_NAMES, type EnumName } from './dto-schema';
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -58,8 +59,13 @@ export const receiptEnumsFileSchema = z
 
 export type ReceiptEnumsFile = z.infer<typeof receiptEnumsFileSchema>;
 
-export class ReceiptEnumsError extends Error {
+/** A start-up failure (exit 2): body.receiptEnumsFile cannot be read or is invalid. */
+export class ReceiptEnumsError extends StartupError {
   override readonly name = 'ReceiptEnumsError';
+
+  constructor(message: string) {
+    super('receipt-enums', message);
+  }
 }
 
 export interface EnumEntry {

@@ -1,5 +1,6 @@
 /** Config of the connection to the core (config key `core`), its breakers and allow-lists included. */
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 import { breakersSchema } from './breakers.schema';
 
 /** An HTTP field name (RFC 9110 token), kept in lower case. */
@@ -64,7 +65,7 @@ export const coreTlsSchema = z
     if ((tls.certFile === null) !== (tls.keyFile === null)) {
       ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
     }
-  });
+  }, whenValid('certFile', 'keyFile'));
 
 export const coreClientSchema = z
   .object({

@@ -7,6 +7,7 @@
  * Reads nothing; exports the schema and its type.
  */
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const ms = z.number().int().min(1);
 
@@ -35,9 +36,9 @@ export const redisSchema = z
     name: z.string().min(1).nullable().default(null).describe('Name of the master group the sentinels monitor (Sentinel mode)'),
     nodes: z.array(address).default([]).describe('Cluster seed nodes [{host, port}] (Cluster mode, instead of url)'),
     username: credential.describe('ACL user of the Redis servers; null uses the URL\'s user or "default"'),
-    password: credential.describe('Password of that user; set it from a Secret (env GATEWAY__redis__password)'),
+    password: credential.meta({ secret: true }).describe('Password of that user; set it from a Secret (env GATEWAY__redis__password)'),
     sentinelUsername: credential.describe('ACL user of the sentinels, when they require one'),
-    sentinelPassword: credential.describe('Password of the sentinels, when they require one'),
+    sentinelPassword: credential.meta({ secret: true }).describe('Password of the sentinels, when they require one'),
     tls: z
       .object({
         enabled: z.boolean().default(false).describe('TLS to every Redis server and sentinel (a rediss:// url turns it on too)'),
@@ -55,7 +56,8 @@ export const redisSchema = z
           .describe('Name the server certificates must carry, when it differs from the host connected to'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('TLS to Redis'),
     keyPrefix: z
       // Braces are left out so that the prefix never overrides the hash tags the keys carry.
       .string()
@@ -118,7 +120,7 @@ export const redisSchema = z
       // Which one would win is not obvious to an operator; refuse rather than guess.
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'credentials are set both in url and in username/password; keep one' });
     }
-  });
+  }, whenValid('url', 'sentinels', 'nodes', 'name', 'username', 'password'));
 
 export type RedisConfig = z.infer<typeof redisSchema>;
 

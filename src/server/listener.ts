@@ -27,6 +27,7 @@ import type { Duplex } from 'node:stream';
 import type { ServerConfig } from './server.schema';
 import type { ListenerTls } from './server-tls';
 import { GatewayError } from '../errors/error-catalogue';
+import { listenFailure } from '../errors/startup-error';
 import type { Logger } from '../logging/logger';
 import { socketProblemResponse } from '../request/error-handler';
 import { makeRoomAtCap } from './connection-room';
@@ -181,9 +182,10 @@ export function openListener(
     socket.end(response(requestId));
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (err: NodeJS.ErrnoException): void => reject(listenFailure(host, port, err));
+    server.once('error', refuse);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve(server);
     });
   });

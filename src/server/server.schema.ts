@@ -1,6 +1,7 @@
 /** Config of the listeners (config key `server`): ports, Node's server limits, and whom to believe about where a call came from. */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -29,7 +30,7 @@ export const listenerTlsSchema = z
     if ((tls.certFile === null) !== (tls.keyFile === null)) {
       ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
     }
-  });
+  }, whenValid('certFile', 'keyFile'));
 
 const vendorTlsSchema = listenerTlsSchema
   .safeExtend({
@@ -43,15 +44,16 @@ const vendorTlsSchema = listenerTlsSchema
     if (tls.clientCertificate !== 'off' && (tls.clientCaFile === null || tls.certFile === null)) {
       ctx.addIssue({ code: 'custom', path: ['clientCertificate'], message: 'needs certFile, keyFile and clientCaFile' });
     }
-  });
+  }, whenValid('clientCertificate', 'clientCaFile', 'certFile'));
 
 export const serverSchema = z
   .object({
-    host: z.string().default('0.0.0.0').describe('Address every listener binds to'),
+    host: z.string().min(1).default('0.0.0.0').describe('Address every listener binds to'),
     port: port.default(8080).describe('Vendor API port (env PORT)'),
     adminPort: port.default(8081).describe('Admin API and UI port (env ADMIN_PORT)'),
     adminHost: z
       .string()
+      .min(1)
       .default('127.0.0.1')
       .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart keeps loopback: kubectl port-forward reaches it)'),
     maxConnections: z
@@ -82,7 +84,7 @@ export const serverSchema = z
       .describe('Addresses or CIDR ranges of the load balancers whose X-Forwarded-For/Proto/Host are believed; none by default'),
     publicUrl: z
       .url({ protocol: /^https?$/ })
-      .refine((url) => new URL(url).pathname === '/' && !url.includes('?') && !url.includes('#'), 'must be an origin only (scheme, host, port)')
+      .regex(/^https?:\/\/[^/?#]+\/?$/, 'must be an origin only (scheme, host, port)')
       .nullable()
       .default(null)
       .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),

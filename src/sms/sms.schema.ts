@@ -7,6 +7,7 @@
  * (`GATEWAY__sms__http__bearerToken`), never in a committed file; it is never logged.
  */
 import { z } from 'zod';
+import { whenValid } from '../config/when-valid';
 
 const ms = z.number().int().min(1);
 
@@ -22,6 +23,7 @@ export const smsHttpSchema = z
       .min(1)
       .nullable()
       .default(null)
+      .meta({ secret: true })
       .describe('Sent as "Authorization: Bearer <token>" (env GATEWAY__sms__http__bearerToken; required with provider http; never logged)'),
     sender: z.string().min(1).max(11).nullable().default(null).describe('Sender id sent as "from" (at most 11 characters); null leaves it to the provider'),
     timeoutMs: ms.default(3000).describe('Longest wait for one attempt, answer body included'),
@@ -37,14 +39,14 @@ export const smsSchema = z
       .default('outbox')
       .describe('outbox: messages kept in memory and listed at the admin API (sandbox); http: POSTed to sms.http.url'),
     outboxCapacity: z.number().int().min(1).max(10_000).default(100).describe('Messages the outbox keeps; the oldest are dropped first'),
-    http: smsHttpSchema.prefault({}),
+    http: smsHttpSchema.prefault({}).describe('The http provider (sms.provider http)'),
   })
   .strict()
   .superRefine((sms, ctx) => {
     if (sms.provider !== 'http') return;
     if (sms.http.url === null) ctx.addIssue({ code: 'custom', path: ['http', 'url'], message: 'required when sms.provider is http' });
     if (sms.http.bearerToken === null) ctx.addIssue({ code: 'custom', path: ['http', 'bearerToken'], message: 'required when sms.provider is http' });
-  });
+  }, whenValid('provider', 'http.url', 'http.bearerToken'));
 
 export type SmsConfig = z.infer<typeof smsSchema>;
 export type SmsHttpConfig = z.infer<typeof smsHttpSchema>;

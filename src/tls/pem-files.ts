@@ -14,6 +14,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { StartupError } from '../errors/startup-error';
 import type { Logger } from '../logging/logger';
 
 /** A file the gateway reads, with the config key that names it (for messages). */
@@ -22,8 +23,13 @@ export interface PemFile {
   readonly path: string;
 }
 
-export class TlsFileError extends Error {
+/** A start-up failure (exit 2): the set a config key names cannot be read or used. */
+export class TlsFileError extends StartupError {
   override readonly name = 'TlsFileError';
+
+  constructor(message: string) {
+    super('tls-file', message);
+  }
 }
 
 /** The files' contents by config key. */

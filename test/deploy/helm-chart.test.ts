@@ -9,21 +9,23 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { parseDocument, isMap, isPair, isScalar, type YAMLMap } from 'yaml';
 import { loadConfig } from '../../src/config/config';
 import { configSchema } from '../../src/config/config.schema';
+import { secretKeys } from '../../src/config/config-files';
 import { CHART_DIR, deepMerge, lookup, readYamlFile, RequiredValueMissing, renderBySubstitution, templateFiles, valueReferences, type Values } from './chart-render';
 
 const ROOT = path.resolve(__dirname, '../..');
 const defaults = readYamlFile(path.join(CHART_DIR, 'values.yaml'));
 const schema = JSON.parse(readFileSync(path.join(CHART_DIR, 'values.schema.json'), 'utf8')) as Values;
 const examples = readdirSync(path.join(CHART_DIR, 'ci')).map((name) => [name, deepMerge(defaults, readYamlFile(path.join(CHART_DIR, 'ci', name)))] as const);
-const validate = new Ajv({ allErrors: true }).compile(schema);
+const validate = addFormats(new Ajv({ allErrors: true })).compile(schema);
 /** The example with every option on: Sentinel, TLS, every Secret, ServiceMonitor, rules, NetworkPolicy. */
 const everything = deepMerge(defaults, readYamlFile(path.join(CHART_DIR, 'ci/sentinel-values.yaml')));
 
 /** Config keys that reach the pods from Secrets, never from values. */
-const SECRET_KEYS = ['admin.token', 'redis.password', 'redis.sentinelPassword', 'sms.http.bearerToken', 'twoFactor.pepper'];
+const SECRET_KEYS = secretKeys();
 
 type Manifest = { kind: string; spec?: unknown } & Values;
 
@@ -140,13 +142,25 @@ describe('the Helm chart', () => {
     expect(schemaKeys.sort()).toEqual(gatewayKeys.sort());
   });
 
+  it("sets in values.config the gateway's own defaults, but for the chart's deliberate choices", () => {
+    /** A chart runs replicas: the rate limit is shared by about autoscaling.minReplicas pods. */
+    const chartChoices: Values = { rateLimit: { expectedInstances: 3 } };
+    const gatewayDefaults = JSON.parse(JSON.stringify(configSchema.parse({}))) as Values;
+    for (const key of SECRET_KEYS) {
+      const [section, ...rest] = key.split('.');
+      const parent = lookup(gatewayDefaults, [section as string, ...rest.slice(0, -1)]).value as Values;
+      delete parent[rest[rest.length - 1] as string];
+    }
+    expect(defaults.config).toEqual(deepMerge(gatewayDefaults, chartChoices));
+  });
+
   it('names each contract variable after the config key the gateway sets from it', () => {
     const table = contractTable();
     expect([...table.values()].sort()).toEqual(['ACCESS_FILE', 'ADMIN_PORT', 'CORE_URL', 'LOG_LEVEL', 'PORT', 'REDIS_URL', 'SANDBOX_PORT', 'STATUS_PORT']);
     const samples: Record<string, string> = { 'redis.url': 'redis://r:6379', 'core.url': 'http://core:80', 'log.level': 'warn', 'access.file': '/etc/a.yaml' };
     for (const [keyPath, name] of table) {
       const sample = samples[keyPath] ?? '4321';
-      const config = loadConfig({ env: { [name]: sample, GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' } }) as unknown as Values;
+      const config = loadConfig({ env: { [name]: sample, ADMIN_TOKEN: 'a-token-from-the-secret-0001', GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' } }) as unknown as Values;
       expect({ keyPath, value: String(lookup(config, keyPath.split('.')).value) }).toEqual({ keyPath, value: sample });
     }
   });

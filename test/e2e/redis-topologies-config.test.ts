@@ -9,8 +9,9 @@ import { redisConfigured } from '../../src/redis/redis.schema';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
 const configDir = path.resolve(__dirname, '../../config');
-// With Redis a shared two-factor pepper is required (a rule of its own, tested in config.test.ts).
-const load = (env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> => loadConfig({ configDir, env: { GATEWAY__twoFactor__pepper: 'p'.repeat(32), ...env } });
+// With Redis a shared two-factor pepper and an admin token are required (rules of their own, tested in config.test.ts).
+const load = (env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> =>
+  loadConfig({ configDir, env: { GATEWAY__twoFactor__pepper: 'p'.repeat(32), ADMIN_TOKEN: 'an-admin-token-0001', ...env } });
 
 describe('redis topology config', () => {
   it('reads sentinels and the master name from GATEWAY__ variables', () => {

@@ -18,6 +18,7 @@ export const bodyConfigSchema = z
       .describe('Deepest nesting of XML elements or JSON objects and arrays; deeper → 400'),
     receiptEnumsFile: z
       .string()
+      .min(1)
       .default('config/receipt-enums.yaml')
       .describe('Name ↔ number tables of the receipt enumerations (AWReceiptType, ProductTypes, LoanStatusReversalOptions)'),
     adjustmentNotesRequired: z

@@ -35,11 +35,13 @@ export const twoFactorSchema = z
       .min(32)
       .nullable()
       .default(null)
+      .meta({ secret: true })
       .describe('HMAC key for the stored code hashes, the same on every instance (env GATEWAY__twoFactor__pepper); required with Redis'),
-    sendLimitsPerNumber: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent to one mobile number, whichever vendor asks, per window (every limit applies)'),
-    sendLimitsPerCustomer: z.array(sendLimit).default(DEFAULT_SEND_LIMITS).describe('Codes sent for one customer, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerNumber: z.array(sendLimit).min(1).default(DEFAULT_SEND_LIMITS).describe('Codes sent to one mobile number, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerCustomer: z.array(sendLimit).min(1).default(DEFAULT_SEND_LIMITS).describe('Codes sent for one customer, whichever vendor asks, per window (every limit applies)'),
     sendLimitsPerVendor: z
       .array(sendLimit)
+      .min(1)
       .default([{ points: 100, durationSeconds: 3600 }])
       .describe("One vendor's SMS budget: codes it may have sent per window (every limit applies)"),
     messageTemplate: z

@@ -1,0 +1,28 @@
+/**
+ * The one family of start-up failures: whatever stops the gateway before it serves (a bad
+ * configuration, an unreadable TLS, access or receipt-enumeration file, Redis unreachable, a
+ * port taken) is a StartupError, so main.ts answers all of them alike: the message on stderr,
+ * no stack trace, exit 2 (the orchestrator's "fix the deployment, a restart will not help").
+ *
+ * Reads and sets nothing. Request-time errors are not here: they come from error-catalogue.ts.
+ */
+
+/** What failed, for logs and tests; the message says which key or file and what to fix. */
+export type StartupFailure = 'config' | 'tls-file' | 'access-file' | 'receipt-enums' | 'redis' | 'listen';
+
+export class StartupError extends Error {
+  override readonly name: string = 'StartupError';
+
+  constructor(
+    readonly failure: StartupFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A listener that could not open (port taken, address not on this host, no permission). */
+export function listenFailure(host: string, port: number, err: NodeJS.ErrnoException): StartupError {
+  const fix = err.code === 'EADDRINUSE' ? 'another process holds it: stop it, or set another port' : 'set an address and port this host can bind';
+  return new StartupError('listen', `cannot listen on ${host}:${port}: ${err.code ?? err.message} (${fix})`);
+}
