@@ -2,9 +2,9 @@
  * The typed per-request context that pipeline steps share, and its accessor: the only code
  * that touches `res.locals`.
  *
- * Set by request-context (first step); filled in by route-match (route, params), the target
+ * Set by request-context (first step, which also counts the bytes written out); filled in by route-match (route, params), the target
  * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody),
- * idempotency (idempotencyGuard) and the core client (upstreamSeconds, streamedBytesOut).
+ * idempotency (idempotencyGuard) and the core client (upstreamSeconds).
  * Read by every later step, the error handler and the access log.
  */
 import type { Response } from 'express';
@@ -111,8 +111,8 @@ export interface RequestContext {
   idempotencyGuard: IdempotencyGuard;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
   upstreamSeconds: number | null;
-  /** Bytes of an answer streamed without Content-Length, for the access log. */
-  streamedBytesOut: number;
+  /** Body bytes written to the vendor as they went on the wire (compressed, when compressed), for the access log. */
+  bytesOut: number;
   /** Set by the two-factor check once it redeemed a code; the exchange step hands it back if the core refuses the change. */
   secondFactor: RedeemedCode | null;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
@@ -139,7 +139,7 @@ export function newContext(requestId: string): RequestContext {
     coreRefusedReceipt: null,
     idempotencyGuard: UNGUARDED,
     upstreamSeconds: null,
-    streamedBytesOut: 0,
+    bytesOut: 0,
     secondFactor: null,
     trace: null,
     adminActor: null,

@@ -12,6 +12,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { ERROR_CATALOGUE, GatewayError, problemType, StoreUnavailableError, type ErrorCode } from '../errors/error-catalogue';
+import { logRequestFailure } from './request-failure-log';
 import type { Logger } from '../logging/logger';
 import { escapeXmlText } from '../xml/xml-text';
 import type { BodyContracts } from '../contracts/body-contract';
@@ -169,12 +170,7 @@ const NO_CONTRACTS: BodyContracts = new Map();
 export function createErrorHandler(logger: Logger, contracts: BodyContracts = NO_CONTRACTS): ErrorRequestHandler {
   return function errorHandler(err: unknown, req, res, _next) {
     const error = toGatewayError(err);
-    if (error.status >= 500) {
-      // Our own faults are errors; the core or Redis being away is a warning (an open breaker
-      // answers many requests a second, and the alerts watch the metrics, not the log).
-      const level = error.code === 'internal_error' ? 'error' : 'warn';
-      logger[level]({ err: error.cause ?? error, requestId: getContext(res)?.requestId, code: error.code }, 'request failed');
-    }
+    if (error.status >= 500) logRequestFailure(logger, error, getContext(res)?.requestId);
     if (res.headersSent) {
       // The answer is already on the wire: the only honest signal left is a cut connection.
       res.destroy();
