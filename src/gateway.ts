@@ -1,7 +1,8 @@
 /**
  * Builds and starts a whole gateway instance from a validated config: the access store and
  * its cache, the in-process sandbox core when no CORE_URL is set, the vendor, admin and status
- * listeners with their Node server limits, and an orderly stop.
+ * listeners with their Node server limits, and an orderly stop: each resource registers its close
+ * on one disposal stack as it opens, so stop() and a failed start close everything, in reverse.
  *
  * Reads the config and the access file; opens the listeners. Used by main.ts and by tests,
  * which pass port 0 and read the bound ports back.
@@ -50,9 +51,10 @@ import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
 import { openApiExamples as sandboxOpenApiExamples } from './sandbox/examples';
 import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
+import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
-import { StartupError } from './errors/startup-error';
+import { listenFailure, StartupError } from './errors/startup-error';
 
 export interface RunningGateway {
   readonly vendorPort: number;
@@ -77,8 +79,15 @@ export interface RunningGateway {
   stop(options?: Partial<ShutdownConfig>): Promise<void>;
 }
 
-function listen(app: Express | http.RequestListener, port: number, host: string, config: Readonly<GatewayConfig>, options: ListenOptions): Promise<http.Server> {
-  return openListener(app, port, host, config.server, options);
+type ListenerLimits = Parameters<typeof openListener>[3];
+
+/** Opens a listener; a port it cannot have fails the start with one line naming the setting. */
+async function listen(setting: string, app: Express | http.RequestListener, port: number, host: string, limits: ListenerLimits, options: ListenOptions): Promise<http.Server> {
+  try {
+    return await openListener(app, port, host, limits, options);
+  } catch (err) {
+    throw listenFailure(setting, host, port, err as NodeJS.ErrnoException);
+  }
 }
 
 function portOf(server: http.Server): number {
@@ -116,11 +125,15 @@ function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
   return document;
 }
 
-async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, auditOptions: AuditLogOptions): Promise<AccessBackend> {
+/**
+ * Opens the access store where the config says, each connection registering its close on
+ * `lifecycle` as it opens (the store's close, registered last, runs first and ends its own two).
+ */
+async function openAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, lifecycle: DisposalStack, auditOptions: AuditLogOptions): Promise<AccessBackend> {
   if (!redisConfigured(config.redis)) {
     const audit = new MemoryAuditLog(auditOptions);
     return {
-      store: new MemoryAccessStore(accessFile(config), { audit }),
+      store: lifecycle.adopt(new MemoryAccessStore(accessFile(config), { audit }), (store) => store.close()),
       audit,
       redis: null,
       health: null,
@@ -129,13 +142,13 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
   }
   const health = new RedisHealth(logger);
   // The request path's connection (rate limit, idempotency, two-factor codes): one command per request.
-  const client = createRedisClient(config.redis, { name: 'cbg-main', autoPipelining: true });
+  const client = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-main', autoPipelining: true }), closeRedisClient);
   health.watch(client, 'main');
   // The access store's own connection: its loads and whole-document swaps are bulk work, off the
   // request path, so they get a longer command timeout than the hot path's.
-  const accessClient = createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs });
+  const accessClient = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs }), closeRedisClient);
   health.watch(accessClient, 'access');
-  const subscriber = createRedisClient(config.redis, { name: 'cbg-subscriber' });
+  const subscriber = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-subscriber' }), closeRedisClient);
   health.watch(subscriber, 'subscriber');
   const audit = new RedisAuditLog(accessClient, { keyPrefix: config.redis.keyPrefix, ...auditOptions });
   const store = new RedisAccessStore({
@@ -149,14 +162,13 @@ async function createAccessBackend(config: Readonly<GatewayConfig>, logger: Logg
     changeRetentionMs: config.redis.accessChangeRetentionSeconds * 1000,
     stageTtlMs: config.redis.accessStageTtlMs,
   });
+  lifecycle.defer(() => store.close());
   try {
     // Without Redis at start there is no last good copy to serve: fail, and let the
     // orchestrator restart us, rather than answer every vendor with 503.
     await store.init();
     await audit.migrate();
   } catch (err) {
-    await store.close();
-    client.disconnect();
     throw new StartupError('redis', `Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
   }
   return {
@@ -185,7 +197,25 @@ function resolveAdminToken(config: Readonly<GatewayConfig>): { token: string; ge
 
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
   const adminToken = resolveAdminToken(config);
-  const servers: http.Server[] = [];
+  // Each resource registers its close right after it opens; stop() and a failed start unwind them, last opened first.
+  const lifecycle = new DisposalStack();
+  try {
+    return await openGateway(config, logger, lifecycle, adminToken);
+  } catch (err) {
+    await lifecycle.disposeAsync().catch((failure: unknown) => logger.warn({ err: failure }, 'a failed start could not close all it had opened'));
+    throw err;
+  }
+}
+
+async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, lifecycle: DisposalStack, adminToken: ReturnType<typeof resolveAdminToken>): Promise<RunningGateway> {
+  // A failed start cuts its listeners' connections at once; stop() sets the drain time it is given.
+  let drainTimeoutMs = 0;
+  const drain = (server: http.Server): Promise<void> => drainListener(server, drainTimeoutMs, logger);
+  // Readiness is 503 until the vendor and admin listeners are open, and again from the moment stop begins.
+  let phase: 'starting' | 'serving' | 'stopping' = 'starting';
+  const version = packageVersion();
+  const metrics = lifecycle.adopt(createMetrics(undefined, { version }), (opened) => opened.registry.clear());
+
   let sandboxServer: http.Server | null = null;
   let coreUrl = config.core.url;
   let openApiExamples: ReadonlyMap<string, unknown> | undefined;
@@ -197,34 +227,23 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       defaultPageSize: config.sandbox.defaultPageSize,
       maxPageSize: config.sandbox.maxPageSize,
     });
-    sandboxServer = await listen(sandbox, config.sandbox.port, config.sandbox.host, config, { logger });
+    sandboxServer = lifecycle.adopt(await listen('sandbox.port (SANDBOX_PORT)', sandbox, config.sandbox.port, config.sandbox.host, config.server, { logger }), drain);
     coreUrl = `http://${config.sandbox.host}:${portOf(sandboxServer)}`;
   }
 
-  let backend: AccessBackend;
-  try {
-    backend = await createAccessBackend(config, logger, {
-      retention: config.audit,
-      // Called by admin writes only, so after `metrics` below exists.
-      onTrimmedEarly: (count) => {
-        metrics.auditTrimmedBeforeRetentionTotal.inc(count);
-        logger.warn({ count, retentionDays: config.audit.retentionDays, maxEntries: config.audit.maxEntries }, 'audit.maxEntries trimmed audit entries younger than audit.retentionDays');
-      },
-    });
-  } catch (err) {
-    // Nothing else is open yet: close the sandbox so a failed start leaves no listener behind.
-    if (sandboxServer) await drainListener(sandboxServer, 0, logger);
-    throw err;
-  }
+  const backend = await openAccessBackend(config, logger, lifecycle, {
+    retention: config.audit,
+    onTrimmedEarly: (count) => {
+      metrics.auditTrimmedBeforeRetentionTotal.inc(count);
+      logger.warn({ count, retentionDays: config.audit.retentionDays, maxEntries: config.audit.maxEntries }, 'audit.maxEntries trimmed audit entries younger than audit.retentionDays');
+    },
+  });
   const { store, health } = backend;
-  const access = new AccessCache(store, logger);
+  const access = lifecycle.adopt(new AccessCache(store, logger), (cache) => cache.stop());
   await access.start();
 
-  const metrics = createMetrics(undefined, {
-    accessConfigAgeSeconds: () => access.status().ageSeconds,
-    accessConfigRecords: () => access.recordCounts(),
-  });
-  access.onVersion((version) => metrics.accessConfigVersion.set(version));
+  metrics.readAccessConfigFrom({ ageSeconds: () => access.status().ageSeconds, records: () => access.recordCounts() });
+  access.onVersion((loaded) => metrics.accessConfigVersion.set(loaded));
   const reportProblem = (problem: string | null): void => {
     metrics.accessConfigInconsistent.set(problem === null ? 0 : 1);
     if (problem !== null) metrics.accessConfigInconsistenciesTotal.inc();
@@ -241,31 +260,56 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   // Only with Redis: the memory store cannot lose data without the process going with it.
   let storeEpoch: StoreEpoch | null = null;
   if (backend.redis) {
-    storeEpoch = new StoreEpoch({
-      client: backend.redis,
-      keyPrefix: config.redis.keyPrefix,
-      holdMs: config.redis.dataLossHoldSeconds * 1000,
-      checkIntervalMs: config.redis.epochCheckIntervalMs,
-      recordLifeMs: config.idempotency.inFlightTimeoutMs + config.idempotency.retentionSeconds * 1000,
-      logger,
-      onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
-      onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),
-      onEvictingPolicyChange: (policy) => metrics.redisEvictionHold.set(policy === null ? 0 : 1),
-    });
+    storeEpoch = lifecycle.adopt(
+      new StoreEpoch({
+        client: backend.redis,
+        keyPrefix: config.redis.keyPrefix,
+        holdMs: config.redis.dataLossHoldSeconds * 1000,
+        checkIntervalMs: config.redis.epochCheckIntervalMs,
+        recordLifeMs: config.idempotency.inFlightTimeoutMs + config.idempotency.retentionSeconds * 1000,
+        logger,
+        onHoldChange: (held) => metrics.redisDataLossHold.set(held ? 1 : 0),
+        onLossDetected: () => metrics.redisDataLossDetectedTotal.inc(),
+        onEvictingPolicyChange: (policy) => metrics.redisEvictionHold.set(policy === null ? 0 : 1),
+      }),
+      (epoch) => epoch.stop(),
+    );
     metrics.redisEvictionHold.set(0);
     await storeEpoch.start();
   }
 
-  let shuttingDown = false;
-  const tracing = createTracing(config.tracing, logger);
-  const coreAgents = createCoreAgents(coreUrl, config.core, {
-    logger,
-    onCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_client' }, expiresAt),
-    onCaCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_ca' }, expiresAt),
+  const breakers = lifecycle.adopt(new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger }), (opened) => opened.shutdown());
+  const mode = { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' } as const;
+  const statusApp = createStatusApp({
+    registry: metrics.registry,
+    accessStatus: () => access.status(),
+    redisStatus: health
+      ? () => ({ up: health.up, downSeconds: health.downSeconds(), dataLossHoldSeconds: storeEpoch?.holdSeconds() ?? 0, evictingPolicy: storeEpoch?.evictingPolicy ?? null })
+      : null,
+    breakerStates: () => breakers.states(),
+    isStarting: () => phase === 'starting',
+    isShuttingDown: () => phase === 'stopping',
+    mode,
   });
-  const breakers = new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger });
+  // Opened before the vendor and admin listeners, so it closes after their drain: readiness answers
+  // 503 throughout, and the last scrape sees the drain.
+  const statusServer = lifecycle.adopt(await listen('server.statusPort (STATUS_PORT)', statusApp, config.server.statusPort, config.server.host, config.server, { logger }), drain);
+
+  const tracing = lifecycle.adopt(createTracing(config.tracing, logger), (opened) =>
+    // The last spans, of the requests just drained, go out before the process ends.
+    opened?.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent')),
+  );
+  const coreAgents = lifecycle.adopt(
+    createCoreAgents(coreUrl, config.core, {
+      logger,
+      onCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_client' }, expiresAt),
+      onCaCertificate: (expiresAt) => metrics.tlsCertificateExpiry.set({ use: 'core_ca' }, expiresAt),
+    }),
+    (agents) => agents.destroy(),
+  );
   const coreClient = createCoreClient({ coreUrl, agents: coreAgents, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
-  const keyUsage = new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger);
+  // Stopped after the drain: the requests in flight may still count their keys' use.
+  const keyUsage = lifecycle.adopt(new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger), (tracker) => tracker.stop());
   keyUsage.start();
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
   if (sms.outbox && config.core.url) logger.warn('sandbox.allowWithRealCore: sms.provider is outbox with a real core; codes are kept at the admin API, not sent to phones');
@@ -277,7 +321,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const apiDocument = buildOpenApiDocument({
     routes: ROUTES,
     contracts: bodyContracts,
-    version: packageVersion(),
+    version,
     tokenHeader: config.authentication.tokenHeader,
     receiptTokenHeader: config.authentication.receiptTokenHeader,
     examples: openApiExamples,
@@ -299,18 +343,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     bodyContracts,
     sms: sms.provider,
   });
-  const statusApp = createStatusApp({
-    registry: metrics.registry,
-    accessStatus: () => access.status(),
-    redisStatus: health
-      ? () => ({ up: health.up, downSeconds: health.downSeconds(), dataLossHoldSeconds: storeEpoch?.holdSeconds() ?? 0, evictingPolicy: storeEpoch?.evictingPolicy ?? null })
-      : null,
-    breakerStates: () => breakers.states(),
-    isShuttingDown: () => shuttingDown,
-    mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
-  });
   const accessService = new AccessService(access, store, { keyUsage });
-  const failedLogins = new FailedLoginAudit({ audit: backend.audit, logger });
+  // The last minute's failed admin logins go on the audit log after the drain, while Redis is still there.
+  const failedLogins = lifecycle.adopt(new FailedLoginAudit({ audit: backend.audit, logger }), (audit) => audit.flush());
   const adminDirectory = new AdminDirectory(accessService.writer);
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
   await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
@@ -326,7 +361,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     failedLogins,
     secureCookie: config.admin.tls.certFile !== null,
     overview: () => ({
-      mode: { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' },
+      mode,
       approvals: config.admin.approvals,
       accessConfig: access.status(),
       redis: health ? { up: health.up, downSeconds: health.downSeconds() } : null,
@@ -341,27 +376,32 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
     onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
   });
-  const vendorTls = createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) });
-  const adminTls = createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) });
+  const vendorTls = lifecycle.adopt(createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) }), (tls) => tls?.stop());
+  const adminTls = lifecycle.adopt(createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) }), (tls) => tls?.stop());
   if (config.redis.tls.caFile) metrics.tlsCertificateExpiry.set({ use: 'redis' }, bundleExpirySeconds(readFileSync(config.redis.tls.caFile)));
-  const vendorServer = await listen(vendorApp, config.server.port, config.server.host, config, {
+
+  // The vendor and admin listeners drain as one, so neither accepts while the other waits for its requests.
+  const serving: http.Server[] = [];
+  lifecycle.defer(() => Promise.all(serving.map(drain)));
+  const vendorServer = await listen('server.port (PORT)', vendorApp, config.server.port, config.server.host, config.server, {
     tls: vendorTls ?? undefined,
     logger,
     onClientError: (status) => metrics.requestsTotal.inc({ api: 'unmatched', status: String(status), vendor: 'anonymous' }),
     maxConnections: config.server.maxConnections,
     onConnectionDropped: () => metrics.connectionsDroppedTotal.inc(),
   });
+  serving.push(vendorServer);
   // Admins send small headers at once: a flood of slow-header sockets gets less time, and at the cap
   // makes room for a newcomer instead of locking the admins out.
-  const adminServer = await openListener(adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: adminHeadersTimeoutMs(config.server) }, {
+  const adminServer = await listen('server.adminPort (ADMIN_PORT)', adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: adminHeadersTimeoutMs(config.server) }, {
     logger,
     tls: adminTls ?? undefined,
     maxConnections: config.server.adminMaxConnections,
     makeRoomAtCap: true,
   });
+  serving.push(adminServer);
   continueFromRoutes(adminServer);
-  servers.push(vendorServer, adminServer);
-  const statusServer = await listen(statusApp, config.server.statusPort, config.server.host, config, { logger });
+  phase = 'serving';
 
   return {
     vendorPort: portOf(vendorServer),
@@ -376,29 +416,15 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     apiDocument,
     async stop(overrides) {
       const options: ShutdownConfig = { ...config.shutdown, ...overrides };
-      shuttingDown = true;
+      phase = 'stopping';
       // Readiness answers 503 from here on. Even without a lame-duck time this waits one turn of
       // the event loop, so requests whose bytes had already arrived are read before the close.
       await delay(options.lameDuckMs);
-      const inFlight = servers.reduce((sum, server) => sum + inFlightRequests(server), 0);
+      const inFlight = serving.reduce((sum, server) => sum + inFlightRequests(server), 0);
       logger.info({ inFlight, drainTimeoutMs: options.drainTimeoutMs }, 'closing the listeners; draining the requests in flight');
-      await Promise.all(servers.map((server) => drainListener(server, options.drainTimeoutMs, logger)));
-      access.stop();
-      storeEpoch?.stop();
-      // The last minute's failed admin logins go on the audit log while Redis is still there.
-      await failedLogins.flush();
-      // The last spans, of the requests just drained, go out before the process ends.
-      await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent'));
-      await keyUsage.stop();
+      drainTimeoutMs = options.drainTimeoutMs;
       // The Redis connections close after the listeners: in-flight requests may still count.
-      await store.close();
-      if (backend.redis) await closeRedisClient(backend.redis);
-      breakers.shutdown();
-      coreAgents.destroy();
-      vendorTls?.stop();
-      adminTls?.stop();
-      if (sandboxServer) await drainListener(sandboxServer, options.drainTimeoutMs, logger);
-      await drainListener(statusServer, options.drainTimeoutMs, logger);
+      await lifecycle.disposeAsync();
     },
   };
 }

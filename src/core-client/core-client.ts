@@ -26,8 +26,8 @@
  * its end so its outcome is known. Failures reject with CoreCallError (503 core_unavailable,
  * 504 core_timeout, 502 bad_gateway), saying whether the core may have received the request.
  *
- * Reads the request context (route, coreTarget, principal, rawBody); sets ctx.upstreamSeconds,
- * ctx.streamedBytesOut and `gateway_upstream_duration_seconds{group}`.
+ * Reads the request context (route, coreTarget, principal, rawBody); sets ctx.upstreamSeconds
+ * and `gateway_upstream_duration_seconds{group}`.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -280,10 +280,9 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
     return toCoreCallError(err, attempt.connected);
   }
 
-  function pipeAnswer(incoming: http.IncomingMessage, res: Response, ctx: RequestContext): void {
+  function pipeAnswer(incoming: http.IncomingMessage, res: Response): void {
     res.statusCode = incoming.statusCode ?? 502;
     for (const [name, value] of vendorResponseHeaders(incoming.headers, responseHeaders, base)) res.setHeader(name, value);
-    if (incoming.headers['content-length'] === undefined) incoming.on('data', (chunk: Buffer) => (ctx.streamedBytesOut += chunk.length));
     // A core that dies halfway through its body must not leave the vendor waiting forever.
     incoming.once('close', () => {
       if (!incoming.complete) res.destroy();
@@ -365,7 +364,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
         throw problemFromCoreAnswer(status, String(incoming.headers['content-type'] ?? ''), body, typeof retryAfter === 'string' ? retryAfter : undefined);
       }
       span?.end({ 'http.response.status_code': status });
-      pipeAnswer(incoming, res, ctx);
+      pipeAnswer(incoming, res);
       return;
     }
   }

@@ -21,8 +21,8 @@ export class StartupError extends Error {
   }
 }
 
-/** A listener that could not open (port taken, address not on this host, no permission). */
-export function listenFailure(host: string, port: number, err: NodeJS.ErrnoException): StartupError {
-  const fix = err.code === 'EADDRINUSE' ? 'another process holds it: stop it, or set another port' : 'set an address and port this host can bind';
-  return new StartupError('listen', `cannot listen on ${host}:${port}: ${err.code ?? err.message} (${fix})`);
+/** A listener that could not open (port taken, address not on this host, no permission), named by its setting. */
+export function listenFailure(setting: string, host: string, port: number, err: NodeJS.ErrnoException): StartupError {
+  const why = err.code === 'EADDRINUSE' ? 'the port is in use (EADDRINUSE)' : err.message;
+  return new StartupError('listen', `${setting}: cannot listen on ${host}:${port}: ${why}`);
 }

@@ -2,7 +2,7 @@
  * The gateway's Prometheus metrics (names are public contract: docs/operations.md "Metrics"), on a
  * registry injected per app so tests and several instances in one process never share state.
  *
- * Reads nothing but the access-config age source it is given, at scrape time; creates the
+ * Reads nothing but the access-config sources it is given, at scrape time; creates the
  * metrics on the given registry. Labels are bounded: `api` is an API id or `unmatched`,
  * `vendor` a configured vendor id or `anonymous`, `reason` a fixed set, `group` a breaker group.
  *
@@ -10,7 +10,8 @@
  * age), `gateway_sms_sent_total{outcome}` (two-factor SMS) and
  * `gateway_audit_trimmed_before_retention_total` (audit entries lost to the count guard),
  * `gateway_access_config_records{kind}`, `gateway_access_config_inconsistent` and
- * `gateway_access_config_inconsistencies_total` (an access store whose records vanished).
+ * `gateway_access_config_inconsistencies_total` (an access store whose records vanished),
+ * `gateway_build_info{version,node}` (always 1: which release and Node each instance runs).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -42,15 +43,26 @@ export interface GatewayMetrics {
   readonly smsSentTotal: Counter<'outcome'>;
   readonly smsBudgetExhaustedTotal: Counter<'vendor'>;
   readonly auditTrimmedBeforeRetentionTotal: Counter;
+  readonly buildInfo: Gauge<'version' | 'node'>;
+  /**
+   * Where the access-config gauges read at scrape time. Told once the access cache exists, so the
+   * metrics can be made first and handed to everything opened before it.
+   */
+  readAccessConfigFrom(sources: AccessConfigSources): void;
+}
+
+export interface AccessConfigSources {
+  /** Seconds since the served access config was loaded; null while none is. */
+  readonly ageSeconds: () => number | null;
+  /** The served config's records by kind. */
+  readonly records: () => Readonly<Record<'vendor' | 'key' | 'user', number>>;
 }
 
 export interface MetricsOptions {
   /** Node's default process metrics; off in tests that build many registries. */
   readonly defaultMetrics?: boolean;
-  /** Seconds since the served access config was loaded, read at scrape time; null while none is. */
-  readonly accessConfigAgeSeconds?: () => number | null;
-  /** The served config's records by kind, read at scrape time. */
-  readonly accessConfigRecords?: () => Readonly<Record<'vendor' | 'key' | 'user', number>>;
+  /** The release `gateway_build_info` names (package.json's version); the gauge has no sample without it. */
+  readonly version?: string;
 }
 
 /** `gateway_circuit_state` values (public contract). */
@@ -69,10 +81,20 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name);
   }
   const registers = [registry];
-  const ageSource = options.accessConfigAgeSeconds;
-  const recordsSource = options.accessConfigRecords;
+  let accessConfig: AccessConfigSources | null = null;
+  const buildInfo = new Gauge({
+    name: 'gateway_build_info',
+    help: 'Always 1; its labels name the gateway release (version) and the Node.js version (node) this instance runs',
+    labelNames: ['version', 'node'] as const,
+    registers,
+  });
+  if (options.version !== undefined) buildInfo.set({ version: options.version, node: process.versions.node }, 1);
   return {
     registry,
+    buildInfo,
+    readAccessConfigFrom(sources) {
+      accessConfig = sources;
+    },
     requestsTotal: new Counter({
       name: 'gateway_requests_total',
       help: 'Vendor requests answered, by API id, HTTP status and vendor',
@@ -114,7 +136,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       help: 'Seconds since this instance loaded the access config it serves from (a change anywhere reloads it)',
       registers,
       collect() {
-        const age = ageSource?.();
+        const age = accessConfig?.ageSeconds();
         if (age !== undefined && age !== null) this.set(age);
       },
     }),
@@ -124,7 +146,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       labelNames: ['kind'] as const,
       registers,
       collect() {
-        const counts = recordsSource?.();
+        const counts = accessConfig?.records();
         if (!counts) return;
         for (const [kind, count] of Object.entries(counts)) this.set({ kind }, count);
       },

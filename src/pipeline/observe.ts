@@ -1,8 +1,8 @@
 /**
  * What happens when a vendor response finishes: one access-log line and the request metrics.
  *
- * Reads the request context (request id, route, principal, start time, and the core's time
- * and streamed bytes that the core client noted there), and the request and response sizes;
+ * Reads the request context (request id, route, principal, start time, the core's time that
+ * the core client noted there, and the body bytes written out), and the request size;
  * sets metrics and writes the line. Metric children are cached per label set
  * so the hot path does not rebuild label keys on every request. The line never holds a header
  * or a body: secrets cannot reach it.
@@ -21,7 +21,7 @@ function milliseconds(seconds: number): number {
 }
 
 /** Bytes as a Content-Length header states them; undefined without one. */
-function declaredLength(value: string | number | readonly string[] | undefined): number | undefined {
+function declaredLength(value: string | string[] | undefined): number | undefined {
   if (value === undefined) return undefined;
   const bytes = Number(value);
   return Number.isFinite(bytes) ? bytes : undefined;
@@ -57,7 +57,8 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, t
         durationMs: milliseconds(seconds),
         upstreamMs: upstreamSeconds === null ? undefined : milliseconds(upstreamSeconds),
         bytesIn: declaredLength(req.headers['content-length']),
-        bytesOut: declaredLength(res.getHeader('content-length')) ?? (ctx.streamedBytesOut || undefined),
+        // Buffered or streamed, compressed or not: what went on the wire, with or without a Content-Length.
+        bytesOut: ctx.bytesOut,
         aborted: res.writableFinished ? undefined : true,
         traceId: ctx.trace?.traceId,
       },

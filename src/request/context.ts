@@ -2,10 +2,10 @@
  * The typed per-request context that pipeline steps share, and its accessor: the only code
  * that touches `res.locals`.
  *
- * Set by request-context (first step); filled in by route-match (route, params), the target
+ * Set by request-context (first step, which also counts the bytes written out); filled in by route-match (route, params), the target
  * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody, and
  * refusalRenderer for a contract that answers refusals as its body), idempotency and two-factor
- * (their after-core duties) and the core client (upstreamSeconds, streamedBytesOut). Read by
+ * (their after-core duties) and the core client (upstreamSeconds). Read by
  * every later step, the error handler and the access log.
  */
 import type { Response } from 'express';
@@ -66,8 +66,8 @@ export interface RequestContext {
   readonly afterCore: AfterCore;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
   upstreamSeconds: number | null;
-  /** Bytes of an answer streamed without Content-Length, for the access log. */
-  streamedBytesOut: number;
+  /** Body bytes written to the vendor as they went on the wire (compressed, when compressed), for the access log. */
+  bytesOut: number;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
   trace: RequestTrace | null;
 }
@@ -87,7 +87,7 @@ export function newContext(requestId: string): RequestContext {
     refusalRenderer: null,
     afterCore: new AfterCore(requestId),
     upstreamSeconds: null,
-    streamedBytesOut: 0,
+    bytesOut: 0,
     trace: null,
   };
 }

@@ -13,6 +13,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ERROR_CATALOGUE, GatewayError, StoreUnavailableError } from '../errors/error-catalogue';
 import { problemBody, problemXml, type RenderedProblem } from '../errors/problem';
+import { logRequestFailure } from './request-failure-log';
 import type { Logger } from '../logging/logger';
 import { getContext } from './context';
 
@@ -92,12 +93,7 @@ export function socketProblemResponse(error: GatewayError, requestId: string): s
 export function createErrorHandler(logger: Logger): ErrorRequestHandler {
   return function errorHandler(err: unknown, req, res, _next) {
     const error = toGatewayError(err);
-    if (error.status >= 500) {
-      // Our own faults are errors; the core or Redis being away is a warning (an open breaker
-      // answers many requests a second, and the alerts watch the metrics, not the log).
-      const level = error.code === 'internal_error' ? 'error' : 'warn';
-      logger[level]({ err: error.cause ?? error, requestId: getContext(res)?.requestId, code: error.code }, 'request failed');
-    }
+    if (error.status >= 500) logRequestFailure(logger, error, getContext(res)?.requestId);
     if (res.headersSent) {
       // The answer is already on the wire: the only honest signal left is a cut connection.
       res.destroy();

@@ -27,7 +27,6 @@ import type { Duplex } from 'node:stream';
 import type { ServerConfig } from './server.schema';
 import type { ListenerTls } from './server-tls';
 import { GatewayError } from '../errors/error-catalogue';
-import { listenFailure } from '../errors/startup-error';
 import type { Logger } from '../logging/logger';
 import { socketProblemResponse } from '../request/error-handler';
 import { makeRoomAtCap } from './connection-room';
@@ -182,7 +181,7 @@ export function openListener(
     socket.end(response(requestId));
   });
   return new Promise((resolve, reject) => {
-    const refuse = (err: NodeJS.ErrnoException): void => reject(listenFailure(host, port, err));
+    const refuse = (err: Error): void => reject(err);
     server.once('error', refuse);
     server.listen(port, host, () => {
       server.off('error', refuse);

@@ -2,8 +2,8 @@
  * The status port's app: liveness and readiness for the orchestrator, and metrics.
  *
  * `/health/live` says only that the event loop turns (a restart cannot fix anything else);
- * `/health/ready` is 503 until the access config is loaded and from the moment shutdown
- * begins, so a load balancer stops sending before the listeners close; a 503 says why
+ * `/health/ready` is 503 until the access config is loaded and the vendor and admin listeners
+ * are open, and from the moment shutdown begins, so a load balancer stops sending before the listeners close; a 503 says why
  * (`reason`). Its body reports the access config (loaded, version, age, and any problem with
  * the store's records), Redis, and each circuit breaker's state. An instance that found the
  * store inconsistent at start holds no config, so it is not ready and says so; one that still
@@ -14,8 +14,8 @@
  * `/metrics` is the Prometheus exposition; it lives here, not on the vendor port, so vendors
  * never see it.
  *
- * Reads the access cache status, Redis health, the breakers' states, the shutdown flag and the
- * metrics registry; sets nothing.
+ * Reads the access cache status, Redis health, the breakers' states, the start-up and shutdown
+ * flags and the metrics registry; sets nothing.
  */
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
@@ -32,6 +32,8 @@ export interface StatusAppDeps {
    */
   readonly redisStatus: (() => { up: boolean; downSeconds: number; dataLossHoldSeconds?: number; evictingPolicy?: string | null }) | null;
   readonly breakerStates: () => Record<BreakerGroup, BreakerState>;
+  /** True until the vendor and admin listeners are open (the status port opens before them). */
+  readonly isStarting?: () => boolean;
   readonly isShuttingDown: () => boolean;
   readonly mode: { readonly accessStore: 'memory' | 'redis'; readonly core: 'sandbox' | 'remote' };
   readonly registry: Registry;
@@ -47,10 +49,13 @@ export function createStatusApp(deps: StatusAppDeps): Express {
   app.get('/health/ready', function readiness(_req, res) {
     const access = deps.accessStatus();
     const shuttingDown = deps.isShuttingDown();
-    const ready = access.loaded && !shuttingDown;
+    const starting = deps.isStarting?.() ?? false;
+    const ready = access.loaded && !shuttingDown && !starting;
     const reason = shuttingDown
       ? 'shutting down'
-      : access.loaded
+      : starting
+        ? 'starting: the listeners are not open yet'
+        : access.loaded
         ? null
         : access.problem !== null
           ? `the access config in Redis is inconsistent: ${access.problem}`

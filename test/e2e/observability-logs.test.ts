@@ -3,7 +3,7 @@
  * access line per vendor request with the fields an SRE needs, and no secret anywhere (vendor
  * keys, bearer tokens and cookies, admin tokens, override passwords, TempTokens, two-factor
  * codes, a freshly issued key), whatever the request did: succeed, fail authentication, hit a
- * failing core, be refused by Node.
+ * failing core, be refused by Node. A 5xx is logged at `error`, an expected one without a stack.
  */
 import net from 'node:net';
 import type { AccessDocument } from '../../src/access/model';
@@ -148,9 +148,16 @@ describe('log output', () => {
     expect(access[3]).toMatchObject({ method: 'POST', api: 'POSTapi/transaction/savings/payment', bytesIn: expect.any(Number) });
   });
 
-  it('logs the failing core call at warn level (the core is away, not our fault), with its request id and code', () => {
-    const failed = lines().find((line) => line.msg === 'request failed');
-    expect(failed).toMatchObject({ level: 40, requestId: vendorRequests[5]?.requestId, code: 'bad_gateway' });
+  it('logs the failing core call at error level as one line with its request id, code and root cause, without a stack (an expected failure)', () => {
+    const failed = output.filter((line) => line.includes('"msg":"request failed"'));
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0] ?? '{}')).toMatchObject({ level: 50, requestId: vendorRequests[5]?.requestId, code: 'bad_gateway', cause: 'ECONNRESET' });
+    expect(failed[0]).not.toMatch(/"stack"|"err"|\\n\s+at /);
+  });
+
+  it('counts the bytes out on every access line, buffered, streamed or compressed answers alike', () => {
+    const access = lines().filter((line) => line.msg === 'request');
+    expect(access.map((line) => [line.status, typeof line.bytesOut === 'number' && line.bytesOut > 0])).toEqual(vendorRequests.map((r) => [r.status, true]));
   });
 
   it('logs the request Node refused, with its own request id', () => {

@@ -5,7 +5,9 @@
  * reports the access config, Redis and every breaker.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import type { AccessDocument } from '../../src/access/model';
 import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
 import { startFakeCore, type CoreBehaviour, type FakeCore } from '../support/fake-core';
@@ -166,6 +168,11 @@ describe('metrics after a mixed run', () => {
     expect(exposition).toMatch(/^gateway_access_config_age_seconds \d+$/m);
     // Buckets fine enough to show the gateway's own sub-millisecond overhead.
     expect(exposition).toContain('gateway_request_duration_seconds_bucket{le="0.0001",api="GETaccounts/{accountId}"}');
+  });
+
+  it("names the release (package.json's version) and the Node version in gateway_build_info, at 1", () => {
+    const { version } = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect(samples(exposition, 'gateway_build_info')).toEqual([{ labels: { version, node: process.versions.node }, value: 1 }]);
   });
 
   it('passes promtool check metrics', () => {

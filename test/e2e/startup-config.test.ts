@@ -80,7 +80,7 @@ describe('start-up on an invalid configuration', () => {
       const port = (holder.address() as AddressInfo).port;
       const { status, stderr } = start({ PORT: String(port), GATEWAY__server__host: '127.0.0.1' });
       expect(status).toBe(2);
-      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+      expect(stderr).toContain(`server.port (PORT): cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`);
       expect(stderr).not.toMatch(/\n\s+at /);
     } finally {
       holder.close();
