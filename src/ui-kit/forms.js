@@ -8,6 +8,7 @@ import { button, h } from './dom.js';
 
 /** @typedef {import('./dom.js').Child} Child */
 /** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control */
+/** @typedef {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>} Act an action's handler, from `actions()` */
 
 /**
  * @typedef {object} FieldOptions
@@ -53,7 +54,7 @@ export const alertBox = () => h('div', { role: 'alert' });
  * @param {HTMLElement} box
  * @param {unknown} err
  */
-export function showError(box, err) {
+function showError(box, err) {
   box.textContent = err instanceof ApiError ? err.describe() : err instanceof Error ? err.message : String(err);
 }
 
@@ -85,7 +86,7 @@ export async function attempt(box, work) {
  * The actions of a view: each clears the last outcome, does its work, then `refresh`es the view;
  * a failure lands in `errors`.
  * @param {{ errors: HTMLElement, notice?: HTMLElement, refresh: () => Promise<unknown> }} view
- * @returns {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>}
+ * @returns {Act}
  */
 export function actions({ errors, notice, refresh }) {
   return (work) => async (event) => {

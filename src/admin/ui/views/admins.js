@@ -28,7 +28,7 @@ function showCode(notice, answer) {
 /**
  * @param {AdminRecord} a
  * @param {HTMLElement} notice
- * @param {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>} act
+ * @param {import('../../../ui-kit/forms.js').Act} act
  */
 function adminRow(a, notice, act) {
   const path = `/admins/${seg(a.id)}`;

@@ -19,7 +19,7 @@ const HOUR_MS = 3_600_000;
  * @property {string} path the vendor's path in the admin API
  * @property {HTMLElement} notice
  * @property {HTMLElement} secretBox where an issued key's secret shows, once
- * @property {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>} act
+ * @property {import('../../../ui-kit/forms.js').Act} act
  * @property {() => unknown} redraw
  */
 

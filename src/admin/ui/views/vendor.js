@@ -17,7 +17,7 @@ import { keysPart } from './vendor-keys.js';
  * @param {string} pattern
  * @param {Array<{ apiId: string }>} apis
  */
-export function matching(pattern, apis) {
+function matching(pattern, apis) {
   const source = pattern
     .split('*')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
