@@ -33,7 +33,7 @@ export const UI_DIR = path.join(__dirname, 'ui');
  * the type checker follows (`../../ui-kit/…` from `src/admin/ui/`) land in the browser too: a
  * URL's `..` stops at the root.
  */
-export const UI_KIT_DIR = path.join(__dirname, '..', 'ui-kit');
+const UI_KIT_DIR = path.join(__dirname, '..', 'ui-kit');
 export const SIGN_IN_ACTION = 'admin.sign_in';
 export const SIGN_OUT_ACTION = 'admin.sign_out';
 
