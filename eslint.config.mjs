@@ -12,9 +12,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // The admin web UI's script runs in the browser, as a module.
+  // The browser UIs' modules (the admin web UI and the kit the UIs share) run in the browser.
   {
-    files: ['src/admin/ui/**/*.js'],
+    files: ['src/admin/ui/**/*.js', 'src/ui-kit/**/*.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
 );

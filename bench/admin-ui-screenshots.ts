@@ -25,8 +25,15 @@ async function main(): Promise<void> {
     if (res.status >= 400) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
     return res.status === 204 ? {} : ((await res.json()) as { id?: string; token?: string });
   };
-  const operator = (await call(TOKEN, 'POST', '/admins', { id: 'otto', name: 'Otto Operator', role: 'operator' })).token as string;
-  const approver = (await call(TOKEN, 'POST', '/admins', { id: 'anna', name: 'Anna Approver', role: 'approver' })).token as string;
+  // An owner gets an enrolment code, never a token: each new admin redeems theirs.
+  const enrolled = async (id: string, name: string, role: string): Promise<string> => {
+    const { enrolmentCode } = (await call(TOKEN, 'POST', '/admins', { id, name, role })) as { enrolmentCode?: string };
+    const res = await fetch(`${admin}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+    if (!res.ok) throw new Error(`enrolling ${id} answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { token: string }).token;
+  };
+  const operator = await enrolled('otto', 'Otto Operator', 'operator');
+  const approver = await enrolled('anna', 'Anna Approver', 'approver');
   // Approvals are on: the owner's writes wait for Anna too, like everyone's.
   const approved = async (filed: Promise<{ id?: string }>): Promise<void> => {
     await call(approver, 'POST', `/changes/${(await filed).id}/approve`);

@@ -4,14 +4,15 @@
  * else the UI does goes through the admin API under `/v1`, as any client would, with the session
  * cookie instead of the token.
  *
- * Reads the files of `src/admin/ui/` (copied to `dist/admin/ui/` by the build) once at start and
+ * Reads the files of `src/admin/ui/` (served under `/ui/`) and of the UIs' shared kit `src/ui-kit/`
+ * (served under `/ui-kit/`; both copied to `dist/` by the build) once at start, and
  * the token a browser signs in with (checked by admin-auth.ts's throttle rule); sets the session
  * cookie, ends the admin's sessions on every instance at sign-out, and audits both
  * (`admin.sign_in`, `admin.sign_out`, with the client address; never the token). Every answer of the admin port
  * carries the strict security headers set here: no inline script, no framing, nothing from
  * anywhere but this origin.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../errors/error-catalogue';
@@ -27,6 +28,12 @@ const SIGN_IN_BODY_BYTES = 4096;
 
 export { sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 export const UI_DIR = path.join(__dirname, 'ui');
+/**
+ * The building blocks both browser UIs share. Served at `/ui-kit/`, where the relative imports
+ * the type checker follows (`../../ui-kit/…` from `src/admin/ui/`) land in the browser too: a
+ * URL's `..` stops at the root.
+ */
+const UI_KIT_DIR = path.join(__dirname, '..', 'ui-kit');
 export const SIGN_IN_ACTION = 'admin.sign_in';
 export const SIGN_OUT_ACTION = 'admin.sign_out';
 
@@ -54,10 +61,18 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
-function loadFiles(): Map<string, { body: Buffer; type: string }> {
-  const files = new Map<string, { body: Buffer; type: string }>();
-  for (const name of ['index.html', 'app.js', 'app.css']) {
-    files.set(name, { body: readFileSync(path.join(UI_DIR, name)), type: TYPES[path.extname(name)] as string });
+interface UiFile {
+  readonly body: Buffer;
+  readonly type: string;
+}
+
+/** Every page, module and style sheet of a UI directory, by the URL it is served at. */
+function filesOf(dir: string, urlPrefix: string): Map<string, UiFile> {
+  const files = new Map<string, UiFile>();
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const type = TYPES[path.extname(name)];
+    if (type === undefined) continue;
+    files.set(`${urlPrefix}/${name.split(path.sep).join('/')}`, { body: readFileSync(path.join(dir, name)), type });
   }
   return files;
 }
@@ -103,17 +118,19 @@ async function audited(audit: AuditLog, entry: Parameters<AuditLog['append']>[0]
 }
 
 export function registerUi(app: Router, deps: UiRouteDeps): void {
-  const files = loadFiles();
+  const files = new Map([...filesOf(UI_DIR, '/ui'), ...filesOf(UI_KIT_DIR, '/ui-kit')]);
   const send =
-    (name: string): RequestHandler =>
+    (file: UiFile): RequestHandler =>
     (_req, res) => {
-      const file = files.get(name) as { body: Buffer; type: string };
       res.setHeader('Cache-Control', 'no-cache');
       res.type(file.type).send(file.body);
     };
-  app.get('/', send('index.html'));
-  app.get('/ui/app.js', send('app.js'));
-  app.get('/ui/app.css', send('app.css'));
+  // The page at `/` only; each other file at its own path, so nothing outside the two
+  // directories can be asked for.
+  const page = files.get('/ui/index.html') as UiFile;
+  files.delete('/ui/index.html');
+  app.get('/', send(page));
+  for (const [url, file] of files) app.get(url, send(file));
   app
     .route('/ui/session')
     // Who is signed in: the page asks before it shows anything (200 either way, so a browser's

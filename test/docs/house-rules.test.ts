@@ -10,11 +10,8 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MAX_SOURCE_LINES = 450;
-/**
- * Over the limit for now, each with the issue that reshapes it: the admin web UI is one script
- * until the admin console's views are split into modules (code-health issue, item 1).
- */
-const OVER_LIMIT_FOR_NOW: Readonly<Record<string, string>> = { 'src/admin/ui/app.js': 'one module per view (code-health round 2)' };
+/** Over the limit for now, each with the issue that reshapes it (none today). */
+const OVER_LIMIT_FOR_NOW: Readonly<Record<string, string>> = {};
 /** Spelled in two pieces so that this file does not cite it itself. */
 const OUTSIDE_DESIGN_DOCUMENT = ['DESIGN', 'md'].join('.');
 

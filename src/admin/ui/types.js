@@ -1,0 +1,49 @@
+// @ts-check
+// The shapes of the admin API's answers that the console's views read (docs: README "Admin API").
+// Types only: nothing runs.
+
+/** @typedef {{ id: string, api: string, expiresAt?: string | null }} Licence */
+/**
+ * @typedef {object} Key
+ * @property {string} id
+ * @property {string} prefix
+ * @property {string} userId
+ * @property {string} status
+ * @property {string} [createdAt]
+ * @property {string | null} [lastUsedAt]
+ * @property {string | null} [expiresAt]
+ * @property {string[]} [certificateThumbprints]
+ */
+/**
+ * @typedef {object} Vendor
+ * @property {string} id
+ * @property {string} name
+ * @property {'active' | 'suspended'} status
+ * @property {{ points: number, durationSeconds: number } | null} [rateLimit]
+ * @property {Key[]} keys
+ * @property {Licence[]} licences
+ */
+/** @typedef {{ id: string, userId: string, secret: string }} IssuedKey */
+/** @typedef {{ id: string, permissions: Array<{ id: string, api: string }> }} User */
+/** @typedef {{ at: string, actor: string, action: string, target: string, before: unknown, after: unknown, approval?: unknown }} AuditEntry */
+/**
+ * @typedef {object} Proposal a four-eyes change awaiting approval
+ * @property {string} id
+ * @property {string} makerId
+ * @property {string} action
+ * @property {string} target
+ * @property {string} status
+ * @property {string} [expiresAt]
+ * @property {{ before?: unknown, after?: unknown }} [preview]
+ */
+/**
+ * @typedef {object} AdminRecord
+ * @property {string} id
+ * @property {string} name
+ * @property {string} role
+ * @property {string} status
+ * @property {string | null} [tokenPrefix]
+ * @property {string} [createdAt]
+ */
+
+export {};
