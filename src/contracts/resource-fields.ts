@@ -10,8 +10,8 @@
  * spec marks the field optional (it may be absent), or `type|null` when the value may be null.
  */
 export type FieldType = 'int' | 'long' | 'number' | 'decimal' | 'string' | 'bool' | 'datetime';
-export type FieldSpec = FieldType | `${FieldType}?` | `${FieldType}|null`;
-export type FieldSchema = Readonly<Record<string, FieldSpec>>;
+type ResourceFieldSpec = FieldType | `${FieldType}?` | `${FieldType}|null`;
+export type FieldSchema = Readonly<Record<string, ResourceFieldSpec>>;
 
 export interface FieldDefinition {
   readonly name: string;
