@@ -326,7 +326,7 @@ export const PAGE_FIELDS = {
 } as const satisfies FieldSchema;
 
 /** A resource root's records: their schema name in the OpenAPI document, fields and key. */
-export interface ResourceRecords {
+interface ResourceRecords {
   /** The schema's name: the record in the singular, as a client's type would be called. */
   readonly name: string;
   readonly fields: FieldSchema;

@@ -15,7 +15,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Sub-millisecond buckets, so the gateway's own overhead (a few hundred µs) is visible next to the core's time. */
-export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -44,7 +44,7 @@ export interface GatewayMetrics {
   readonly auditTrimmedBeforeRetentionTotal: Counter;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Node's default process metrics; off in tests that build many registries. */
   readonly defaultMetrics?: boolean;
   /** Seconds since the served access config was loaded, read at scrape time; null while none is. */
