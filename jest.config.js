@@ -58,7 +58,11 @@ function projectOf(relativePath) {
 
 const PROJECT_NAMES = ['unit', 'component', 'e2e'];
 const testFiles = [...testFilesUnder('src'), ...testFilesUnder('test')];
-const filesOf = (name) => testFiles.filter((file) => projectOf(file) === name);
+/** A project's files as jest patterns; an empty testMatch would mean jest's default (every test), so never empty. */
+const filesOf = (name) => {
+  const files = testFiles.filter((file) => projectOf(file) === name).map((file) => `<rootDir>/${file}`);
+  return files.length > 0 ? files : [`<rootDir>/no-${name}-tests-yet`];
+};
 
 const shared = {
   testEnvironment: 'node',
@@ -80,9 +84,9 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/run-temp-setup.ts',
   globalTeardown: '<rootDir>/test/support/run-temp-teardown.ts',
   projects: [
-    { ...shared, displayName: 'unit', testMatch: filesOf('unit').map((file) => `<rootDir>/${file}`), setupFiles: ['<rootDir>/test/support/unit-without-redis.ts'] },
-    { ...shared, ...withRedis, displayName: 'component', testMatch: filesOf('component').map((file) => `<rootDir>/${file}`) },
-    { ...shared, ...withRedis, displayName: 'e2e', testMatch: filesOf('e2e').map((file) => `<rootDir>/${file}`) },
+    { ...shared, displayName: 'unit', testMatch: filesOf('unit'), setupFiles: ['<rootDir>/test/support/unit-without-redis.ts'] },
+    { ...shared, ...withRedis, displayName: 'component', testMatch: filesOf('component') },
+    { ...shared, ...withRedis, displayName: 'e2e', testMatch: filesOf('e2e') },
   ],
 };
 

@@ -32,7 +32,7 @@ function allTestFiles(): string[] {
   );
 }
 
-const filesOf = (project: JestProject): string[] => project.testMatch.map((pattern) => pattern.replace('<rootDir>/', ''));
+const filesOf = (project: JestProject): string[] => project.testMatch.filter((pattern) => pattern.endsWith('.test.ts')).map((pattern) => pattern.replace('<rootDir>/', ''));
 const projectNamed = (name: string): JestProject => config.projects.find((project) => project.displayName === name) as JestProject;
 
 describe('the jest projects', () => {
@@ -46,6 +46,10 @@ describe('the jest projects', () => {
     const expected = allTestFiles().map((file) => `${file} ${projectOf(file)}`);
     expect(placed.sort()).toEqual(expected.sort());
     expect(new Set(placed.map((entry) => entry.split(' ')[0])).size).toBe(placed.length);
+  });
+
+  it('never leave a project with no pattern, which jest would take as every test', () => {
+    for (const project of config.projects) expect(project.testMatch.length).toBeGreaterThan(0);
   });
 
   it('put test/e2e/ and test/deploy/ in e2e, test/docs/ in unit, wherever a file is moved within them', () => {
