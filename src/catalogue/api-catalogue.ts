@@ -14,7 +14,7 @@
 /** A route's group is one of the first three; `customers` guards only the two-factor step's customer lookup. */
 export type BreakerGroup = 'resources' | 'bankaccounts' | 'receipts' | 'customers';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type OperationKind =
+type OperationKind =
   | 'ALL'
   | 'GET'
   | 'SEARCH'
@@ -89,8 +89,8 @@ export interface Route {
   readonly operations: readonly Operation[];
 }
 
-export const JSON_TYPES = ['application/json'] as const;
-export const RECEIPT_MEDIA_TYPES = ['application/json', 'text/json', 'application/xml', 'text/xml'] as const;
+const JSON_TYPES = ['application/json'] as const;
+const RECEIPT_MEDIA_TYPES = ['application/json', 'text/json', 'application/xml', 'text/xml'] as const;
 
 /** The 16 resource roots and the name the spec gives each one's id segment. */
 export const RESOURCE_ROOTS: ReadonlyArray<readonly [root: string, idName: string]> = [
@@ -113,7 +113,7 @@ export const RESOURCE_ROOTS: ReadonlyArray<readonly [root: string, idName: strin
 ];
 
 /** The spec's "Additional GET paths" table, in its order. */
-export const ADDITIONAL_GET_PATHS: readonly string[] = [
+const ADDITIONAL_GET_PATHS: readonly string[] = [
   'accounts/{accountId}/transactions',
   'branches/{branchId}/address',
   'customers/{memberId}/accounts',
@@ -130,7 +130,7 @@ export const ADDITIONAL_GET_PATHS: readonly string[] = [
 ];
 
 /** The spec's bank account operations, in its order. */
-export const BANK_ACCOUNT_OPERATIONS: ReadonlyArray<readonly [HttpMethod, string, BodySchemaId | null]> = [
+const BANK_ACCOUNT_OPERATIONS: ReadonlyArray<readonly [HttpMethod, string, BodySchemaId | null]> = [
   ['POST', 'bankaccounts/add', 'BankAccountAdd'],
   ['GET', 'customers/{id}/bankaccounts', null],
   ['GET', 'bankaccounts/{id}', null],
@@ -139,14 +139,14 @@ export const BANK_ACCOUNT_OPERATIONS: ReadonlyArray<readonly [HttpMethod, string
 ];
 
 /** The spec's receipt operations and their body DTOs. */
-export const RECEIPT_OPERATIONS: ReadonlyArray<readonly [string, BodySchemaId]> = [
+const RECEIPT_OPERATIONS: ReadonlyArray<readonly [string, BodySchemaId]> = [
   ['api/transaction/savings/deposit', 'ReceiptPaymentDto'],
   ['api/transaction/savings/payment', 'ReceiptSavingsDepositWebDto'],
   ['api/transaction/loan/reversal', 'ReceiptReversalWebDto'],
 ];
 
 /** SEARCH's query (spec: sort string, paged bool, page int, pageSize int, ascending bool). */
-export const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
+const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
   { name: 'sort', type: 'field-name', description: 'Field to sort by' },
   { name: 'ascending', type: 'boolean', description: 'Sort direction (default true)' },
   { name: 'paged', type: 'boolean', description: 'Answer one page instead of the whole list' },
@@ -158,7 +158,7 @@ export const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
  * The period of `between` and `batchstatement`, whose parameters the spec does not show: the
  * sandbox reads `from` and `to` (a date, or a datetime without zone), and so may a real core.
  */
-export const PERIOD_QUERY: readonly QueryParameter[] = Object.freeze([
+const PERIOD_QUERY: readonly QueryParameter[] = Object.freeze([
   { name: 'from', type: 'date-time', description: 'Start of the period: a date (2024-03-01, from its start) or a datetime (2024-03-01T09:30:00; fractions, Z or an offset accepted, an offset converted to UTC)' },
   { name: 'to', type: 'date-time', description: 'End of the period, inclusive: a date (to its end) or a datetime, as for from' },
 ]);
@@ -189,7 +189,7 @@ export function specOperations(): Operation[] {
 }
 
 /** Route shape key: parameter names do not make two routes different. */
-export function shapeKey(method: string, path: string): string {
+function shapeKey(method: string, path: string): string {
   return `${method} ${path.replace(/\{[^}]+\}/g, '{}').toLowerCase()}`;
 }
 

@@ -79,7 +79,7 @@ export function isDramaMobile(e164: string): boolean {
   return DRAMA_MOBILE.test(e164);
 }
 
-export type MobileNumberResult = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly message: string };
+type MobileNumberResult = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly message: string };
 
 /** A UK mobile number in E.164 (`+447…`), or why the text is not one. */
 export function normaliseUkMobileNumber(text: string): MobileNumberResult {
@@ -150,7 +150,7 @@ const dateClosed = z
   .optional()
   .describe('A date or datetime closes the account (inactive; sent to the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC); null reopens it; absent keeps it as it is');
 
-export const bankAccountVerificationSchema = z
+const bankAccountVerificationSchema = z
   .object({
     CustomerId: id('Customer the code is for'),
     MobileNumber: mobileNumber,
@@ -163,7 +163,7 @@ export const bankAccountVerificationSchema = z
   })
   .strict();
 
-export const bankAccountAddSchema = z
+const bankAccountAddSchema = z
   .object({
     CustomerId: id('Customer who holds the account'),
     PersonId: id("The customer's person"),
@@ -174,7 +174,7 @@ export const bankAccountAddSchema = z
   })
   .strict();
 
-export const bankAccountUpdateSchema = z
+const bankAccountUpdateSchema = z
   .object({
     Id: z
       .number()
@@ -195,12 +195,12 @@ export const bankAccountUpdateSchema = z
   })
   .strict();
 
-export type BankAccountVerification = z.output<typeof bankAccountVerificationSchema>;
-export type BankAccountAdd = z.output<typeof bankAccountAddSchema>;
-export type BankAccountUpdate = z.output<typeof bankAccountUpdateSchema>;
+type BankAccountVerification = z.output<typeof bankAccountVerificationSchema>;
+type BankAccountAdd = z.output<typeof bankAccountAddSchema>;
+type BankAccountUpdate = z.output<typeof bankAccountUpdateSchema>;
 
 export type BodyValidation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: FieldError[] };
-export type BodyValidator<T = Record<string, unknown>> = (value: unknown) => BodyValidation<T>;
+type BodyValidator<T = Record<string, unknown>> = (value: unknown) => BodyValidation<T>;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;

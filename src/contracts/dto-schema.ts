@@ -57,7 +57,7 @@ export interface IntMapField extends FieldBase {
 }
 
 export type FieldSpec = ScalarField | EnumField | ObjectField | ListField | IntMapField;
-export type Fields = Readonly<Record<string, FieldSpec>>;
+type Fields = Readonly<Record<string, FieldSpec>>;
 
 /** A field as the readers and writers see it: its JSON name beside its spec. */
 export interface NamedField {
@@ -143,7 +143,7 @@ export function intMap(xml: string, entry: string, description: string, options:
 }
 
 /** A .NET DataContract's member order when its members set `Order`: JSON names, every field once. */
-export interface StructOptions<F extends Fields> {
+interface StructOptions<F extends Fields> {
   readonly dataContractOrder?: ReadonlyArray<keyof F & string>;
 }
 

@@ -68,29 +68,37 @@ function hasStrayText(node: XmlNode, name: string): boolean {
   return false;
 }
 
-export function readXmlStruct(struct: AnyStruct, children: XmlNode[], path: FieldPath, ctx: ReadContext): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const seen = new Uint8Array(struct.ordered.length);
+/**
+ * Visits the elements among a structure's or list's children in document order, and says whether
+ * any text stood between them (whitespace does not count), for the caller to refuse.
+ */
+function eachElement(children: XmlNode[], visit: (name: string, node: XmlNode) => void): boolean {
   let strayText = false;
   for (const node of children) {
     const name = nodeName(node);
     if (name === undefined) continue;
-    if (name === TEXT || name === CDATA) {
-      strayText ||= hasStrayText(node, name);
-      continue;
-    }
+    if (name === TEXT || name === CDATA) strayText ||= hasStrayText(node, name);
+    else visit(name, node);
+  }
+  return strayText;
+}
+
+export function readXmlStruct(struct: AnyStruct, children: XmlNode[], path: FieldPath, ctx: ReadContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const seen = new Uint8Array(struct.ordered.length);
+  const strayText = eachElement(children, (name, node) => {
     const field = fieldNamed(struct, name);
-    if (field === undefined || field.spec.readOnly) continue;
+    if (field === undefined || field.spec.readOnly) return;
     if (seen[field.index] === 1) {
       ctx.issues.push({ path: [...path, field.json], message: GIVEN_TWICE });
-      continue;
+      return;
     }
     seen[field.index] = 1;
     // A null is an absent value, exactly as JSON's null: never an empty string.
-    if (isNil(node)) continue;
+    if (isNil(node)) return;
     const value = readXmlField(field, node[name] as XmlNode[], path, ctx);
     if (value !== undefined) out[field.json] = value;
-  }
+  });
   if (strayText) ctx.issues.push({ path, message: 'must hold elements, not text' });
   checkRequired(struct, out, path, ctx);
   return out;
@@ -128,20 +136,10 @@ function readXmlEnum(spec: EnumField, children: XmlNode[], path: FieldPath, ctx:
 function readXmlList(item: AnyStruct, children: XmlNode[], path: FieldPath, ctx: ReadContext): unknown[] {
   const items: unknown[] = [];
   const itemName = item.name.toLowerCase();
-  let strayText = false;
-  for (const node of children) {
-    const name = nodeName(node);
-    if (name === undefined) continue;
-    if (name === TEXT || name === CDATA) {
-      strayText ||= hasStrayText(node, name);
-      continue;
-    }
-    if (name.toLowerCase() !== itemName) {
-      ctx.issues.push({ path: [...path, items.length], message: `must be a <${item.name}> element` });
-      continue;
-    }
-    items.push(readXmlStruct(item, node[name] as XmlNode[], [...path, items.length], ctx));
-  }
+  const strayText = eachElement(children, (name, node) => {
+    if (name.toLowerCase() !== itemName) ctx.issues.push({ path: [...path, items.length], message: `must be a <${item.name}> element` });
+    else items.push(readXmlStruct(item, node[name] as XmlNode[], [...path, items.length], ctx));
+  });
   if (strayText) ctx.issues.push({ path, message: `must hold <${item.name}> elements, not text` });
   return items;
 }
@@ -151,13 +149,12 @@ function readXmlIntMap(spec: IntMapField, children: XmlNode[], path: FieldPath, 
   const out: Record<string, number> = {};
   const entryName = spec.entry.toLowerCase();
   let index = 0;
-  for (const node of children) {
-    const name = nodeName(node);
-    if (name === undefined || name === TEXT || name === CDATA) continue;
+  // Unlike a structure or a list, a map does not refuse text between its entries.
+  eachElement(children, (name, node) => {
     const entryPath = [...path, index++];
     if (name.toLowerCase() !== entryName) {
       ctx.issues.push({ path: entryPath, message: `must be a <${spec.entry}> element` });
-      continue;
+      return;
     }
     let keyText: string | Invalid | undefined;
     let valueText: string | Invalid | undefined;
@@ -170,9 +167,9 @@ function readXmlIntMap(spec: IntMapField, children: XmlNode[], path: FieldPath, 
     const value = valueText === undefined ? new Invalid('is required') : valueText instanceof Invalid ? valueText : xmlIntValue(valueText);
     const acceptedKey = accept(key, [...entryPath, 'Key'], ctx) as string | undefined;
     const acceptedValue = accept(value, [...entryPath, 'Value'], ctx) as number | undefined;
-    if (acceptedKey === undefined || acceptedValue === undefined) continue;
+    if (acceptedKey === undefined || acceptedValue === undefined) return;
     if (Object.hasOwn(out, acceptedKey)) ctx.issues.push({ path: [...entryPath, 'Key'], message: GIVEN_TWICE });
     else out[acceptedKey] = acceptedValue;
-  }
+  });
   return out;
 }

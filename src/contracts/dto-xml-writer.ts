@@ -24,7 +24,7 @@ import { escapeXmlAttribute, escapeXmlText, isXmlName } from '../xml/xml-text';
 
 type JsonObject = Record<string, unknown>;
 
-export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
 /** Where DataContractSerializer puts the entries of a dictionary (and the items of a primitive list). */
 export const ARRAYS_NAMESPACE = 'http://schemas.microsoft.com/2003/10/Serialization/Arrays';

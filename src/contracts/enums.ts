@@ -41,7 +41,7 @@ function uniqueEntries(list: ReadonlyArray<z.infer<typeof entrySchema>>, ctx: z.
 
 const tableSchema = z.array(entrySchema).min(1).superRefine(uniqueEntries);
 
-export const receiptEnumsFileSchema = z
+const receiptEnumsFileSchema = z
   .object({
     AWReceiptType: tableSchema.describe('Receipt types (ReceiptType)'),
     ProductTypes: tableSchema.describe('Account product types (ProductTypeID)'),
@@ -57,7 +57,7 @@ export const receiptEnumsFileSchema = z
     }
   });
 
-export type ReceiptEnumsFile = z.infer<typeof receiptEnumsFileSchema>;
+type ReceiptEnumsFile = z.infer<typeof receiptEnumsFileSchema>;
 
 /** A start-up failure (exit 2): body.receiptEnumsFile cannot be read or is invalid. */
 export class ReceiptEnumsError extends StartupError {
@@ -68,14 +68,14 @@ export class ReceiptEnumsError extends StartupError {
   }
 }
 
-export interface EnumEntry {
+interface EnumEntry {
   readonly value: number;
   readonly name: string;
   readonly description: string | undefined;
 }
 
 /** One enumeration's table, with lookups in both directions. */
-export class EnumTable {
+class EnumTable {
   private readonly byLowerName: ReadonlyMap<string, EnumEntry>;
   private readonly byValue: ReadonlyMap<number, EnumEntry>;
   /** For error messages and the OpenAPI document. */

@@ -41,7 +41,7 @@ const receiptLineFields = {
   id: text('ID', 'Line identifier'),
 };
 
-export const ReceiptLineDto = struct('ReceiptLineDto', 'One line of a receipt: balances and amounts of one account or item.', receiptLineFields);
+const ReceiptLineDto = struct('ReceiptLineDto', 'One line of a receipt: balances and amounts of one account or item.', receiptLineFields);
 
 const feeFields = {
   cuAccountFeeID: int('CUAccountFeeID', 'Account fee id'),
@@ -56,7 +56,7 @@ const feeFields = {
 };
 
 // "All ReceiptLineDto fields plus …": derived classes in .NET, so the base's members come first in XML.
-export const FeeLineDto = struct(
+const FeeLineDto = struct(
   'FeeLineDto',
   'A fee line: a receipt line (canEditAmount may be null) plus the fee it charges.',
   { ...receiptLineFields, ...feeFields },
@@ -70,14 +70,14 @@ const insuranceFields = {
   insuranceAmount: decimal('InsuranceAmount', 'Insurance amount'),
 };
 
-export const InsuranceLineDto = struct(
+const InsuranceLineDto = struct(
   'InsuranceLineDto',
   'An insurance line: a receipt line plus the insurance it pays.',
   { ...receiptLineFields, ...insuranceFields },
   { dataContractOrder: derivedOrder(receiptLineFields, insuranceFields) },
 );
 
-export const AnalysisLinkDto = struct('AnalysisLinkDto', 'A link between the receipt and an analysis field.', {
+const AnalysisLinkDto = struct('AnalysisLinkDto', 'A link between the receipt and an analysis field.', {
   analysisLinkID: int('AnalysisLinkID', 'Analysis link id'),
   analysisFieldID: int('AnalysisFieldID', 'Analysis field id'),
   customerID: int('CustomerID', 'Customer id'),
@@ -94,7 +94,7 @@ export const AnalysisLinkDto = struct('AnalysisLinkDto', 'A link between the rec
   selected: bool('Selected', 'Whether the link is selected'),
 });
 
-export const UdfLinkDto = struct('UDFLinkDto', 'A user-defined field value of a survey (the spec\'s "UDF link").', {
+const UdfLinkDto = struct('UDFLinkDto', 'A user-defined field value of a survey (the spec\'s "UDF link").', {
   udfLinkID: int('UDFLinkID', 'UDF link id'),
   surveyID: int('SurveyID', 'Survey id'),
   customerID: int('CustomerID', 'Customer id'),
@@ -120,7 +120,7 @@ export const UdfLinkDto = struct('UDFLinkDto', 'A user-defined field value of a 
   validateActiveUDF: bool('ValidateActiveUDF', 'Whether to validate the active UDF'),
 });
 
-export const SurveyDto = struct('SurveyDto', 'A survey answered with the receipt.', {
+const SurveyDto = struct('SurveyDto', 'A survey answered with the receipt.', {
   surveyID: int('SurveyID', 'Survey id'),
   userDefinedFieldGroupID: int('UserDefinedFieldGroupID', 'User-defined field group id'),
   date: text('Date', 'Survey date'),
@@ -128,7 +128,7 @@ export const SurveyDto = struct('SurveyDto', 'A survey answered with the receipt
   udfLinks: list(UdfLinkDto, 'UDFLinks', 'The survey\'s field values'),
 });
 
-export const TransactionOverrideDto = struct('TransactionOverrideDto', 'An override the receipt needs before it can be posted.', {
+const TransactionOverrideDto = struct('TransactionOverrideDto', 'An override the receipt needs before it can be posted.', {
   cuTransactionOverrideID: int('CUTransactionOverrideID', 'Override id'),
   receiptNo: int('ReceiptNo', 'Receipt number'),
   cuAccountID: int('CUAccountID', 'Account id'),
@@ -149,7 +149,7 @@ export const TransactionOverrideDto = struct('TransactionOverrideDto', 'An overr
   authorised: bool('Authorised', 'Authorised'),
 });
 
-export const ReceiptPrintParams = struct('ReceiptPrintParams', 'How to print the receipt.', {
+const ReceiptPrintParams = struct('ReceiptPrintParams', 'How to print the receipt.', {
   receiptNo: int('ReceiptNo', 'Receipt number'),
   branchCode: text('BranchCode', 'Branch code'),
   hideBalance: bool('HideBalance', 'Leave the balance off the print'),
@@ -160,7 +160,7 @@ export const ReceiptPrintParams = struct('ReceiptPrintParams', 'How to print the
   canPrint: bool('CanPrint', 'Whether the receipt can be printed'),
 });
 
-export const Notes = struct('Notes', 'A note, as the core stores it.', {
+const Notes = struct('Notes', 'A note, as the core stores it.', {
   noteID: int('NoteID', 'Note id'),
   userID: int('UserID', 'User id'),
   terminalID: int('TerminalID', 'Terminal id'),
@@ -265,15 +265,6 @@ export const ReceiptReversalWebDto = struct('ReceiptReversalWebDto', 'Loan (issu
 export type ReceiptPaymentDto = StructValue<typeof ReceiptPaymentDto>;
 export type ReceiptSavingsDepositWebDto = StructValue<typeof ReceiptSavingsDepositWebDto>;
 export type ReceiptReversalWebDto = StructValue<typeof ReceiptReversalWebDto>;
-export type ReceiptLineDto = StructValue<typeof ReceiptLineDto>;
-export type FeeLineDto = StructValue<typeof FeeLineDto>;
-export type InsuranceLineDto = StructValue<typeof InsuranceLineDto>;
-export type AnalysisLinkDto = StructValue<typeof AnalysisLinkDto>;
-export type SurveyDto = StructValue<typeof SurveyDto>;
-export type UdfLinkDto = StructValue<typeof UdfLinkDto>;
-export type TransactionOverrideDto = StructValue<typeof TransactionOverrideDto>;
-export type ReceiptPrintParams = StructValue<typeof ReceiptPrintParams>;
-export type Notes = StructValue<typeof Notes>;
 
 export const RECEIPT_STRUCTS = [ReceiptPaymentDto, ReceiptSavingsDepositWebDto, ReceiptReversalWebDto] as const;
 export type ReceiptStruct = (typeof RECEIPT_STRUCTS)[number];
@@ -281,13 +272,13 @@ export type ReceiptStruct = (typeof RECEIPT_STRUCTS)[number];
 /** Any of the three bodies: the rules read only the fields they share, or check for presence. */
 type AnyReceipt = ReceiptPaymentDto & Partial<ReceiptSavingsDepositWebDto> & Partial<ReceiptReversalWebDto>;
 
-export interface RuleOptions {
+interface RuleOptions {
   readonly enums: ReceiptEnums;
   /** The core's "notes mandatory for adjustments" system setting. */
   readonly adjustmentNotesRequired: boolean;
 }
 
-export interface RuleViolation {
+interface RuleViolation {
   readonly path: FieldPath;
   /** Gets a field's name in the request's wire format, so the message speaks the vendor's names. */
   readonly message: (wireName: (jsonName: string) => string) => string;

@@ -12,7 +12,7 @@ import type { BodyContract, BodyContracts, WireFormat } from './body-contract';
 import { receiptContract, type ReceiptContractOptions } from './receipt-contracts';
 import { ReceiptPaymentDto, ReceiptReversalWebDto, ReceiptSavingsDepositWebDto } from './receipts';
 
-export type BodyContractOptions = ReceiptContractOptions;
+type BodyContractOptions = ReceiptContractOptions;
 
 export function createBodyContracts(options: BodyContractOptions): BodyContracts {
   const contracts: BodyContract[] = [

@@ -10,8 +10,8 @@
  * spec marks the field optional (it may be absent), or `type|null` when the value may be null.
  */
 export type FieldType = 'int' | 'long' | 'number' | 'decimal' | 'string' | 'bool' | 'datetime';
-export type FieldSpec = FieldType | `${FieldType}?` | `${FieldType}|null`;
-export type FieldSchema = Readonly<Record<string, FieldSpec>>;
+type ResourceFieldSpec = FieldType | `${FieldType}?` | `${FieldType}|null`;
+export type FieldSchema = Readonly<Record<string, ResourceFieldSpec>>;
 
 export interface FieldDefinition {
   readonly name: string;
@@ -326,7 +326,7 @@ export const PAGE_FIELDS = {
 } as const satisfies FieldSchema;
 
 /** A resource root's records: their schema name in the OpenAPI document, fields and key. */
-export interface ResourceRecords {
+interface ResourceRecords {
   /** The schema's name: the record in the singular, as a client's type would be called. */
   readonly name: string;
   readonly fields: FieldSchema;

@@ -27,7 +27,7 @@ export interface CoreAgents {
   destroy(): void;
 }
 
-export interface CoreAgentOptions {
+interface CoreAgentOptions {
   readonly logger: Logger;
   /** Told of the client certificate's expiry (seconds since the epoch), at start and on rotation. */
   readonly onCertificate?: (expiresAtSeconds: number) => void;

@@ -25,7 +25,7 @@ import type { BreakerGroupConfig, BreakersConfig } from './breakers.schema';
 
 export type BreakerState = keyof typeof CIRCUIT_STATE_VALUE;
 
-export const BREAKER_GROUPS: readonly BreakerGroup[] = ['resources', 'bankaccounts', 'receipts', 'customers'];
+const BREAKER_GROUPS: readonly BreakerGroup[] = ['resources', 'bankaccounts', 'receipts', 'customers'];
 
 /** The breaker refused the call (open, or its one half-open probe is out): the core was not called. */
 export class CircuitOpenError extends Error {
@@ -56,7 +56,7 @@ function runAttempt(attempt: Attempt): Promise<unknown> {
   return attempt();
 }
 
-export interface CoreBreakerDeps {
+interface CoreBreakerDeps {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
 }

@@ -8,7 +8,7 @@
 import { GatewayError } from '../errors/error-catalogue';
 import { BreakerTimeoutError, CircuitOpenError } from './breakers';
 
-export type CoreFailureCode = 'core_unavailable' | 'core_timeout' | 'bad_gateway';
+type CoreFailureCode = 'core_unavailable' | 'core_timeout' | 'bad_gateway';
 
 const DETAILS: Readonly<Record<CoreFailureCode, string>> = {
   core_unavailable: 'The core banking system is unavailable; retry after the time in Retry-After.',

@@ -13,7 +13,7 @@ const headerName = z
  * Names no allow-list may carry: framing and connection management belong to the gateway on
  * each side, and the identity and forwarding headers to the core are the gateway's own words.
  */
-export const GATEWAY_OWNED_HEADERS: ReadonlySet<string> = new Set([
+const GATEWAY_OWNED_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'content-length',
   'transfer-encoding',
@@ -47,12 +47,12 @@ const allowList = (what: string) =>
  * The core's response headers a vendor sees unless configured otherwise. Not Cache-Control:
  * answers carry customer data, and the gateway itself says `no-store` on every one.
  */
-export const DEFAULT_RESPONSE_HEADERS = ['content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
+const DEFAULT_RESPONSE_HEADERS = ['content-encoding', 'content-language', 'content-type', 'etag', 'expires', 'last-modified', 'retry-after'];
 
 const pemPath = (what: string) => z.string().min(1).nullable().default(null).describe(what);
 
 /** TLS to an https core: whom to trust, what to present, which name to check. */
-export const coreTlsSchema = z
+const coreTlsSchema = z
   .object({
     caFile: pemPath('PEM of the CAs trusted for the core, instead of the public roots; null: the public roots'),
     certFile: pemPath("PEM of the gateway's client certificate for mutual TLS (with keyFile); re-read when it changes"),

@@ -44,7 +44,7 @@ import type { ForwardedResolver } from './forwarded';
 import type { CoreAgents } from './agent';
 import type { TraceSpan } from '../tracing/tracing';
 
-export interface CoreClientDeps {
+interface CoreClientDeps {
   readonly coreUrl: string;
   /** The agent of each new request (a new one after a certificate rotation). */
   readonly agents: CoreAgents;

@@ -13,7 +13,7 @@ import { isDateOnly, toCoreDateTime } from '../catalogue/core-datetime';
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryParameter, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { FieldError } from '../errors/error-catalogue';
 
-export type CoreTargetResult = { readonly ok: true; readonly target: string } | { readonly ok: false; readonly errors: readonly FieldError[] };
+type CoreTargetResult = { readonly ok: true; readonly target: string } | { readonly ok: false; readonly errors: readonly FieldError[] };
 
 const VALUE_RULES: Readonly<Record<QueryValueType, string>> = {
   'field-name': 'a field name (letters, digits, _ and .)',

@@ -22,7 +22,7 @@ export interface ForwardedOrigin {
   readonly host: string;
 }
 
-export interface ForwardingConfig {
+interface ForwardingConfig {
   readonly trustedProxies: readonly string[];
   readonly publicUrl: string | null;
 }

@@ -36,7 +36,7 @@ const SECRET_HEADERS = ['authorization', 'cookie', 'x-vendor-token', 'x-receipt-
 const HEADER_CARRIERS = ['headers', 'req.headers', 'request.headers'] as const;
 
 /** Paths whose values never reach a log line (tokens, passwords, two-factor codes). */
-export const REDACTED_PATHS: readonly string[] = [
+const REDACTED_PATHS: readonly string[] = [
   ...SECRET_CARRIERS.flatMap((carrier) => SECRET_FIELDS.map((field) => `${carrier}${field}`)),
   ...HEADER_CARRIERS.flatMap((carrier) => SECRET_HEADERS.map((header) => `${carrier}["${header}"]`)),
 ];

@@ -16,7 +16,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Sub-millisecond buckets, so the gateway's own overhead (a few hundred µs) is visible next to the core's time. */
-export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -58,7 +58,7 @@ export interface AccessConfigSources {
   readonly records: () => Readonly<Record<'vendor' | 'key' | 'user', number>>;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Node's default process metrics; off in tests that build many registries. */
   readonly defaultMetrics?: boolean;
   /** The release `gateway_build_info` names (package.json's version); the gauge has no sample without it. */

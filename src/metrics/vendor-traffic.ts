@@ -8,7 +8,7 @@
 const BUCKET_MS = 60_000;
 const BUCKETS = 15;
 
-export interface VendorTrafficRow {
+interface VendorTrafficRow {
   readonly vendorId: string;
   readonly requests: number;
   readonly clientErrors: number;

@@ -16,7 +16,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
 import { publicFile, type PublicFile } from './public-file';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
-export interface OpenApiOptions {
+interface OpenApiOptions {
   readonly routes: readonly Route[];
   readonly contracts: BodyContracts;
   /** The gateway's version, shown as the document's `info.version`. */
@@ -182,7 +182,7 @@ function pathParameters(route: Route, names: readonly string[]): OpenApiSchema[]
 const capitalised = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** `GETaccounts/{accountId}/transactions` → `getAccountsByAccountIdTransactions`. */
-export function operationIdOf(route: Route): string {
+function operationIdOf(route: Route): string {
   const words = route.segments.map((segment) => (segment.startsWith('{') ? `By${capitalised(segment.slice(1, -1))}` : capitalised(segment)));
   return route.method.toLowerCase() + words.join('');
 }

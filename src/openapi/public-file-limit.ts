@@ -16,7 +16,7 @@ import { isIPv6 } from 'node:net';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { GatewayError } from '../errors/error-catalogue';
 
-export interface PublicFileLimitConfig {
+interface PublicFileLimitConfig {
   readonly points: number;
   readonly durationSeconds: number;
 }

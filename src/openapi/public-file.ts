@@ -20,7 +20,7 @@ import type { PublicFileLimit } from './public-file-limit';
  * Swagger UI sets styles through the DOM (allowed by `style-src 'self'`), draws its icons as
  * `data:` images, and fetches the document (and, with "Try it out", the API) from this origin.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
+const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

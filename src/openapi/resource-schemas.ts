@@ -26,7 +26,7 @@ import {
 } from '../contracts/resource-fields';
 
 /** How a route's success is answered: its status, a description and the body's schema (none for 204). */
-export interface SuccessAnswer {
+interface SuccessAnswer {
   readonly status: number;
   readonly description: string;
   readonly schema: OpenApiSchema | null;
@@ -35,7 +35,7 @@ export interface SuccessAnswer {
 }
 
 /** The core's datetime form: no offset, optional fraction (the bank's local time). */
-export const CORE_DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,7})?$';
+const CORE_DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,7})?$';
 
 const FIELD_TYPE_SCHEMAS: Readonly<Record<FieldType, OpenApiSchema>> = {
   int: { type: 'integer', format: 'int32' },

@@ -45,7 +45,7 @@ import { createRequestObserver } from './observe';
 import { inSequence } from './sequence';
 import type { RedisClient } from '../redis/redis-client';
 
-export interface VendorPipelineDeps {
+interface VendorPipelineDeps {
   readonly config: Readonly<GatewayConfig>;
   readonly logger: Logger;
   readonly access: AccessCache;

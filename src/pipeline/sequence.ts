@@ -9,7 +9,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
-export type StepSequence = RequestHandler & { readonly steps: readonly RequestHandler[] };
+type StepSequence = RequestHandler & { readonly steps: readonly RequestHandler[] };
 
 export function inSequence(steps: readonly RequestHandler[]): StepSequence {
   const count = steps.length;

@@ -22,14 +22,14 @@ import type { Logger } from '../logging/logger';
 import type { RedisClient } from './redis-client';
 
 /** What INFO told since the last reading. */
-export interface ServerChanges {
+interface ServerChanges {
   /** Keys Redis evicted since the last reading (0 when unknown or after a new baseline). */
   readonly evictedKeys: number;
   /** Redis's `run_id` changed: it restarted (perhaps behind a proxy that kept the connection). */
   readonly restarted: boolean;
 }
 
-export interface EvictionPolicyOptions {
+interface EvictionPolicyOptions {
   readonly client: RedisClient;
   readonly logger: Logger;
   /** Told when the evicting policy in force changes (null: `noeviction` again). */

@@ -20,7 +20,7 @@ import { redisConfigured, type RedisConfig } from './redis.schema';
 /** A connection of any topology; the stores use only commands both kinds share. */
 export type RedisClient = Redis | Cluster;
 
-export interface RedisClientOptions {
+interface RedisClientOptions {
   /** Connect on `connect()` or on the first command instead of at once. */
   readonly lazyConnect?: boolean;
   /** Shown by CLIENT LIST, so that operators can tell the gateway's connections apart. */
@@ -45,7 +45,7 @@ const DISCONNECT_TIMEOUT_MS = 200;
 const MAX_RECONNECT_DELAY_MS = 1000;
 
 /** Never gives up: an instance that lost Redis must find it again without a restart. */
-export function reconnectDelayMs(attempt: number): number {
+function reconnectDelayMs(attempt: number): number {
   return Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (attempt - 1), MAX_RECONNECT_DELAY_MS);
 }
 

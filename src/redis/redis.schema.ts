@@ -18,8 +18,6 @@ const address = z
   })
   .strict();
 
-export type RedisAddress = z.infer<typeof address>;
-
 const credential = z.string().min(1).nullable().default(null);
 
 export const redisSchema = z

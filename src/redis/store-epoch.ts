@@ -43,7 +43,7 @@ interface EpochMarker {
   readonly holdUntil: number;
 }
 
-export interface StoreEpochOptions {
+interface StoreEpochOptions {
   readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly holdMs: number;

@@ -26,7 +26,7 @@ import { relationHandlers } from './relations';
 import { resourceHandlers } from './resources';
 import type { PageLimits } from './search';
 
-export interface SandboxAppOptions {
+interface SandboxAppOptions {
   readonly data: SandboxData;
   readonly maxPageSize?: number;
   readonly defaultPageSize?: number;

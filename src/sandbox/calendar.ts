@@ -31,7 +31,7 @@ export function addMonths(date: Date, months: number): Date {
   return result;
 }
 
-export function daysInMonth(date: Date): number {
+function daysInMonth(date: Date): number {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
 }
 

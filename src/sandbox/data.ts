@@ -62,20 +62,10 @@ import {
   type Town,
 } from './uk-reference';
 
-export {
-  ACCOUNT_STATUS,
-  CALCULATION_METHOD,
-  DEBIT_CARD_TYPE,
-  MARITAL_STATUS,
-  MESSAGE_TYPE,
-  PRODUCT_TYPE,
-  SANDBOX_ADDED_FIELDS,
-  SAVINGS_TYPE,
-  TRANSACTION_TYPE,
-} from './model';
+export { ACCOUNT_STATUS, SANDBOX_ADDED_FIELDS } from './model';
 
 /** The sandbox's "now": the generated history ends here. */
-export const SANDBOX_AS_AT = '2025-06-30T17:30:00';
+const SANDBOX_AS_AT = '2025-06-30T17:30:00';
 
 /** A customer's bank account record and who holds it (the spec's record has no holder fields). */
 export interface BankAccountHolding {

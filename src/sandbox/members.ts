@@ -26,7 +26,7 @@ import {
   type Town,
 } from './uk-reference';
 
-export const GENDER = { Male: 1, Female: 2, NonBinary: 3, NotStated: 4 } as const;
+const GENDER = { Male: 1, Female: 2, NonBinary: 3, NotStated: 4 } as const;
 export const GENDERS: ReadonlyArray<readonly [number, string]> = [
   [GENDER.Male, 'Male'],
   [GENDER.Female, 'Female'],

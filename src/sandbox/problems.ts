@@ -13,7 +13,7 @@ export interface FieldProblem {
   readonly message: string;
 }
 
-export interface ProblemBody {
+interface ProblemBody {
   readonly type: string;
   readonly title: string;
   readonly status: number;

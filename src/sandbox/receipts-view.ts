@@ -13,7 +13,7 @@ import { Router } from 'express';
 import type { SandboxData } from './data';
 import { sendJson } from './handler';
 
-export const RECEIPTS_VIEW_PATH = '/_sandbox/receipts';
+const RECEIPTS_VIEW_PATH = '/_sandbox/receipts';
 
 export function receiptsView(data: SandboxData): Router {
   const router = Router();

@@ -16,7 +16,7 @@
  */
 import type { RequestHandler } from 'express';
 
-export const SLOW_ANSWER_MS = 15_000;
+const SLOW_ANSWER_MS = 15_000;
 
 /** The externalRefNo prefix the ledger reads to require an override (see above). */
 export const OVERRIDE_REHEARSAL_PREFIX = 'SANDBOX-OVERRIDE';

@@ -18,7 +18,7 @@ export interface PageLimits {
   readonly maxPageSize: number;
 }
 
-export interface SearchQuery {
+interface SearchQuery {
   /** The field to sort on, or null for the table's own (key) order. */
   readonly sort: FieldDefinition | null;
   readonly ascending: boolean;
@@ -27,7 +27,7 @@ export interface SearchQuery {
   readonly pageSize: number;
 }
 
-export interface Page<R> {
+interface Page<R> {
   readonly pageNumber: number;
   readonly pageSize: number;
   readonly totalPages: number;

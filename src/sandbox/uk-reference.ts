@@ -8,6 +8,7 @@
  * generated contact detail reaches a real person. Bank names are real; every account number,
  * sort code and address attached to them is made up.
  */
+import { MESSAGE_TYPE } from './model';
 
 export const MALE_FORENAMES = [
   'James', 'John', 'David', 'Michael', 'Paul', 'Andrew', 'Mark', 'Richard', 'Peter', 'Stephen',
@@ -60,7 +61,7 @@ export const BUILDING_NAMES = [
   'Parkside', 'The Maltings', 'Kingsway House', 'Waterside Apartments', 'Canal Wharf', 'Brewery Yard',
 ] as const;
 
-export interface BranchCity {
+interface BranchCity {
   readonly name: string;
   readonly code: string;
   /** National number prefix of the city's drama range; three more digits make a number. */
@@ -193,17 +194,17 @@ export const LOAN_REASONS: ReadonlyArray<readonly [code: string, description: st
 
 export const STAFF_USER_IDS = ['sarah.kaur', 'james.okafor', 'mike.hughes', 'priya.shah', 'dan.walsh', 'helen.booth'] as const;
 
-export interface ThreadScript {
+interface ThreadScript {
   readonly messageType: number;
   readonly subject: string;
   /** Alternating customer and staff messages, the customer first. */
   readonly messages: readonly string[];
 }
 
-/** Conversations by MessageTypeId (see MESSAGE_TYPE). */
+/** Conversations, each of a message type. */
 export const THREAD_SCRIPTS: readonly ThreadScript[] = [
   {
-    messageType: 1,
+    messageType: MESSAGE_TYPE.GeneralEnquiry.value,
     subject: 'Opening hours over the bank holiday',
     messages: [
       'Hello, is the branch open on the bank holiday Monday? I need to pay in some cash.',
@@ -212,7 +213,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 2,
+    messageType: MESSAGE_TYPE.LoanEnquiry.value,
     subject: 'Loan application progress',
     messages: [
       'I applied for a loan last week and have not heard back. Could you let me know where it is up to?',
@@ -222,7 +223,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 2,
+    messageType: MESSAGE_TYPE.LoanEnquiry.value,
     subject: 'Paying my loan off early',
     messages: [
       'How much would I need to pay to clear my loan in full this month?',
@@ -230,7 +231,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 3,
+    messageType: MESSAGE_TYPE.AccountQuery.value,
     subject: 'Payment not showing',
     messages: [
       'I sent £50 from my bank on Friday but it is not showing on my savings.',
@@ -238,7 +239,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 3,
+    messageType: MESSAGE_TYPE.AccountQuery.value,
     subject: 'Query about a fee',
     messages: [
       'There is a £5.00 fee on my account and I do not know what it is for.',
@@ -247,7 +248,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 4,
+    messageType: MESSAGE_TYPE.ChangeOfDetails.value,
     subject: 'Change of address',
     messages: [
       'I have moved house. Please update my address; my new postcode is in my profile.',
@@ -255,7 +256,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 4,
+    messageType: MESSAGE_TYPE.ChangeOfDetails.value,
     subject: 'New employer',
     messages: [
       'I have changed jobs. Can my payroll savings move to my new employer?',
@@ -263,7 +264,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 5,
+    messageType: MESSAGE_TYPE.Complaint.value,
     subject: 'Complaint about waiting time',
     messages: [
       'I waited 40 minutes on the phone yesterday and then got cut off. This is not good enough.',
@@ -272,7 +273,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 6,
+    messageType: MESSAGE_TYPE.StatementRequest.value,
     subject: 'Statement for mortgage application',
     messages: [
       'Please could I have a statement of my savings for the last 12 months for my mortgage broker?',
@@ -280,7 +281,7 @@ export const THREAD_SCRIPTS: readonly ThreadScript[] = [
     ],
   },
   {
-    messageType: 6,
+    messageType: MESSAGE_TYPE.StatementRequest.value,
     subject: 'Interest certificate',
     messages: [
       'Can you send me a certificate of the dividend paid last year for my tax return?',

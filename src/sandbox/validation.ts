@@ -41,7 +41,7 @@ export function readJsonObject(req: Request): JsonObject {
   return value;
 }
 
-export interface BodyFields {
+interface BodyFields {
   /** Field values in their in-memory form, by field name. */
   readonly values: Record<string, unknown>;
   /** Optional fields the body set to null: they are to be removed from the record. */
@@ -88,7 +88,7 @@ export function readFields(
 
 type ReadResult = { readonly value: unknown } | { readonly error: string };
 
-export function readValue(field: FieldDefinition, raw: JsonValue): ReadResult {
+function readValue(field: FieldDefinition, raw: JsonValue): ReadResult {
   if (raw === null) return field.nullable ? { value: null } : { error: `must be ${describe(field)}, not null` };
   switch (field.type) {
     case 'int':

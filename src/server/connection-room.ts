@@ -20,7 +20,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 
-export interface ConnectionRoomOptions {
+interface ConnectionRoomOptions {
   /** Most open connections. */
   readonly maxConnections: number;
   /** Told of each connection closed to make room, or refused because none could be. */

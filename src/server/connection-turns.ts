@@ -32,7 +32,7 @@ interface ConnectionTurn {
   closing: boolean;
 }
 
-export interface ConnectionTurnsOptions {
+interface ConnectionTurnsOptions {
   /** Told of each request that never ran because the answer before it closed the connection. */
   readonly onSkipped?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
 }

@@ -16,7 +16,7 @@ import { createSecureContext } from 'node:tls';
 import type { Logger } from '../logging/logger';
 import { certificateExpirySeconds, WatchedPem, type PemFile, type PemSet } from '../tls/pem-files';
 
-export interface ListenerTlsConfig {
+interface ListenerTlsConfig {
   readonly certFile: string | null;
   readonly keyFile: string | null;
   readonly clientCaFile?: string | null;

@@ -10,5 +10,3 @@ export const xmlConfigSchema = z
       .describe("Namespace of an XML receipt answer when the request named none (a JSON request answered in XML); '' writes none"),
   })
   .strict();
-
-export type XmlConfig = z.infer<typeof xmlConfigSchema>;

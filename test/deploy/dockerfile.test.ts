@@ -1,6 +1,6 @@
 /**
  * Static checks of the Dockerfile and .dockerignore (no Docker engine here to build the image):
- * multi-stage, pinned Node 24 LTS slim base, production dependencies only at run time,
+ * multi-stage, pinned Node 24 LTS slim base, production dependencies only at run time (no @types),
  * non-root numeric USER, NODE_ENV=production, the node flags, tini as PID 1, the three ports, a HEALTHCHECK on
  * /health/live, and compiled JavaScript as the command.
  */
@@ -74,6 +74,15 @@ describe('the Dockerfile', () => {
     expect(copiedFromStages.map((i) => i.args.split(/\s+/).at(-1))).toEqual(expect.arrayContaining(['./dist', './node_modules']));
     const depsStage = all.find((stage) => `--from=${stage.name}` === copiedFromStages.find((i) => i.args.endsWith('./node_modules'))?.args.split(/\s+/)[0]);
     expect(depsStage?.instructions.some((i) => i.keyword === 'RUN' && /npm (ci|install)\b.*--omit=dev/.test(i.args))).toBe(true);
+  });
+
+  it('leaves every type package (@types/*) out of the production dependencies the runtime gets', () => {
+    const read = (file: string): Record<string, unknown> => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
+    const dependencies = Object.keys(read('package.json').dependencies as Record<string, string>);
+    expect(dependencies.filter((name) => name.startsWith('@types/'))).toEqual([]);
+    // What `npm ci --omit=dev` installs: every locked package not marked dev.
+    const locked = Object.entries(read('package-lock.json').packages as Record<string, { dev?: boolean }>);
+    expect(locked.filter(([where, entry]) => where.includes('node_modules/@types/') && entry.dev !== true).map(([where]) => where)).toEqual([]);
   });
 
   it('runs as a non-root numeric user', () => {

@@ -17,7 +17,7 @@ import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 import type { AuthenticateConfig } from './authenticate.schema';
 
-export interface AuthenticateDeps {
+interface AuthenticateDeps {
   readonly access: AccessCache;
   readonly onFailure?: (reason: AuthFailureReason) => void;
   readonly onSuccess?: (principal: Principal) => void;

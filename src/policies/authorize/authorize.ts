@@ -11,7 +11,7 @@ import type { AccessDeniedReason } from '../../access/access-index';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 
-export interface AuthorizeDeps {
+interface AuthorizeDeps {
   readonly access: AccessCache;
   readonly onDenied?: (reason: AccessDeniedReason) => void;
 }

@@ -31,7 +31,7 @@ import { context, type OpaqueBody } from '../../request/context';
 import { SafeXmlParser } from '../../xml/safe-xml';
 import type { BodyConfig } from './body.schema';
 
-export interface BodyDeps {
+interface BodyDeps {
   readonly contracts: BodyContracts;
   /** Largest body of a route without a body schema (`core.maxStreamedBodyBytes`). */
   readonly opaqueMaxBytes: number;

@@ -14,7 +14,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import type { CorsConfig } from './cors.schema';
 
-export interface CorsDeps {
+interface CorsDeps {
   /** The key headers a call carries (authentication.tokenHeader and receiptTokenHeader). */
   readonly tokenHeaders: readonly string[];
 }

@@ -10,7 +10,7 @@ import type { RequestHandler } from 'express';
 import type { CoreClient } from '../../core-client/core-client';
 import { context } from '../../request/context';
 
-export interface ForwardDeps {
+interface ForwardDeps {
   readonly coreClient: CoreClient;
 }
 

@@ -14,9 +14,9 @@
 import { RateLimiterMemory, RateLimiterRes, type IRateLimiterOptions } from 'rate-limiter-flexible';
 
 /** The longest delay setTimeout keeps (2^31 - 1 ms). */
-export const LONGEST_TIMER_MS = 2_147_483_647;
+const LONGEST_TIMER_MS = 2_147_483_647;
 
-export class EpochWindowLimiter extends RateLimiterMemory {
+class EpochWindowLimiter extends RateLimiterMemory {
   private readonly windowMs: number;
 
   constructor(options: IRateLimiterOptions & { readonly duration: number }) {

@@ -20,7 +20,7 @@ import { context } from '../../request/context';
 import { memoryLimiter } from './epoch-window-limiter';
 import type { RateLimitConfig } from './rate-limit.schema';
 
-export interface RateLimitDeps {
+interface RateLimitDeps {
   /** Null in sandbox mode: counters live in this process. */
   readonly redis: RedisClient | null;
   readonly logger: Logger;
@@ -35,7 +35,7 @@ interface PolicyLimiter {
 const POLICY_NAME = '"per-key"';
 
 /** Limiters are built once per distinct policy, not per request. */
-export class RateLimiters {
+class RateLimiters {
   private readonly byPolicy = new Map<string, PolicyLimiter>();
   /** Per vendor policy record, so a request finds its limiter without building the policy's key. */
   private readonly byRecord = new WeakMap<RateLimit, PolicyLimiter>();

@@ -16,7 +16,7 @@ import type { RequestContextConfig } from './request-context.schema';
 /** Called once when the exchange ends, finished or cut off (access log, metrics). */
 export type RequestObserver = (req: Request, res: Response, ctx: RequestContext) => void;
 
-export interface RequestContextDeps {
+interface RequestContextDeps {
   /** Cache-Control for every answer (the vendor API: no-store, its answers carry customer data). */
   readonly cacheControl?: string;
   readonly onFinish?: RequestObserver;
