@@ -23,14 +23,9 @@ import { continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
 import { FailedLoginAudit } from './admin/failed-logins';
 import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
-import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './access/audit-log';
-import { KeyUsageTracker, MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
-import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
+import { KeyUsageTracker } from './access/key-usage';
 import { StoreEpoch } from './redis/store-epoch';
 import { redisConfigured } from './redis/redis.schema';
-import { RedisAccessStore } from './access/redis-access-store';
-import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';
-import type { AccessDocument } from './access/model';
 import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgents } from './core-client/agent';
 import { createListenerTls } from './server/server-tls';
@@ -54,7 +49,9 @@ import { drainListener, inFlightRequests, openListener, type ListenOptions } fro
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
-import { listenFailure, StartupError } from './errors/startup-error';
+import { listenFailure } from './errors/startup-error';
+import { openAccessBackend } from './access-backend';
+import type { AccessStore } from './access/access-store';
 
 export interface RunningGateway {
   readonly vendorPort: number;
@@ -92,92 +89,6 @@ async function listen(setting: string, app: Express | http.RequestListener, port
 
 function portOf(server: http.Server): number {
   return (server.address() as AddressInfo).port;
-}
-
-/** Where access config, audit entries and rate-limit counters live: memory, or one shared Redis. */
-interface AccessBackend {
-  readonly store: AccessStore;
-  readonly audit: AuditLog;
-  /** The command connection, for rate limits; null in memory mode. */
-  readonly redis: RedisClient | null;
-  readonly health: RedisHealth | null;
-  readonly keyUsage: KeyUsageStore;
-}
-
-function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
-  const rule = config.redis.seedAccessFile;
-  return rule === 'always' || (rule === 'sandbox-only' && config.core.url === null);
-}
-
-/**
- * The access file, refused when it is the published sandbox document (`sandbox: true`) and the
- * core is real: its keys are in the README, so with a bank's core they would open it to anyone.
- */
-function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
-  const file = path.resolve(config.access.file);
-  const document = readAccessFile(file);
-  if (document.sandbox === true && config.core.url !== null && !config.sandbox.allowWithRealCore) {
-    throw new StartupError(
-      'access-file',
-      `access.file (ACCESS_FILE) ${file} is the sandbox's access document (sandbox: true), whose keys are published; with CORE_URL set, name your own ACCESS_FILE or seed Redis from one`,
-    );
-  }
-  return document;
-}
-
-/**
- * Opens the access store where the config says, each connection registering its close on
- * `lifecycle` as it opens (the store's close, registered last, runs first and ends its own two).
- */
-async function openAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, lifecycle: DisposalStack, auditOptions: AuditLogOptions): Promise<AccessBackend> {
-  if (!redisConfigured(config.redis)) {
-    const audit = new MemoryAuditLog(auditOptions);
-    return {
-      store: lifecycle.adopt(new MemoryAccessStore(accessFile(config), { audit }), (store) => store.close()),
-      audit,
-      redis: null,
-      health: null,
-      keyUsage: new MemoryKeyUsageStore(),
-    };
-  }
-  const health = new RedisHealth(logger);
-  // The request path's connection (rate limit, idempotency, two-factor codes): one command per request.
-  const client = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-main', autoPipelining: true }), closeRedisClient);
-  health.watch(client, 'main');
-  // The access store's own connection: its loads and whole-document swaps are bulk work, off the
-  // request path, so they get a longer command timeout than the hot path's.
-  const accessClient = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs }), closeRedisClient);
-  health.watch(accessClient, 'access');
-  const subscriber = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-subscriber' }), closeRedisClient);
-  health.watch(subscriber, 'subscriber');
-  const audit = new RedisAuditLog(accessClient, { keyPrefix: config.redis.keyPrefix, ...auditOptions });
-  const store = new RedisAccessStore({
-    client: accessClient,
-    subscriber,
-    keyPrefix: config.redis.keyPrefix,
-    pollIntervalMs: config.redis.configPollIntervalMs,
-    logger,
-    seed: shouldSeedRedis(config) ? accessFile(config) : undefined,
-    audit,
-    changeRetentionMs: config.redis.accessChangeRetentionSeconds * 1000,
-    stageTtlMs: config.redis.accessStageTtlMs,
-  });
-  lifecycle.defer(() => store.close());
-  try {
-    // Without Redis at start there is no last good copy to serve: fail, and let the
-    // orchestrator restart us, rather than answer every vendor with 503.
-    await store.init();
-    await audit.migrate();
-  } catch (err) {
-    throw new StartupError('redis', `Redis (${describeRedisTarget(config.redis)}) is not reachable: ${(err as Error).message}`);
-  }
-  return {
-    store,
-    audit,
-    redis: client,
-    health,
-    keyUsage: new RedisKeyUsageStore(client, config.redis.keyPrefix),
-  };
 }
 
 /** The package version, for the OpenAPI document (package.json sits beside src/ and dist/). */
