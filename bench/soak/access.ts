@@ -41,7 +41,7 @@ export function writeSoakAccessFile(out: string, rate: number): string {
   return file;
 }
 
-export interface AdminCall {
+interface AdminCall {
   readonly status: number;
   readonly body: string;
   readonly ms: number;

@@ -53,7 +53,7 @@ export interface FaultLog {
   readonly churn: ChurnStats;
 }
 
-export interface FaultContext {
+interface FaultContext {
   readonly options: SoakOptions;
   readonly phases: readonly Phase[];
   readonly loadStartedAt: number;

@@ -27,7 +27,7 @@ const DRAIN_MS = 20_000;
 /** Share of new deposits whose first attempt goes out twice at once (a double submit). */
 const TWIN_SHARE = 0.02;
 
-export interface Target {
+interface Target {
   readonly name: string;
   readonly port: number;
   /** True when a load balancer would send to it now. */
@@ -54,7 +54,7 @@ function seededRandom(seed: number): () => number {
 }
 
 /** The problem `code` of an error answer, JSON or XML; a 409 the core wrote itself is its duplicate check. */
-export function problemCode(status: number, text: string): string | null {
+function problemCode(status: number, text: string): string | null {
   const code = /"code"\s*:\s*"([a-z_]+)"/.exec(text) ?? /<code>([a-z_]+)<\/code>/.exec(text);
   if (code) return code[1] as string;
   if (status === 409 && /already posted/i.test(text)) return CORE_DUPLICATE;

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { AccessStoreProbe } from './access';
 import { sleep, type ChildRole } from './processes';
 
-export interface ReadinessSample {
+interface ReadinessSample {
   readonly at: number;
   /** ready: 200; not_ready: any other answer; down: no answer. */
   readonly state: 'ready' | 'not_ready' | 'down';
@@ -23,7 +23,7 @@ export interface RssSample {
   readonly mb: number;
 }
 
-export interface Watched {
+interface Watched {
   readonly name: string;
   readonly role: ChildRole;
   readonly statusPort: number;

@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const STOP_GRACE_MS = 30_000;
 const START_TIMEOUT_MS = 60_000;
 
-export interface Lifecycle {
+interface Lifecycle {
   readonly at: number;
   readonly event: 'started' | 'exited';
   readonly detail: string;
@@ -91,7 +91,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** GET on loopback with a short timeout: true for a 2xx. */
-export async function answers(url: string): Promise<boolean> {
+async function answers(url: string): Promise<boolean> {
   const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
   await res.arrayBuffer();
   return res.ok;
@@ -112,7 +112,7 @@ export interface GatewayPorts {
   readonly status: number;
 }
 
-export interface GatewaySettings {
+interface GatewaySettings {
   readonly redisUrl: string;
   readonly coreUrl: string;
   readonly accessFile: string;

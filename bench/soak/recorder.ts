@@ -18,7 +18,7 @@ import type { PhaseName } from './options';
  */
 export type RequestKind = 'get' | 'deposit' | 'twin' | 'replay' | 'retry';
 
-export interface Answer {
+interface Answer {
   readonly instance: string;
   readonly kind: RequestKind;
   /** When the request was due (epoch ms): latency runs from here, so a stall counts in full. */
@@ -33,7 +33,7 @@ export interface Answer {
   readonly validKey: boolean;
 }
 
-export interface PhaseStats {
+interface PhaseStats {
   sent: number;
   sentByKind: Record<string, number>;
   dropped: number;
@@ -48,7 +48,7 @@ export interface PhaseStats {
 }
 
 /** One request that got no HTTP answer (the first few hundred are kept, for the report). */
-export interface ConnectionError {
+interface ConnectionError {
   readonly t: number;
   readonly phase: PhaseName;
   readonly instance: string;
@@ -59,7 +59,7 @@ export interface ConnectionError {
 const KEPT_CONNECTION_ERRORS = 300;
 
 /** One second of the run (from the load's start), to place a stall or a burst of errors in time. */
-export interface SecondOfRun {
+interface SecondOfRun {
   sent: number;
   dropped: number;
   maxInFlight: number;
@@ -76,14 +76,14 @@ interface MinuteStats {
   connectionErrors: number;
 }
 
-export interface UnauthorizedRun {
+interface UnauthorizedRun {
   readonly instance: string;
   readonly from: number;
   readonly to: number;
   readonly length: number;
 }
 
-export interface SecondCounts {
+interface SecondCounts {
   ok: number;
   unauthorized: number;
 }

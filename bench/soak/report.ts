@@ -18,7 +18,7 @@ import type { Recorder } from './recorder';
 /** A valid-key 401 this long after a restart still counts as the restart's. */
 const AFTER_RESTART_MS = 120_000;
 
-export interface ReportInputs {
+interface ReportInputs {
   readonly options: SoakOptions;
   readonly runId: string;
   readonly outDir: string;

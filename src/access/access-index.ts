@@ -23,7 +23,7 @@ export interface Principal {
   readonly certificateThumbprints: readonly string[];
 }
 
-export type AuthResult =
+type AuthResult =
   | { readonly ok: true; readonly principal: Principal; readonly vendor: VendorRecord }
   | { readonly ok: false; readonly reason: AuthFailureReason };
 

@@ -38,7 +38,7 @@ export type VendorRecord = z.infer<typeof vendorRecordSchema>;
 export const keyEntitySchema = keySchema.extend({ vendorId: vendorSchema.shape.id }).strict();
 export type KeyEntity = z.infer<typeof keyEntitySchema>;
 
-export const userRecordSchema = userSchema;
+const userRecordSchema = userSchema;
 export type UserRecord = User;
 
 /**

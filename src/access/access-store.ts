@@ -30,7 +30,7 @@ import {
   type VendorRecord,
 } from './access-state';
 
-export interface VersionedAccessDocument {
+interface VersionedAccessDocument {
   readonly version: number;
   readonly document: AccessDocument;
 }
@@ -153,7 +153,7 @@ export class RecordConflictError extends Error {
 }
 
 /** A start-up failure (exit 2): access.file (ACCESS_FILE) cannot be read or is invalid. */
-export class AccessFileError extends StartupError {
+class AccessFileError extends StartupError {
   override readonly name = 'AccessFileError';
 
   constructor(message: string) {
@@ -162,7 +162,7 @@ export class AccessFileError extends StartupError {
 }
 
 /** Parses and validates a declarative access file; errors name the file and each bad key. */
-export function parseAccessDocument(text: string, source: string): AccessDocument {
+function parseAccessDocument(text: string, source: string): AccessDocument {
   let raw: unknown;
   try {
     raw = parseYaml(text);
@@ -238,7 +238,7 @@ export async function writeDocument(store: AccessStore, document: AccessDocument
 /** How many changes the memory store keeps for instances that fall behind (there is one). */
 const MEMORY_CHANGES_KEPT = 1000;
 
-export interface MemoryAccessStoreOptions {
+interface MemoryAccessStoreOptions {
   /** Where a change's audit entry goes, in the same step as the change. */
   readonly audit?: AuditLog;
 }

@@ -11,7 +11,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 32;
 const CHECK_LENGTH = 6;
 const KEY_PATTERN = /^cbk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/;
-export const KEY_PREFIX_LENGTH = 12;
+const KEY_PREFIX_LENGTH = 12;
 
 function base62(value: number, width: number): string {
   let out = '';

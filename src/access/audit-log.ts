@@ -73,7 +73,7 @@ export interface AuditLogOptions {
   readonly onTrimmedEarly?: (count: number) => void;
 }
 
-export const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
+const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
 const DAY_MS = 86_400_000;
 const ENTRY_ID = /^(\d{1,15})-(\d{1,15})$/;
 
@@ -165,7 +165,7 @@ export class MemoryAuditLog implements AuditLog {
   }
 }
 
-export interface RedisAuditLogOptions extends AuditLogOptions {
+interface RedisAuditLogOptions extends AuditLogOptions {
   /** Prepended to the hash-tagged keys: `cbg:` gives `cbg:{access}:audit`. */
   readonly keyPrefix: string;
 }

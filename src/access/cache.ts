@@ -28,7 +28,7 @@ export interface AccessCacheStatus {
 }
 
 /** The served index's record counts, for `gateway_access_config_records{kind}`. */
-export interface AccessRecordCounts {
+interface AccessRecordCounts {
   readonly vendor: number;
   readonly key: number;
   readonly user: number;

@@ -12,7 +12,7 @@ const id = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'letters, digits, ".", "_", "@" or "-", at most 64, starting alphanumeric');
 
 /** An API id or a pattern where `*` matches any run of characters: `GET*`, `POSTapi/transaction/*`. */
-export const apiPattern = z
+const apiPattern = z
   .string()
   .regex(/^(\*|(GET|POST|PUT|DELETE)[A-Za-z0-9/{}*._-]*)$/, 'an API id such as GETaccounts/{accountId}, or a pattern with *');
 

@@ -67,7 +67,7 @@ async function unavailableOnRedisError<T>(pending: Promise<T>): Promise<T> {
 
 export { InvalidAccessDocumentError } from './redis-access-wire';
 
-export interface RedisAccessStoreOptions {
+interface RedisAccessStoreOptions {
   /** The connection for the store's commands; give it a command timeout fit for bulk work. */
   readonly client: RedisClient;
   /** A second connection: one that has sent SUBSCRIBE accepts no other command. */

@@ -20,7 +20,7 @@ export class InvalidAccessDocumentError extends Error {
  */
 export type WireKind = Exclude<RecordKind, 'proposal'> | 'change';
 
-export const wireKind = (kind: RecordKind): WireKind => (kind === 'proposal' ? 'change' : kind);
+const wireKind = (kind: RecordKind): WireKind => (kind === 'proposal' ? 'change' : kind);
 export const recordKindOf = (kind: WireKind): RecordKind => (kind === 'change' ? 'proposal' : kind);
 
 /** An operation as the scripts read it: values as their stored JSON, '' for none. */

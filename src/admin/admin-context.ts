@@ -10,7 +10,7 @@ import type { Response } from 'express';
 import type { AdminIdentity } from './operations/admin-directory';
 
 /** The admin of a call and its audit label (`admin:<id>`, never the token). */
-export interface AdminCaller {
+interface AdminCaller {
   readonly actor: string;
   readonly identity: AdminIdentity;
 }

@@ -16,7 +16,7 @@ import { MemorySessionEpochs, type SessionEpochs } from '../sessions/session-epo
 import { SignedSessions } from '../sessions/signed-sessions';
 
 export const SESSION_COOKIE = 'cbg_admin_session';
-export const ADMIN_SESSION_NAMESPACE = 'admin';
+const ADMIN_SESSION_NAMESPACE = 'admin';
 /** The header a cookie-authenticated write must carry: a cross-site form or script cannot set it. */
 export const UI_WRITE_HEADER = 'x-requested-by';
 export const UI_WRITE_HEADER_VALUE = 'cbg-admin-ui';
@@ -25,7 +25,7 @@ export function sessionCookie(value: string, maxAgeSeconds: number, secure: bool
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
-export interface AdminSessionOptions {
+interface AdminSessionOptions {
   readonly idleMinutes: number;
   readonly maxHours: number;
   /** Shared by every instance (Redis); by default this process's memory. */

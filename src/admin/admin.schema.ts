@@ -40,5 +40,3 @@ export const adminSchema = z
     tls: listenerTlsSchema.prefault({}).describe('HTTPS on the admin port'),
   })
   .strict();
-
-export type AdminConfig = z.infer<typeof adminSchema>;

@@ -9,7 +9,7 @@
  * Reads the clock; keeps one record per address that failed, forgotten once its back-off has
  * run out for as long again (so memory stays bounded under a spray of addresses).
  */
-export interface AuthThrottleConfig {
+interface AuthThrottleConfig {
   readonly freeFailures: number;
   readonly maxBackoffMs: number;
 }

@@ -11,7 +11,7 @@
 import type { Logger } from '../logging/logger';
 import type { AuditLog } from '../access/audit-log';
 
-export const LOGIN_FAILED_ACTION = 'admin.login_failed';
+const LOGIN_FAILED_ACTION = 'admin.login_failed';
 const OTHER_ADDRESSES = 'other addresses';
 
 interface Count {
@@ -19,7 +19,7 @@ interface Count {
   throttled: number;
 }
 
-export interface FailedLoginOptions {
+interface FailedLoginOptions {
   readonly audit: AuditLog;
   readonly logger: Logger;
   /** The aggregation window (a minute; tests shorten it). */

@@ -21,7 +21,7 @@ import type { SmsOutboxReader } from '../sms/outbox';
 import type { AuditLog } from '../access/audit-log';
 import { can } from './routes/route-kit';
 
-export interface SandboxRoutesDeps {
+interface SandboxRoutesDeps {
   readonly outbox: SmsOutboxReader;
   readonly audit: AuditLog;
   readonly logger: Logger;

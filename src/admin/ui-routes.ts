@@ -26,16 +26,15 @@ import { inviteBody } from './routes/route-kit';
 /** `{"token": "…"}`: a sign-in needs no more, and anyone may send it. */
 const SIGN_IN_BODY_BYTES = 4096;
 
-export { sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
-export const UI_DIR = path.join(__dirname, 'ui');
+const UI_DIR = path.join(__dirname, 'ui');
 /**
  * The building blocks both browser UIs share. Served at `/ui-kit/`, where the relative imports
  * the type checker follows (`../../ui-kit/…` from `src/admin/ui/`) land in the browser too: a
  * URL's `..` stops at the root.
  */
 const UI_KIT_DIR = path.join(__dirname, '..', 'ui-kit');
-export const SIGN_IN_ACTION = 'admin.sign_in';
-export const SIGN_OUT_ACTION = 'admin.sign_out';
+const SIGN_IN_ACTION = 'admin.sign_in';
+const SIGN_OUT_ACTION = 'admin.sign_out';
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -77,7 +76,7 @@ function filesOf(dir: string, urlPrefix: string): Map<string, UiFile> {
   return files;
 }
 
-export interface UiRouteDeps {
+interface UiRouteDeps {
   readonly sessions: SignedSessions;
   /** The admin a presented token belongs to; throws 401, or 429 from a throttled address. */
   readonly check: CredentialCheck;

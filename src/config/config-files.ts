@@ -110,7 +110,7 @@ export function chartConfigSchema(): JsonSchema {
 }
 
 /** values.schema.json: its hand-written chart keys as they are, `config` generated. */
-export function renderChartSchema(current: string): string {
+function renderChartSchema(current: string): string {
   const chart = JSON.parse(current) as { properties: JsonSchema };
   chart.properties.config = chartConfigSchema();
   return `${JSON.stringify(chart, null, 2)}\n`;
@@ -173,7 +173,7 @@ export function renderDefaultYaml(): string {
   return document.toString({ lineWidth: 0 });
 }
 
-export interface GeneratedFile {
+interface GeneratedFile {
   /** Relative to the repository root. */
   readonly path: string;
   readonly content: string;

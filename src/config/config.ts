@@ -43,7 +43,7 @@ const CONTRACT_VARIABLES: ReadonlyArray<readonly [string, readonly string[], 'in
 
 const GENERIC_PREFIX = 'GATEWAY__';
 
-export interface LoadConfigOptions {
+interface LoadConfigOptions {
   /** Directory holding default.yaml and <NODE_ENV>.yaml. */
   configDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -61,7 +61,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<GatewayCon
   return validateConfig(merged);
 }
 
-export function validateConfig(input: unknown): Readonly<GatewayConfig> {
+function validateConfig(input: unknown): Readonly<GatewayConfig> {
   const result = configSchema.safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {

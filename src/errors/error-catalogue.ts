@@ -42,7 +42,7 @@ export interface FieldError {
   readonly message: string;
 }
 
-export interface GatewayErrorOptions {
+interface GatewayErrorOptions {
   readonly errors?: readonly FieldError[];
   /** Response headers that belong to the error, e.g. `Allow`, `Retry-After`. */
   readonly headers?: Readonly<Record<string, string>>;

@@ -13,7 +13,7 @@
 type Disposal = () => unknown;
 
 /** A resource that knows how to close itself (`Symbol.asyncDispose` or `Symbol.dispose`). */
-export type Disposable = { [Symbol.asyncDispose](): PromiseLike<void> } | { [Symbol.dispose](): void };
+type Disposable = { [Symbol.asyncDispose](): PromiseLike<void> } | { [Symbol.dispose](): void };
 
 export class DisposalStack {
   private readonly disposals: Disposal[] = [];

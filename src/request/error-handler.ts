@@ -18,7 +18,7 @@ import type { Logger } from '../logging/logger';
 import { getContext } from './context';
 
 /** Maps errors thrown by Node and Express internals (body parsers, sockets) to the catalogue. */
-export function toGatewayError(err: unknown): GatewayError {
+function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   const e = err as { type?: string; status?: number; code?: string } | null;
   if (e?.type === 'entity.too.large' || e?.status === 413) {
@@ -52,7 +52,7 @@ function wantsXml(req: Request): boolean {
   return contentType !== undefined && /\bxml\b/i.test(contentType);
 }
 
-export function sendProblem(req: Request, res: Response, error: GatewayError): void {
+function sendProblem(req: Request, res: Response, error: GatewayError): void {
   const ctx = getContext(res);
   const body = problemBody(error, ctx?.requestId);
   res.status(error.status);

@@ -37,7 +37,7 @@ export interface SessionClaims {
   readonly epoch: string;
 }
 
-export interface IssuedSession {
+interface IssuedSession {
   readonly value: string;
   readonly maxAgeSeconds: number;
   readonly claims: SessionClaims;

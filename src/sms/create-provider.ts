@@ -10,11 +10,11 @@ import { OutboxSmsProvider } from './outbox';
 import { SmsSendError, type SmsMessage, type SmsOutcome, type SmsProvider } from './provider';
 import type { SmsConfig } from './sms.schema';
 
-export interface SmsProviderDeps {
+interface SmsProviderDeps {
   readonly onSent?: (outcome: SmsOutcome) => void;
 }
 
-export interface SmsSetup {
+interface SmsSetup {
   readonly provider: SmsProvider;
   /** Set with the outbox provider only. */
   readonly outbox: OutboxSmsProvider | null;

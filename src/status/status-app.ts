@@ -23,7 +23,7 @@ import type { AccessCacheStatus } from '../access/cache';
 import type { BreakerGroup } from '../catalogue/api-catalogue';
 import type { BreakerState } from '../core-client/breakers';
 
-export interface StatusAppDeps {
+interface StatusAppDeps {
   readonly accessStatus: () => AccessCacheStatus;
   /**
    * Null in memory mode. Redis down does not make the instance unready: it serves its last good

@@ -14,13 +14,13 @@ import type { TLSSocket } from 'node:tls';
 import proxyaddr from 'proxy-addr';
 import { certificateThumbprint } from './pem-files';
 
-export interface ClientCertificateConfig {
+interface ClientCertificateConfig {
   readonly trustedProxies: readonly string[];
   readonly clientCertificateHeader: string | null;
 }
 
 /** The thumbprint of the vendor's certificate, or null when it presented none the gateway believes. */
-export type ClientCertificateReader = (req: http.IncomingMessage) => string | null;
+type ClientCertificateReader = (req: http.IncomingMessage) => string | null;
 
 export function createClientCertificateReader(config: ClientCertificateConfig): ClientCertificateReader {
   const header = config.clientCertificateHeader?.toLowerCase() ?? null;

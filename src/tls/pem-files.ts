@@ -35,7 +35,7 @@ export class TlsFileError extends StartupError {
 /** The files' contents by config key. */
 export type PemSet = Readonly<Record<string, Buffer>>;
 
-export interface WatchedPemOptions<T> {
+interface WatchedPemOptions<T> {
   readonly files: readonly PemFile[];
   /** Turns a set of contents into what the caller uses; throws when the set is not usable. */
   readonly build: (pems: PemSet) => T;

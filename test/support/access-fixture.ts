@@ -27,7 +27,7 @@ export function writeAccessFile(document: AccessDocument): string {
 }
 
 /** Keys of the topology document: `spare` is the one a test may revoke. */
-export interface TopologyKeys {
+interface TopologyKeys {
   readonly teller: IssuedTestKey;
   readonly spare: IssuedTestKey;
   readonly tight: IssuedTestKey;

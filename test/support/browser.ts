@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // The flags the machine's notes give: no sandbox (root), no GPU, nothing that phones home.
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -22,7 +22,7 @@ export interface PageWatch {
   readonly problems: string[];
 }
 
-export function watch(page: Page, into: PageWatch): Page {
+function watch(page: Page, into: PageWatch): Page {
   page.on('console', (message) => {
     if (message.type() === 'error') into.problems.push(`console: ${message.text()}`);
   });

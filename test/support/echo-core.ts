@@ -20,7 +20,7 @@ export interface EchoCore {
   close(): Promise<void>;
 }
 
-export type Responder = (req: RecordedRequest, res: http.ServerResponse) => void;
+type Responder = (req: RecordedRequest, res: http.ServerResponse) => void;
 
 const echo: Responder = (req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });

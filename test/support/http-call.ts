@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 
-export interface CallAnswer {
+interface CallAnswer {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;

@@ -5,7 +5,7 @@
 import type { RunningGateway } from '../../src/gateway';
 import { SANDBOX_KEYS } from './gateway';
 
-export const DEPOSIT_PATH = '/api/transaction/savings/deposit';
+const DEPOSIT_PATH = '/api/transaction/savings/deposit';
 
 /** The same 10.00 deposit each time, under `key`: a retry of one posting, or a fresh one. */
 export function keyedDeposit(gateway: RunningGateway, key: string): Promise<Response> {

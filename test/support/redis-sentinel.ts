@@ -111,7 +111,7 @@ export interface SentinelSetup {
   stop(): Promise<void>;
 }
 
-export interface SentinelSetupOptions {
+interface SentinelSetupOptions {
   /** How long the master must be unreachable before the sentinel fails over. */
   readonly downAfterMs?: number;
 }

@@ -46,7 +46,7 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export interface RedisServerOptions {
+interface RedisServerOptions {
   /** Where SAVE writes its snapshot (dump.rdb) and a restart reads it; none: nothing survives a restart. */
   readonly dir?: string;
   /** Allows DEBUG (RELOAD: a stale copy loaded under live connections); off by default, as in production. */

@@ -7,7 +7,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { newContext, setContext, type RequestContext } from '../../src/request/context';
 
-export interface StepRun {
+interface StepRun {
   /** What the step passed to `next`: an error, or undefined when it let the request through. */
   readonly error: unknown;
   /** True when the step called `next()` without an error. */
@@ -17,7 +17,7 @@ export interface StepRun {
   readonly answer: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } | null;
 }
 
-export interface StepRequest {
+interface StepRequest {
   readonly method?: string;
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;

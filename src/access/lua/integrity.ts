@@ -16,7 +16,6 @@ export const MANIFEST = [
   ['admin', 'admins'],
   ['proposal', 'pending'],
 ] as const;
-export const MANIFEST_KINDS = MANIFEST.map(([kind]) => kind);
 
 export const TIME_LUA = `
 local function now_ms()

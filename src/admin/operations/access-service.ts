@@ -25,10 +25,7 @@ import { createVendorInput, grantLicenceInput, grantPermissionInput, idSchema, i
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
 export type VendorView = VendorRecord & { keys: KeyView[] };
 /** The answer to a key issue: the only place the secret ever appears. */
-export type IssuedKey = KeyView & { secret: string };
-
-export type { Change, Outcome } from './access-writer';
-export type { DocumentExport, ReplaceOptions, ReplaceResult } from './access-document';
+type IssuedKey = KeyView & { secret: string };
 
 /** One page of a list: `next` is the id to continue after, when there is more. */
 export interface Page<T> {

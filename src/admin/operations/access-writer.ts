@@ -55,7 +55,7 @@ export interface Plan<T> {
  * while these are what they were when it was previewed, not merely its own before-value (a
  * licence granted to a vendor deleted and made again, or suspended, meanwhile would not).
  */
-export function pinOf(index: AccessIndex, ops: readonly AccessOp[]): string {
+function pinOf(index: AccessIndex, ops: readonly AccessOp[]): string {
   const json = (kind: AccessOp['kind'], record: unknown): string | null => (record ? recordJson(kind, record) : null);
   const entries = new Map<string, string | null>();
   for (const op of ops) {
@@ -124,7 +124,7 @@ function validateOps(ops: readonly AccessOp[]): void {
   }
 }
 
-export interface Writer {
+interface Writer {
   readonly actor: string;
   readonly preview: boolean;
   readonly approving: Extract<WriteBy, object>['approving'];

@@ -35,7 +35,7 @@ export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment'> & { status
 /** The answer to an enrolment or an own rotation: the only place the token ever appears. */
 export type AdminWithToken = AdminView & { token: string };
 /** An enrolment code and its hash: the code goes to the maker once, the hash into the record. */
-export interface EnrolmentCode {
+interface EnrolmentCode {
   readonly code: string;
   readonly codeHash: string;
 }
@@ -43,13 +43,13 @@ export interface EnrolmentCode {
 const TOKEN_PREFIX = 'cba_';
 const CODE_PREFIX = 'cbe_';
 /** An enrolment code is valid this long after the admin record holding it is written. */
-export const ENROLMENT_TTL_MS = 24 * 3_600_000;
+const ENROLMENT_TTL_MS = 24 * 3_600_000;
 
-export function generateAdminToken(): string {
+function generateAdminToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
 }
 
-export function hashAdminToken(token: string): string {
+function hashAdminToken(token: string): string {
   return `sha256:${createHash('sha256').update(token).digest('hex')}`;
 }
 
@@ -77,7 +77,7 @@ const createAdminInput = z
   })
   .strict();
 
-export function adminView(admin: AdminAccount): AdminView {
+function adminView(admin: AdminAccount): AdminView {
   const { tokenHash, enrolment, ...rest } = admin;
   const status = tokenHash ? 'active' : enrolment ? 'enrolling' : 'no-token';
   return { ...rest, status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };

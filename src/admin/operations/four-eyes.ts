@@ -66,7 +66,7 @@ export const isTombstone = (admin: AdminAccount): boolean => admin.deletedAt !==
 const canApprove = (admin: AdminAccount): boolean => admin.id !== BOOTSTRAP_ID && (admin.role === 'approver' || admin.role === 'owner') && admin.tokenHash !== undefined;
 
 /** True when two named admins who can approve hold a token. */
-export const twoApprovers = (admins: readonly AdminAccount[]): boolean => admins.filter(canApprove).length >= 2;
+const twoApprovers = (admins: readonly AdminAccount[]): boolean => admins.filter(canApprove).length >= 2;
 
 /** True while the bootstrap token may still create admins and approve (see the header). */
 export function setupOpen(index: AccessIndex): boolean {
@@ -75,7 +75,7 @@ export function setupOpen(index: AccessIndex): boolean {
 }
 
 /** Named admins still holding a code the bootstrap token was handed (sponsor `bootstrap`), but `except`. */
-export function bootstrapCodes(index: AccessIndex, except?: string): AdminAccount[] {
+function bootstrapCodes(index: AccessIndex, except?: string): AdminAccount[] {
   return index.adminList().filter((a) => a.id !== BOOTSTRAP_ID && a.id !== except && a.sponsor === BOOTSTRAP_ID && a.enrolment !== undefined && !isTombstone(a));
 }
 

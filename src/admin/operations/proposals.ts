@@ -94,7 +94,7 @@ const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 
 const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole']);
 const WITH_CODE = new Set<OperationName>(['createAdmin', 'reenrolAdmin']);
 
-export function isOperationName(name: unknown): name is OperationName {
+function isOperationName(name: unknown): name is OperationName {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
 }
 
@@ -104,18 +104,18 @@ export function isFileableOperation(name: unknown): name is OperationName {
 }
 
 /** Who acts: the audit label and the admin's id (the maker of a change can never approve it). */
-export interface Actor {
+interface Actor {
   readonly actor: string;
   readonly adminId: string;
 }
 
-export type ProposalStatus = 'pending' | 'expired';
-export type ProposalView = Omit<Proposal, 'makerSeal'> & { readonly status: ProposalStatus };
+type ProposalStatus = 'pending' | 'expired';
+type ProposalView = Omit<Proposal, 'makerSeal'> & { readonly status: ProposalStatus };
 
 /** What a submitted write became: applied now, or filed for approval. */
-export type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: ProposalView };
+type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: ProposalView };
 
-export interface ProposalOptions {
+interface ProposalOptions {
   readonly approvals: 'off' | 'required';
   readonly changeTtlHours: number;
 }

@@ -27,9 +27,9 @@ import type { FailedLoginAudit } from '../failed-logins';
 import { can, jsonBody, jsonBodyOf, methodNotAllowed, param, type Routes } from './route-kit';
 
 /** `{"enrolmentCode": "cbe_…"}` is under 100 bytes; anyone may send it, so it may cost little. */
-export const ENROL_BODY_BYTES = 1024;
+const ENROL_BODY_BYTES = 1024;
 
-export interface EnrolmentDeps {
+interface EnrolmentDeps {
   readonly admins: AdminDirectory | undefined;
   readonly throttle: AuthThrottle;
   readonly onFailure: () => void;

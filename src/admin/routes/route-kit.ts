@@ -22,7 +22,7 @@ import { roleAllows, type Capability } from '../operations/roles';
 import { announcesBody, declaredSizeAtMost, refuseUnread, verifyJsonDepth } from './body-guard';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
-export const MAX_PAGE_LIMIT = 1000;
+const MAX_PAGE_LIMIT = 1000;
 export const JSON_TYPES = ['application/json'];
 
 /** Answers a request with the result of a write (or of a dry run). */

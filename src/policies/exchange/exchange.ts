@@ -39,7 +39,7 @@ import type { CoreOutcome } from '../../request/after-core';
 import { context, type ParsedBody, type RequestContext } from '../../request/context';
 import type { BodySchemaId } from '../../catalogue/api-catalogue';
 
-export interface ExchangeDeps {
+interface ExchangeDeps {
   readonly coreClient: CoreClient;
   readonly contracts: BodyContracts;
 }

@@ -38,7 +38,7 @@ import { MemoryIdempotencyStore } from './memory-idempotency-store';
 import { RedisIdempotencyStore, type EpochWatch } from './redis-idempotency-store';
 import type { IdempotencyStore } from './idempotency-store';
 
-export interface IdempotencyDeps {
+interface IdempotencyDeps {
   readonly store: IdempotencyStore;
   readonly logger: Logger;
   /** Told of each replay (gateway_idempotency_replays_total). */

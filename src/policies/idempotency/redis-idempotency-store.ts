@@ -116,7 +116,7 @@ interface ScriptCommands {
   cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
 }
 
-export interface RedisIdempotencyStoreOptions {
+interface RedisIdempotencyStoreOptions {
   /** The deployment's key prefix (config `redis.keyPrefix`). */
   readonly keyPrefix: string;
   readonly timings: IdempotencyTimings;

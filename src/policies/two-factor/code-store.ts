@@ -42,7 +42,7 @@ export interface IssueRequest {
 }
 
 /** How often a code can be handed back after the core refused its change; then it is spent. */
-export const MAX_RESTORES = 3;
+const MAX_RESTORES = 3;
 
 export interface RedeemRequest {
   /** The hashes that would allow this operation; the code held must be one of them. */
@@ -62,7 +62,7 @@ export interface RestoreRequest {
 }
 
 /** What a redeemed code needs to be put back as it was. */
-export interface RedeemedCodeState {
+interface RedeemedCodeState {
   readonly hash: string;
   readonly expiresAt: number;
   readonly restores: number;

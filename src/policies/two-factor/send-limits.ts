@@ -18,21 +18,21 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { RedisClient } from '../../redis/redis-client';
 import { StoreUnavailableError } from '../../errors/error-catalogue';
 
-export interface SendLimit {
+interface SendLimit {
   readonly points: number;
   readonly durationSeconds: number;
 }
 
-export interface SendLimitsConfig {
+interface SendLimitsConfig {
   readonly perNumber: readonly SendLimit[];
   readonly perCustomer: readonly SendLimit[];
   readonly perVendor: readonly SendLimit[];
 }
 
 /** What a send is counted against. */
-export type SendScope = 'number' | 'customer' | 'vendor';
+type SendScope = 'number' | 'customer' | 'vendor';
 
-export type SendPermit =
+type SendPermit =
   | { readonly granted: true; refund(scopes?: readonly SendScope[]): Promise<void> }
   /** `refusedBy`: every scope whose limit was reached. */
   | { readonly granted: false; readonly retryAfterMs: number; readonly refusedBy: readonly SendScope[] };

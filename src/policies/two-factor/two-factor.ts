@@ -61,14 +61,14 @@ import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFact
 import { SendLimits } from './send-limits';
 import type { TwoFactorConfig } from './two-factor.schema';
 
-export const ADD_API_ID = 'POSTbankaccounts/add';
-export const UPDATE_API_ID = 'PUTbankaccounts/{bankaccountid}';
+const ADD_API_ID = 'POSTbankaccounts/add';
+const UPDATE_API_ID = 'PUTbankaccounts/{bankaccountid}';
 /** The API id whose read verification makes: the caller must be allowed it. */
-export const CUSTOMER_READ_API_ID = 'GETcustomers/{id}';
+const CUSTOMER_READ_API_ID = 'GETcustomers/{id}';
 /** What a code without a destination allows: adding an account, nothing else. */
 const ADD_ONLY = 'add';
 
-export interface TwoFactorDeps {
+interface TwoFactorDeps {
   /** Null in sandbox mode: codes and send counts live in this process. */
   readonly redis: RedisClient | null;
   /** The deployment's `redis.keyPrefix`. */
@@ -87,7 +87,7 @@ export interface TwoFactorDeps {
   readonly now?: () => number;
 }
 
-export interface TwoFactorSteps {
+interface TwoFactorSteps {
   readonly verification: RequestHandler;
   readonly check: RequestHandler;
 }
