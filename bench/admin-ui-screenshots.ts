@@ -17,18 +17,29 @@ const TOKEN = 'screenshots-admin-token-0123456789';
 const DOCS = path.join(__dirname, '..', 'docs');
 
 async function main(): Promise<void> {
-  const config = loadConfig({ env: {}, overrides: { server: { port: 0, adminPort: 0, statusPort: 0 }, sandbox: { port: 0 }, admin: { token: TOKEN, approvals: 'required' } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { server: { port: 0, adminPort: 0, statusPort: 0 }, sandbox: { port: 0 }, admin: { token: TOKEN, approvals: 'required' } },
+  });
   const gateway = await startGateway(config, createLogger('silent'));
   const admin = `http://127.0.0.1:${gateway.adminPort}`;
   const call = async (token: string, method: string, route: string, body?: unknown): Promise<{ id?: string; token?: string }> => {
-    const res = await fetch(`${admin}/v1${route}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${admin}/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (res.status >= 400) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
     return res.status === 204 ? {} : ((await res.json()) as { id?: string; token?: string });
   };
   // An owner gets an enrolment code, never a token: each new admin redeems theirs.
   const enrolled = async (id: string, name: string, role: string): Promise<string> => {
     const { enrolmentCode } = (await call(TOKEN, 'POST', '/admins', { id, name, role })) as { enrolmentCode?: string };
-    const res = await fetch(`${admin}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+    const res = await fetch(`${admin}/v1/admins/enrol`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enrolmentCode }),
+    });
     if (!res.ok) throw new Error(`enrolling ${id} answered ${res.status}: ${await res.text()}`);
     return ((await res.json()) as { token: string }).token;
   };
@@ -38,7 +49,9 @@ async function main(): Promise<void> {
   const approved = async (filed: Promise<{ id?: string }>): Promise<void> => {
     await call(approver, 'POST', `/changes/${(await filed).id}/approve`);
   };
-  await approved(call(TOKEN, 'POST', '/vendors', { id: 'acme', name: 'Acme Payments', rateLimit: { points: 1200, durationSeconds: 60 }, licences: [{ api: 'GET*' }] }));
+  await approved(
+    call(TOKEN, 'POST', '/vendors', { id: 'acme', name: 'Acme Payments', rateLimit: { points: 1200, durationSeconds: 60 }, licences: [{ api: 'GET*' }] }),
+  );
   await approved(call(operator, 'POST', '/users/acme.teller/permissions', { api: 'GETaccounts*' }));
   await approved(call(operator, 'POST', '/vendors/acme/keys', { userId: 'acme.teller' }));
   // Left waiting, for the Approvals screen.

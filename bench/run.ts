@@ -25,6 +25,7 @@ import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import { createTestCa } from '../test/support/tls-certs';
 import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
 import { imageNodeOptions } from './servers/image-node-options';
+import { printTable } from './report-table';
 
 const BENCH = __dirname;
 const CONNECTIONS = 50;
@@ -132,7 +133,10 @@ interface Fixture {
 async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]): Promise<Fixture> {
   const redis = await startRedisServer();
   const key = testKey('key-bench', 'bench.user');
-  const everything = [{ id: 'lic-get', api: 'GET*' }, { id: 'lic-receipts', api: 'POSTapi/transaction/*' }];
+  const everything = [
+    { id: 'lic-get', api: 'GET*' },
+    { id: 'lic-receipts', api: 'POSTapi/transaction/*' },
+  ];
   const accessFile = writeAccessFile({
     vendors: [
       {
@@ -151,7 +155,10 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
   gatewayNodeArgs = [...imageNodeOptions(), ...gatewayNodeArgs];
   const gateway = await startServer('gateway', 'gateway.ts', SERVER_CORE, [upstream.url, redis.url, accessFile], gatewayNodeArgs);
   const others = withReferences
-    ? [await startServer('bare node proxy', 'bare-proxy.ts', SERVER_CORE, [upstream.url]), await startServer('express + hpm', 'express-hpm.ts', SERVER_CORE, [upstream.url])]
+    ? [
+        await startServer('bare node proxy', 'bare-proxy.ts', SERVER_CORE, [upstream.url]),
+        await startServer('express + hpm', 'express-hpm.ts', SERVER_CORE, [upstream.url]),
+      ]
     : [];
   let tlsUpstream: Server | null = null;
   let tlsGateway: Server | null = null;
@@ -160,7 +167,13 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
     const core = ca.issue('localhost', { dns: ['localhost'], ips: ['127.0.0.1'] });
     const client = ca.issue('bench-gateway', { client: true });
     tlsUpstream = await startServer('https upstream', 'upstream.ts', LOAD_CORE, ['--tls', ca.cert, core.cert, core.key], [], 'https');
-    tlsGateway = await startServer('gateway, mTLS core', 'gateway.ts', SERVER_CORE, [tlsUpstream.url, redis.url, accessFile, '--tls', ca.cert, client.cert, client.key], gatewayNodeArgs);
+    tlsGateway = await startServer(
+      'gateway, mTLS core',
+      'gateway.ts',
+      SERVER_CORE,
+      [tlsUpstream.url, redis.url, accessFile, '--tls', ca.cert, client.cert, client.key],
+      gatewayNodeArgs,
+    );
   }
   return { redis, upstream, gateway, secret: key.secret, others, tlsUpstream, tlsGateway };
 }
@@ -171,10 +184,18 @@ async function stopFixture(fixture: Fixture): Promise<void> {
 }
 
 const DEPOSIT_PATH = '/api/transaction/savings/deposit';
-const depositXml = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
+const depositXml =
+  '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
 const depositJson = '{"accountNumber":"00012345","amount":250.10,"notes":"Cash deposit at the Leeds branch","externalRefNo":"{ref}","payFee":false}';
 
-function requests(secret: string): { plain: RequestShape; resource: RequestShape; list: RequestShape; gzipList: RequestShape; xmlDeposit: RequestShape; jsonDeposit: RequestShape } {
+function requests(secret: string): {
+  plain: RequestShape;
+  resource: RequestShape;
+  list: RequestShape;
+  gzipList: RequestShape;
+  xmlDeposit: RequestShape;
+  jsonDeposit: RequestShape;
+} {
   const path = '/accounts/40012';
   return {
     plain: { method: 'GET', path, headers: {} },
@@ -238,7 +259,9 @@ async function bench(): Promise<void> {
     }
     // The money path's latency at the same open-loop rate, each deposit with its own reference.
     const latencyEndpoints = endpoints.filter((e) => e.request.method === 'POST');
-    const endpointLat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(latencyEndpoints.map((e) => [e.name, { p50: [], p99: [], failed: 0 }]));
+    const endpointLat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(
+      latencyEndpoints.map((e) => [e.name, { p50: [], p99: [], failed: 0 }]),
+    );
     for (let round = 1; round <= ROUNDS; round++) {
       for (const e of latencyEndpoints) {
         const r = await runLoad(openLoopSpec(fixture.gateway.url, e.request, LATENCY_RATE, LATENCY_SECONDS));
@@ -286,12 +309,33 @@ async function bench(): Promise<void> {
       const latency = l
         ? { p50MsAt1k: median(l.p50), p99MsAt1k: median(l.p99), addedP50Ms: median(l.p50) - median(direct.p50), addedP99Ms: median(l.p99) - median(direct.p99) }
         : {};
-      return { target: e.name, requestsPerSecond: Math.round(r), vsBareProxy: r / bare, vsExpressHpm: r / hpm, ...latency, failed: (failures.get(e.name) ?? 0) + (l?.failed ?? 0) };
+      return {
+        target: e.name,
+        requestsPerSecond: Math.round(r),
+        vsBareProxy: r / bare,
+        vsExpressHpm: r / hpm,
+        ...latency,
+        failed: (failures.get(e.name) ?? 0) + (l?.failed ?? 0),
+      };
     });
     const result = {
       when: new Date().toISOString(),
-      machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, pinned: hasTaskset },
-      method: { connections: CONNECTIONS, throughputSeconds: THROUGHPUT_SECONDS, latencyRate: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, rounds: ROUNDS, statistic: 'median of rounds' },
+      machine: {
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        cores: os.cpus().length,
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+        pinned: hasTaskset,
+      },
+      method: {
+        connections: CONNECTIONS,
+        throughputSeconds: THROUGHPUT_SECONDS,
+        latencyRate: LATENCY_RATE,
+        latencySeconds: LATENCY_SECONDS,
+        rounds: ROUNDS,
+        statistic: 'median of rounds',
+      },
       proxies: rows,
       endpoints: endpointRows,
       xmlTranslation: xml,
@@ -306,25 +350,6 @@ async function bench(): Promise<void> {
   } finally {
     await stopFixture(fixture);
   }
-}
-
-function printTable(
-  rows: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; p50MsAt1k: number; p99MsAt1k: number; addedP50Ms: number; addedP99Ms: number; failed: number }>,
-  endpoints: ReadonlyArray<{ target: string; requestsPerSecond: number; vsBareProxy: number; vsExpressHpm: number; p50MsAt1k?: number; p99MsAt1k?: number; addedP50Ms?: number; addedP99Ms?: number; failed: number }>,
-  xml: { gatewayDocsPerSecond: number; rawDocsPerSecond: number; ratio: number },
-): void {
-  const pad = (s: string, n: number): string => s.padEnd(n);
-  const num = (n: number, digits = 2): string => n.toFixed(digits).padStart(8);
-  console.log(`\n${pad('target', 28)} ${'req/s'.padStart(8)} ${'×bare'.padStart(8)} ${'×hpm'.padStart(8)} ${'p50@1k'.padStart(8)} ${'p99@1k'.padStart(8)} ${'+p50'.padStart(8)} ${'+p99'.padStart(8)} failed`);
-  for (const r of rows) {
-    console.log(`${pad(r.target, 28)} ${num(r.requestsPerSecond, 0)} ${num(r.vsBareProxy)} ${num(r.vsExpressHpm)} ${num(r.p50MsAt1k)} ${num(r.p99MsAt1k)} ${num(r.addedP50Ms)} ${num(r.addedP99Ms)} ${r.failed}`);
-  }
-  for (const e of endpoints) {
-    const latency = e.p50MsAt1k === undefined ? ' '.repeat(35) : `${num(e.p50MsAt1k)} ${num(e.p99MsAt1k ?? 0)} ${num(e.addedP50Ms ?? 0)} ${num(e.addedP99Ms ?? 0)}`;
-    console.log(`${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${latency} ${e.failed}`);
-  }
-  console.log(`\nXML translation: gateway ${xml.gatewayDocsPerSecond} docs/s, raw fast-xml-parser parse+build ${xml.rawDocsPerSecond} docs/s, ratio ${xml.ratio.toFixed(2)}×`);
-  console.log('latencies in ms, median of rounds; +p50/+p99 = added over direct; ×bare / ×hpm = throughput ratios');
 }
 
 /** Gateway heap after a forced GC, asked over IPC (the gateway runs with --expose-gc). */
@@ -359,7 +384,9 @@ async function soak(minutes: number): Promise<void> {
     const last = (await heapUsed(fixture.gateway)) / 2 ** 20;
     const growth = (last - first) / first;
     console.log(`soak ${minutes} min at ${rate} req/s: p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.failed} failed`);
-    console.log(`heap after GC: ${first.toFixed(1)} MB after the first interval, ${last.toFixed(1)} MB at the end: growth ${(growth * 100).toFixed(1)} % (goal < 10 %)`);
+    console.log(
+      `heap after GC: ${first.toFixed(1)} MB after the first interval, ${last.toFixed(1)} MB at the end: growth ${(growth * 100).toFixed(1)} % (goal < 10 %)`,
+    );
   } finally {
     await stopFixture(fixture);
   }

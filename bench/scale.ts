@@ -17,10 +17,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
-import { generateApiKey, hashApiKey, apiKeyPrefix } from '../src/access/api-key';
 import { adminSchema } from '../src/admin/admin.schema';
 import { openLoop } from './load/open-loop';
 import { imageNodeOptions } from './servers/image-node-options';
+import { accessDocument, nextMessage, stop } from './scale-support';
 
 const BENCH = __dirname;
 const ADMIN_TOKEN = 'bench-admin-token-not-secret-0001';
@@ -29,7 +29,10 @@ const LOAD_SECONDS = 10;
 const CHANGES_PER_SECOND = 10;
 const ENFORCEMENT_TRIALS = 5;
 const SAMPLE_KEYS = 2 + ENFORCEMENT_TRIALS;
-const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const SIZES = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 /** `npm run bench:scale -- --upload-only`: only the largest-upload row and the nested-bodies rows. */
 const UPLOAD_ONLY = process.argv.includes('--upload-only');
 /** `npm run bench:scale -- --nested-only`: only the nested-bodies rows. */
@@ -71,19 +74,14 @@ const POD_LIMIT_MIB = 512;
  * In a pod, `--max-old-space-size-percentage=75` (the image's) sizes the old generation from the
  * container's limit; this machine has no such limit, so the row names the size the pod gets.
  */
-const POD_NODE_ARGS = [...NODE_ARGS.filter((arg) => !arg.startsWith('--max-old-space-size-percentage')), `--max-old-space-size=${Math.floor(POD_LIMIT_MIB * 0.75)}`];
+const POD_NODE_ARGS = [
+  ...NODE_ARGS.filter((arg) => !arg.startsWith('--max-old-space-size-percentage')),
+  `--max-old-space-size=${Math.floor(POD_LIMIT_MIB * 0.75)}`,
+];
 
 function startProcess(file: string, args: string[], nodeArgs: readonly string[] = file === 'scale-gateway.ts' ? NODE_ARGS : []): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-}
-
-function nextMessage<T>(child: ChildProcess, what: string, timeoutMs = 120_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
-    child.once('message', (message) => {
-      clearTimeout(timer);
-      resolve(message as T);
-    });
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
 
@@ -96,16 +94,13 @@ async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
 async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string, nodeArgs = NODE_ARGS): Promise<Instance> {
   const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix], nodeArgs);
   const ready = await nextMessage<{ vendorPort: number; adminPort: number; readyMs: number; loadStallMs: number }>(child, 'gateway');
-  return { child, vendorUrl: `http://127.0.0.1:${ready.vendorPort}`, adminUrl: `http://127.0.0.1:${ready.adminPort}`, readyMs: ready.readyMs, loadStallMs: ready.loadStallMs };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-  child.kill('SIGTERM');
-  await exited;
-  clearTimeout(kill);
+  return {
+    child,
+    vendorUrl: `http://127.0.0.1:${ready.vendorPort}`,
+    adminUrl: `http://127.0.0.1:${ready.adminPort}`,
+    readyMs: ready.readyMs,
+    loadStallMs: ready.loadStallMs,
+  };
 }
 
 async function admin(instance: Instance, method: string, pathname: string, body?: string): Promise<{ status: number; ms: number }> {
@@ -118,22 +113,6 @@ async function admin(instance: Instance, method: string, pathname: string, body?
   });
   await res.arrayBuffer();
   return { status: res.status, ms: performance.now() - started };
-}
-
-/** The vendor's config: `size` keys, each its own user with two permissions; a few secrets kept. */
-function accessDocument(size: number): { json: string; secrets: string[]; keyIds: string[] } {
-  const secrets: string[] = [];
-  const keys = [];
-  const users = [];
-  for (let i = 0; i < size; i++) {
-    const secret = generateApiKey();
-    if (i < SAMPLE_KEYS) secrets.push(secret);
-    const id = `k${i}`;
-    keys.push({ id, prefix: apiKeyPrefix(secret), hash: hashApiKey(secret), userId: `u${i}` });
-    users.push({ id: `u${i}`, permissions: [{ id: 'read-accounts', api: 'GETaccounts*' }, { id: 'read-customers', api: 'GETcustomers*' }] });
-  }
-  const vendor = { id: 'bench', name: 'Bench', rateLimit: { points: 1_000_000, durationSeconds: 1 }, licences: [{ id: 'read', api: 'GET*' }], keys };
-  return { json: JSON.stringify({ vendors: [vendor], users }), secrets, keyIds: keys.slice(0, SAMPLE_KEYS).map((k) => k.id) };
 }
 
 async function statusFor(instance: Instance, secret: string): Promise<number> {
@@ -202,7 +181,7 @@ async function measure(size: number, upstreamUrl: string): Promise<Row> {
     const prefix = `scale${size}:`;
     const a = await startInstance(upstreamUrl, redis.url, prefix);
     instances.push(a);
-    const { json, secrets, keyIds } = accessDocument(size);
+    const { json, secrets, keyIds } = accessDocument(size, SAMPLE_KEYS);
     const upload = await admin(a, 'PUT', '/v1/access', json);
     if (upload.status !== 200) throw new Error(`PUT /v1/access answered ${upload.status}`);
 
@@ -264,11 +243,11 @@ interface UploadRow {
  */
 async function largestUpload(upstreamUrl: string): Promise<UploadRow> {
   // Ids grow with the count: estimate from a sample, then shrink until the document fits.
-  let size = Math.floor(MAX_DOCUMENT_BYTES / (Buffer.byteLength(accessDocument(10_000).json) / 10_000));
-  let json = accessDocument(size).json;
+  let size = Math.floor(MAX_DOCUMENT_BYTES / (Buffer.byteLength(accessDocument(10_000, SAMPLE_KEYS).json) / 10_000));
+  let json = accessDocument(size, SAMPLE_KEYS).json;
   while (Buffer.byteLength(json) > MAX_DOCUMENT_BYTES - 4096) {
     size = Math.floor(size * (MAX_DOCUMENT_BYTES / Buffer.byteLength(json)) * 0.995);
-    json = accessDocument(size).json;
+    json = accessDocument(size, SAMPLE_KEYS).json;
   }
   const redis = await startRedisServer();
   let instance: Instance | undefined;
@@ -312,8 +291,24 @@ async function nestedBodies(upstreamUrl: string): Promise<NestedRow[]> {
     { attack: 'enrol, no credential', who: 'none', method: 'POST', path: '/v1/admins/enrol', count: 20, body: nested(MB), type: 'application/json' },
     { attack: 'enrol, no credential', who: 'none', method: 'POST', path: '/v1/admins/enrol', count: 100, body: nested(MB), type: 'application/json' },
     { attack: 'POST /v1/vendors, viewer', who: 'viewer', method: 'POST', path: '/v1/vendors', count: 20, body: nested(MB), type: 'application/json' },
-    { attack: 'PUT /v1/access?dryRun, operator, JSON', who: 'operator', method: 'PUT', path: '/v1/access?dryRun=true', count: 1, body: nested(16 * MB), type: 'application/json' },
-    { attack: 'PUT /v1/access?dryRun, operator, YAML', who: 'operator', method: 'PUT', path: '/v1/access?dryRun=true', count: 1, body: `vendors: ${nested(16 * MB)}`, type: 'application/yaml' },
+    {
+      attack: 'PUT /v1/access?dryRun, operator, JSON',
+      who: 'operator',
+      method: 'PUT',
+      path: '/v1/access?dryRun=true',
+      count: 1,
+      body: nested(16 * MB),
+      type: 'application/json',
+    },
+    {
+      attack: 'PUT /v1/access?dryRun, operator, YAML',
+      who: 'operator',
+      method: 'PUT',
+      path: '/v1/access?dryRun=true',
+      count: 1,
+      body: `vendors: ${nested(16 * MB)}`,
+      type: 'application/yaml',
+    },
   ];
   const rows: NestedRow[] = [];
   for (const a of attacks) {
@@ -324,9 +319,17 @@ async function nestedBodies(upstreamUrl: string): Promise<NestedRow[]> {
       const url = instance.adminUrl;
       let token: string | undefined;
       if (a.who !== 'none') {
-        const made = await fetch(`${url}/v1/admins`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: a.who, name: a.who, role: a.who }) });
+        const made = await fetch(`${url}/v1/admins`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: a.who, name: a.who, role: a.who }),
+        });
         const { enrolmentCode } = (await made.json()) as { enrolmentCode: string };
-        const enrolled = await fetch(`${url}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+        const enrolled = await fetch(`${url}/v1/admins/enrol`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ enrolmentCode }),
+        });
         token = ((await enrolled.json()) as { token: string }).token;
       }
       const child = instance.child;
@@ -368,7 +371,9 @@ function nestedTable(rows: readonly NestedRow[]): string {
     '|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.attack} | ${r.sent} | ${Object.entries(r.answers).map(([status, n]) => `${n}× ${status}`).join(', ')} | ${(r.untilAnsweredMs / 1000).toFixed(2)} s | ` +
+        `| ${r.attack} | ${r.sent} | ${Object.entries(r.answers)
+          .map(([status, n]) => `${n}× ${status}`)
+          .join(', ')} | ${(r.untilAnsweredMs / 1000).toFixed(2)} s | ` +
         (Number.isNaN(r.rssGrowthMb) ? 'the instance died (out of memory) | – |' : `${r.rssGrowthMb.toFixed(0)} MiB | ${r.longestStallMs.toFixed(0)} ms |`),
     ),
   ].join('\n');
@@ -383,7 +388,8 @@ function uploadTable(row: UploadRow): string {
 }
 
 function table(rows: readonly Row[]): string {
-  const header = '| keys | document | upload (PUT /v1/access) | cold start to ready | longest stall while loading | one change (admin) | enforced on the other instance | vendor p99 quiet → during 10 changes/s | admin 5xx | peak RSS: A (took the upload) / B |';
+  const header =
+    '| keys | document | upload (PUT /v1/access) | cold start to ready | longest stall while loading | one change (admin) | enforced on the other instance | vendor p99 quiet → during 10 changes/s | admin 5xx | peak RSS: A (took the upload) / B |';
   const line = '|---|---|---|---|---|---|---|---|---|---|';
   const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
   const body = rows.map(
@@ -419,7 +425,10 @@ async function main(): Promise<void> {
   if (upload) console.log(uploadTable(upload));
   if (nestedRows.length > 0) console.log(nestedTable(nestedRows));
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-  writeFileSync(path.join(BENCH, 'results', 'scale-latest.json'), `${JSON.stringify({ at: new Date().toISOString(), rows, upload, nested: nestedRows }, null, 2)}\n`);
+  writeFileSync(
+    path.join(BENCH, 'results', 'scale-latest.json'),
+    `${JSON.stringify({ at: new Date().toISOString(), rows, upload, nested: nestedRows }, null, 2)}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

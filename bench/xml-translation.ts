@@ -73,7 +73,9 @@ function main(): void {
     raw.push(r);
     ratios.push(g / r);
   }
-  console.log(`document: ${Buffer.byteLength(document)} bytes (test/fixtures/receipts/payment.request.xml), ${pairs} interleaved pairs of ${SLICE_SECONDS * 1000} ms`);
+  console.log(
+    `document: ${Buffer.byteLength(document)} bytes (test/fixtures/receipts/payment.request.xml), ${pairs} interleaved pairs of ${SLICE_SECONDS * 1000} ms`,
+  );
   console.log(`gateway translation (parse + validate + map + build): ${median(gateway).toFixed(0)} docs/s (median)`);
   console.log(`fast-xml-parser raw parse + build:                    ${median(raw).toFixed(0)} docs/s (median)`);
   console.log(`ratio: ${median(ratios).toFixed(2)}× (median of pair ratios; goal ≥ 1.00×)`);

@@ -20,7 +20,7 @@ import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, 
 import { redisConfigured } from './redis/redis.schema';
 
 /** Where access config, audit entries and rate-limit counters live: memory, or one shared Redis. */
-export interface AccessBackend {
+interface AccessBackend {
   readonly store: AccessStore;
   readonly audit: AuditLog;
   /** The command connection, for rate limits; null in memory mode. */
@@ -54,7 +54,12 @@ function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
  * Opens the access store where the config says, each connection registering its close on
  * `lifecycle` as it opens (the store's close, registered last, runs first and ends its own two).
  */
-export async function openAccessBackend(config: Readonly<GatewayConfig>, logger: Logger, lifecycle: DisposalStack, auditOptions: AuditLogOptions): Promise<AccessBackend> {
+export async function openAccessBackend(
+  config: Readonly<GatewayConfig>,
+  logger: Logger,
+  lifecycle: DisposalStack,
+  auditOptions: AuditLogOptions,
+): Promise<AccessBackend> {
   if (!redisConfigured(config.redis)) {
     const audit = new MemoryAuditLog(auditOptions);
     return {
@@ -71,7 +76,10 @@ export async function openAccessBackend(config: Readonly<GatewayConfig>, logger:
   health.watch(client, 'main');
   // The access store's own connection: its loads and whole-document swaps are bulk work, off the
   // request path, so they get a longer command timeout than the hot path's.
-  const accessClient = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs }), closeRedisClient);
+  const accessClient = lifecycle.adopt(
+    createRedisClient(config.redis, { name: 'cbg-access', commandTimeoutMs: config.redis.bulkCommandTimeoutMs }),
+    closeRedisClient,
+  );
   health.watch(accessClient, 'access');
   const subscriber = lifecycle.adopt(createRedisClient(config.redis, { name: 'cbg-subscriber' }), closeRedisClient);
   health.watch(subscriber, 'subscriber');

@@ -79,7 +79,14 @@ export interface RunningGateway {
 type ListenerLimits = Parameters<typeof openListener>[3];
 
 /** Opens a listener; a port it cannot have fails the start with one line naming the setting. */
-async function listen(setting: string, app: Express | http.RequestListener, port: number, host: string, limits: ListenerLimits, options: ListenOptions): Promise<http.Server> {
+async function listen(
+  setting: string,
+  app: Express | http.RequestListener,
+  port: number,
+  host: string,
+  limits: ListenerLimits,
+  options: ListenOptions,
+): Promise<http.Server> {
   try {
     return await openListener(app, port, host, limits, options);
   } catch (err) {
@@ -118,7 +125,12 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   }
 }
 
-async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, lifecycle: DisposalStack, adminToken: ReturnType<typeof resolveAdminToken>): Promise<RunningGateway> {
+async function openGateway(
+  config: Readonly<GatewayConfig>,
+  logger: Logger,
+  lifecycle: DisposalStack,
+  adminToken: ReturnType<typeof resolveAdminToken>,
+): Promise<RunningGateway> {
   // A failed start cuts its listeners' connections at once; stop() sets the drain time it is given.
   let drainTimeoutMs = 0;
   const drain = (server: http.Server): Promise<void> => drainListener(server, drainTimeoutMs, logger);
@@ -138,7 +150,10 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
       defaultPageSize: config.sandbox.defaultPageSize,
       maxPageSize: config.sandbox.maxPageSize,
     });
-    sandboxServer = lifecycle.adopt(await listen('sandbox.port (SANDBOX_PORT)', sandbox, config.sandbox.port, config.sandbox.host, config.server, { logger }), drain);
+    sandboxServer = lifecycle.adopt(
+      await listen('sandbox.port (SANDBOX_PORT)', sandbox, config.sandbox.port, config.sandbox.host, config.server, { logger }),
+      drain,
+    );
     coreUrl = `http://${config.sandbox.host}:${portOf(sandboxServer)}`;
   }
 
@@ -146,7 +161,10 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
     retention: config.audit,
     onTrimmedEarly: (count) => {
       metrics.auditTrimmedBeforeRetentionTotal.inc(count);
-      logger.warn({ count, retentionDays: config.audit.retentionDays, maxEntries: config.audit.maxEntries }, 'audit.maxEntries trimmed audit entries younger than audit.retentionDays');
+      logger.warn(
+        { count, retentionDays: config.audit.retentionDays, maxEntries: config.audit.maxEntries },
+        'audit.maxEntries trimmed audit entries younger than audit.retentionDays',
+      );
     },
   });
   const { store, health } = backend;
@@ -189,13 +207,20 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
     await storeEpoch.start();
   }
 
-  const breakers = lifecycle.adopt(new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger }), (opened) => opened.shutdown());
+  const breakers = lifecycle.adopt(new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger }), (opened) =>
+    opened.shutdown(),
+  );
   const mode = { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' } as const;
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),
     redisStatus: health
-      ? () => ({ up: health.up, downSeconds: health.downSeconds(), dataLossHoldSeconds: storeEpoch?.holdSeconds() ?? 0, evictingPolicy: storeEpoch?.evictingPolicy ?? null })
+      ? () => ({
+          up: health.up,
+          downSeconds: health.downSeconds(),
+          dataLossHoldSeconds: storeEpoch?.holdSeconds() ?? 0,
+          evictingPolicy: storeEpoch?.evictingPolicy ?? null,
+        })
       : null,
     breakerStates: () => breakers.states(),
     isStarting: () => phase === 'starting',
@@ -204,7 +229,10 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
   });
   // Opened before the vendor and admin listeners, so it closes after their drain: readiness answers
   // 503 throughout, and the last scrape sees the drain.
-  const statusServer = lifecycle.adopt(await listen('server.statusPort (STATUS_PORT)', statusApp, config.server.statusPort, config.server.host, config.server, { logger }), drain);
+  const statusServer = lifecycle.adopt(
+    await listen('server.statusPort (STATUS_PORT)', statusApp, config.server.statusPort, config.server.host, config.server, { logger }),
+    drain,
+  );
 
   const tracing = lifecycle.adopt(createTracing(config.tracing, logger), (opened) =>
     // The last spans, of the requests just drained, go out before the process ends.
@@ -218,12 +246,20 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
     }),
     (agents) => agents.destroy(),
   );
-  const coreClient = createCoreClient({ coreUrl, agents: coreAgents, breakers, config: config.core, forwarded: createForwardedResolver(config.server), logger });
+  const coreClient = createCoreClient({
+    coreUrl,
+    agents: coreAgents,
+    breakers,
+    config: config.core,
+    forwarded: createForwardedResolver(config.server),
+    logger,
+  });
   // Stopped after the drain: the requests in flight may still count their keys' use.
   const keyUsage = lifecycle.adopt(new KeyUsageTracker(backend.keyUsage, config.access.keyUsageFlushIntervalMs, logger), (tracker) => tracker.stop());
   keyUsage.start();
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
-  if (sms.outbox && config.core.url) logger.warn('sandbox.allowWithRealCore: sms.provider is outbox with a real core; codes are kept at the admin API, not sent to phones');
+  if (sms.outbox && config.core.url)
+    logger.warn('sandbox.allowWithRealCore: sms.provider is outbox with a real core; codes are kept at the admin API, not sent to phones');
   const bodyContracts = createBodyContracts({
     enums: loadReceiptEnums(path.resolve(config.body.receiptEnumsFile)),
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,
@@ -287,8 +323,14 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
     throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
     onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
   });
-  const vendorTls = lifecycle.adopt(createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) }), (tls) => tls?.stop());
-  const adminTls = lifecycle.adopt(createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) }), (tls) => tls?.stop());
+  const vendorTls = lifecycle.adopt(
+    createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) }),
+    (tls) => tls?.stop(),
+  );
+  const adminTls = lifecycle.adopt(
+    createListenerTls(config.admin.tls, 'admin', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'admin' }, at) }),
+    (tls) => tls?.stop(),
+  );
   if (config.redis.tls.caFile) metrics.tlsCertificateExpiry.set({ use: 'redis' }, bundleExpirySeconds(readFileSync(config.redis.tls.caFile)));
 
   // The vendor and admin listeners drain as one, so neither accepts while the other waits for its requests.
@@ -304,12 +346,19 @@ async function openGateway(config: Readonly<GatewayConfig>, logger: Logger, life
   serving.push(vendorServer);
   // Admins send small headers at once: a flood of slow-header sockets gets less time, and at the cap
   // makes room for a newcomer instead of locking the admins out.
-  const adminServer = await listen('server.adminPort (ADMIN_PORT)', adminApp, config.server.adminPort, config.server.adminHost, { ...config.server, headersTimeoutMs: adminHeadersTimeoutMs(config.server) }, {
-    logger,
-    tls: adminTls ?? undefined,
-    maxConnections: config.server.adminMaxConnections,
-    makeRoomAtCap: true,
-  });
+  const adminServer = await listen(
+    'server.adminPort (ADMIN_PORT)',
+    adminApp,
+    config.server.adminPort,
+    config.server.adminHost,
+    { ...config.server, headersTimeoutMs: adminHeadersTimeoutMs(config.server) },
+    {
+      logger,
+      tls: adminTls ?? undefined,
+      maxConnections: config.server.adminMaxConnections,
+      makeRoomAtCap: true,
+    },
+  );
   serving.push(adminServer);
   continueFromRoutes(adminServer);
   phase = 'serving';

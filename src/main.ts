@@ -23,7 +23,14 @@ async function main(): Promise<void> {
     process.stdout.write(`Sandbox admin token (ADMIN_TOKEN was unset): ${gateway.generatedAdminToken}\nAdmin web UI: ${adminUi} (sign in with that token)\n`);
   }
   logger.info(
-    { vendorPort: gateway.vendorPort, adminPort: gateway.adminPort, adminUi, statusPort: gateway.statusPort, sandboxPort: gateway.sandboxPort, mode: config.core.url ? 'remote core' : 'sandbox core' },
+    {
+      vendorPort: gateway.vendorPort,
+      adminPort: gateway.adminPort,
+      adminUi,
+      statusPort: gateway.statusPort,
+      sandboxPort: gateway.sandboxPort,
+      mode: config.core.url ? 'remote core' : 'sandbox core',
+    },
     'gateway listening',
   );
 

@@ -30,7 +30,10 @@ export function openLoop(spec: LoadSpec, nextBody: () => string | undefined): Pr
   return new Promise((resolve) => {
     const finish = (): void => {
       agent.destroy();
-      const measured = latencies.slice(warmup, total).filter((v) => v > 0).sort();
+      const measured = latencies
+        .slice(warmup, total)
+        .filter((v) => v > 0)
+        .sort();
       const elapsed = (performance.now() - started) / 1000;
       resolve({
         requestsPerSecond: (total - warmup) / Math.max(elapsed - spec.warmupSeconds, 1e-9),

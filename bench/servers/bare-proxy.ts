@@ -11,13 +11,10 @@ const upstream = new URL(upstreamUrlArgument());
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const server = http.createServer((req, res) => {
-  const outgoing = http.request(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
+  const outgoing = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
   outgoing.on('error', () => {
     res.statusCode = 502;
     res.end();

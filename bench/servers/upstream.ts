@@ -46,7 +46,10 @@ const handler: http.RequestListener = (req, res) => {
 };
 // With --tls: HTTPS that asks for and verifies the client's certificate (mutual TLS), as a bank's core does.
 const server = tls
-  ? https.createServer({ ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), requestCert: true, rejectUnauthorized: true }, handler)
+  ? https.createServer(
+      { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), requestCert: true, rejectUnauthorized: true },
+      handler,
+    )
   : http.createServer(handler);
 server.keepAliveTimeout = 60_000;
 

@@ -99,7 +99,9 @@ export async function wholeDocumentWrites(adminUrl: string, token: string, bulkK
     });
     document.vendors.push({ id: 'soak-bulk', name: 'Soak bulk keys', status: 'active', licences: [{ id: 'soak-bulk-read', api: 'GETbanks' }], keys });
     document.users.push({ id: 'soak.bulk', permissions: [{ id: 'soak-bulk-read', api: 'GETbanks' }] });
-    writes.push(writeOutcome(`the document in force plus ${bulkKeys} keys (staged write)`, Date.now(), await adminCall(adminUrl, token, 'PUT', '/v1/access', document)));
+    writes.push(
+      writeOutcome(`the document in force plus ${bulkKeys} keys (staged write)`, Date.now(), await adminCall(adminUrl, token, 'PUT', '/v1/access', document)),
+    );
   }
   return writes;
 }
@@ -121,9 +123,18 @@ export class AccessStoreProbe {
   private readonly redis: Redis;
   readonly samples: StoreSample[] = [];
 
-  constructor(redisUrl: string, private readonly keyPrefix = 'cbg:') {
+  constructor(
+    redisUrl: string,
+    private readonly keyPrefix = 'cbg:',
+  ) {
     // Bounded: nothing queues while Redis is down, and each command gives up after a second.
-    this.redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000, lazyConnect: false, retryStrategy: () => 500 });
+    this.redis = new Redis(redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1000,
+      lazyConnect: false,
+      retryStrategy: () => 500,
+    });
     this.redis.on('error', () => undefined);
   }
 
@@ -149,7 +160,12 @@ export class AccessStoreProbe {
       const results = (await pipeline.exec()) ?? [];
       if (results.some(([err]) => err)) throw new Error('probe failed');
       const values = results.map(([, value]) => Number(value));
-      sample = { at, label, ttlMs: Object.fromEntries(RECORD_HASHES.map((name, i) => [name, values[i] as number])), keys: values[RECORD_HASHES.length] as number };
+      sample = {
+        at,
+        label,
+        ttlMs: Object.fromEntries(RECORD_HASHES.map((name, i) => [name, values[i] as number])),
+        keys: values[RECORD_HASHES.length] as number,
+      };
     } catch {
       sample = { at, label, ttlMs: null, keys: null };
     }

@@ -55,7 +55,14 @@ export class DepositBook {
 
   create(accountId: number, amount: string, format: 'json' | 'xml'): DepositKey {
     this.next += 1;
-    const key: DepositKey = { idempotencyKey: `soak-${this.runId}-${this.next}`, externalRefNo: `${this.refPrefix}${this.next}`, accountId, amount, format, attempts: [] };
+    const key: DepositKey = {
+      idempotencyKey: `soak-${this.runId}-${this.next}`,
+      externalRefNo: `${this.refPrefix}${this.next}`,
+      accountId,
+      amount,
+      format,
+      attempts: [],
+    };
     this.keys.set(key.externalRefNo, key);
     return key;
   }
@@ -64,7 +71,9 @@ export class DepositBook {
   async snapshot(coreUrl: string, generation: number): Promise<void> {
     const at = Date.now();
     try {
-      const res = await fetch(`${coreUrl}/_sandbox/receipts?externalRefNoPrefix=${encodeURIComponent(this.refPrefix)}`, { signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${coreUrl}/_sandbox/receipts?externalRefNoPrefix=${encodeURIComponent(this.refPrefix)}`, {
+        signal: AbortSignal.timeout(30_000),
+      });
       if (!res.ok) throw new Error(`receipts view answered ${res.status}`);
       const { receipts } = (await res.json()) as { receipts: { receiptNo: number; externalRefNo: string | null }[] };
       for (const receipt of receipts) {
@@ -131,7 +140,10 @@ export class DepositBook {
       }
       for (const attempt of key.attempts) {
         if (attempt.kind !== 'replay' && attempt.kind !== 'twin') continue;
-        const label = attempt.status === null ? (attempt.error ?? 'error') : `${attempt.status}${attempt.replayed ? ' replayed' : ''}${attempt.code ? ` ${attempt.code}` : ''}`;
+        const label =
+          attempt.status === null
+            ? (attempt.error ?? 'error')
+            : `${attempt.status}${attempt.replayed ? ' replayed' : ''}${attempt.code ? ` ${attempt.code}` : ''}`;
         const answers = attempt.kind === 'replay' ? replayAnswers : twinAnswers;
         answers[label] = (answers[label] ?? 0) + 1;
         if (attempt.kind === 'replay') replays += 1;

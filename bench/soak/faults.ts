@@ -69,7 +69,13 @@ interface FaultContext {
 }
 
 export async function runFaults(ctx: FaultContext): Promise<FaultLog> {
-  const log: FaultLog = { events: [], restarts: [], redis: null, core: null, churn: { operations: {}, serverErrors: 0, grantEnforcedMs: [], revokeEnforcedMs: [] } };
+  const log: FaultLog = {
+    events: [],
+    restarts: [],
+    redis: null,
+    core: null,
+    churn: { operations: {}, serverErrors: 0, grantEnforcedMs: [], revokeEnforcedMs: [] },
+  };
   const note = (what: string): void => {
     log.events.push({ at: Date.now(), phase: ctx.recorder.phase, what });
     process.stderr.write(`[soak +${((Date.now() - ctx.loadStartedAt) / 1000).toFixed(0)} s] ${what}\n`);
@@ -156,7 +162,9 @@ async function restart(instance: Instance, signal: 'SIGKILL' | 'SIGTERM', phase:
 async function enforcedWithin(port: number, secret: string, change: 'granted' | 'revoked'): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started < PROPAGATION_LIMIT_MS) {
-    const res = await fetch(`http://127.0.0.1:${port}/accounts/50001`, { headers: { 'x-vendor-token': secret }, signal: AbortSignal.timeout(2000) }).catch(() => null);
+    const res = await fetch(`http://127.0.0.1:${port}/accounts/50001`, { headers: { 'x-vendor-token': secret }, signal: AbortSignal.timeout(2000) }).catch(
+      () => null,
+    );
     await res?.arrayBuffer().catch(() => undefined);
     const enforced = change === 'granted' ? res !== null && res.status !== 401 && res.status !== 403 : res?.status === 401;
     if (enforced) return Date.now() - started;
@@ -198,7 +206,11 @@ async function churn(ctx: FaultContext, stats: ChurnStats, until: number): Promi
       const writer = instances[step % 2] as Instance;
       const other = instances[(step + 1) % 2] as Instance;
       step += 1;
-      const call = await adminCall(`http://127.0.0.1:${writer.ports.admin}`, ctx.adminToken, method, pathname(), body).catch((err: Error) => ({ status: 0, body: err.message, ms: 0 }));
+      const call = await adminCall(`http://127.0.0.1:${writer.ports.admin}`, ctx.adminToken, method, pathname(), body).catch((err: Error) => ({
+        status: 0,
+        body: err.message,
+        ms: 0,
+      }));
       const counts = (stats.operations[operation] ??= {});
       counts[call.status] = (counts[call.status] ?? 0) + 1;
       if (call.status >= 500) stats.serverErrors += 1;

@@ -131,7 +131,13 @@ export class OpenLoopLoad {
     const readonly = this.random() < 0.15;
     const path = this.pick(this.resources.getPaths);
     const target = this.target();
-    this.send(target, 'get', dueAt, { method: 'GET', path, headers: { 'x-vendor-token': readonly ? READONLY_KEY : DEMO_KEY, accept: 'application/json' } }, () => undefined);
+    this.send(
+      target,
+      'get',
+      dueAt,
+      { method: 'GET', path, headers: { 'x-vendor-token': readonly ? READONLY_KEY : DEMO_KEY, accept: 'application/json' } },
+      () => undefined,
+    );
   }
 
   private later(dueAt: number, action: () => void): void {
@@ -153,7 +159,16 @@ export class OpenLoopLoad {
     const headers = { 'x-vendor-token': DEMO_KEY, 'content-type': mediaType, accept: mediaType, 'idempotency-key': key.idempotencyKey };
     const target = this.target();
     this.send(target, kind, dueAt, { method: 'POST', path: DEPOSIT_PATH, headers, body }, (answer, phase) => {
-      key.attempts.push({ kind, instance: target.name, phase, at: answer.endedAt, status: answer.status, code: answer.code, error: answer.error, replayed: answer.replayed });
+      key.attempts.push({
+        kind,
+        instance: target.name,
+        phase,
+        at: answer.endedAt,
+        status: answer.status,
+        code: answer.code,
+        error: answer.error,
+        replayed: answer.replayed,
+      });
       // A replay follows a 201 only, so that its answer must be that 201 again, replayed.
       if (answer.status === 201 && kind !== 'replay' && this.random() < this.options.replayShare) {
         this.later(Date.now() + 50 + this.random() * 2950, () => this.deposit(key, 'replay', Date.now(), MAX_ATTEMPTS));
@@ -186,32 +201,48 @@ export class OpenLoopLoad {
       if (settled) return;
       settled = true;
       this.inFlight -= 1;
-      this.recorder.answered(phase, { instance: target.name, kind, dueAt, endedAt: answer.endedAt, status: answer.status, code: answer.code, error: answer.error, validKey: true });
+      this.recorder.answered(phase, {
+        instance: target.name,
+        kind,
+        dueAt,
+        endedAt: answer.endedAt,
+        status: answer.status,
+        code: answer.code,
+        error: answer.error,
+        validKey: true,
+      });
       onAnswer(answer, phase);
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
-    const req = http.request({ host: '127.0.0.1', port: target.port, method: request.method, path: request.path, headers, agent: this.agents.get(target.name) }, (res) => {
-      const status = res.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      // Only error bodies are read (for their problem code); a 2xx body is drained unread.
-      res.on('data', (chunk: Buffer) => {
-        if (status >= 400) chunks.push(chunk);
-      });
-      res.on('end', () => {
-        const retryAfter = Number(res.headers['retry-after']);
-        settle({
-          status,
-          code: status >= 400 ? problemCode(status, Buffer.concat(chunks).toString('utf8')) : null,
-          error: null,
-          replayed: res.headers['idempotent-replayed'] === 'true',
-          retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null,
-          endedAt: Date.now(),
+    const req = http.request(
+      { host: '127.0.0.1', port: target.port, method: request.method, path: request.path, headers, agent: this.agents.get(target.name) },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        // Only error bodies are read (for their problem code); a 2xx body is drained unread.
+        res.on('data', (chunk: Buffer) => {
+          if (status >= 400) chunks.push(chunk);
         });
-      });
-      res.on('error', (err: NodeJS.ErrnoException) => settle({ status: null, code: null, error: err.code ?? err.message, replayed: false, retryAfterSeconds: null, endedAt: Date.now() }));
-    });
+        res.on('end', () => {
+          const retryAfter = Number(res.headers['retry-after']);
+          settle({
+            status,
+            code: status >= 400 ? problemCode(status, Buffer.concat(chunks).toString('utf8')) : null,
+            error: null,
+            replayed: res.headers['idempotent-replayed'] === 'true',
+            retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null,
+            endedAt: Date.now(),
+          });
+        });
+        res.on('error', (err: NodeJS.ErrnoException) =>
+          settle({ status: null, code: null, error: err.code ?? err.message, replayed: false, retryAfterSeconds: null, endedAt: Date.now() }),
+        );
+      },
+    );
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(Object.assign(new Error('no answer within 15 s'), { code: 'TIMEOUT' })));
-    req.on('error', (err: NodeJS.ErrnoException) => settle({ status: null, code: null, error: err.code ?? err.message, replayed: false, retryAfterSeconds: null, endedAt: Date.now() }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      settle({ status: null, code: null, error: err.code ?? err.message, replayed: false, retryAfterSeconds: null, endedAt: Date.now() }),
+    );
     req.end(request.body);
   }
 }

@@ -62,7 +62,11 @@ export class Monitors {
   }
 
   async run(endAt: number): Promise<void> {
-    await Promise.all([this.every(1000, endAt, () => this.pollReadiness()), this.every(5000, endAt, () => this.sampleRss()), this.every(5000, endAt, async () => void (await this.store.sample()))]);
+    await Promise.all([
+      this.every(1000, endAt, () => this.pollReadiness()),
+      this.every(5000, endAt, () => this.sampleRss()),
+      this.every(5000, endAt, async () => void (await this.store.sample())),
+    ]);
   }
 
   private async every(intervalMs: number, endAt: number, action: () => Promise<void>): Promise<void> {

@@ -64,7 +64,9 @@ function number(min: number, max: number, integer = false) {
 
 export function parseOptions(argv: readonly string[]): SoakOptions {
   const program = new Command('soak')
-    .description('Soak with faults: two gateway instances, Redis and the sandbox core, under open-loop load, with restarts and outages; prints an integrity report.')
+    .description(
+      'Soak with faults: two gateway instances, Redis and the sandbox core, under open-loop load, with restarts and outages; prints an integrity report.',
+    )
     .option('--minutes <n>', 'length of the load, faults spread over it (at least 2)', number(2, 240), 15)
     .option('--rate <n>', 'requests per second over both instances', number(1, 5000, true), 300)
     .option('--deposit-share <f>', 'share of requests that are new keyed deposits', number(0, 1), 0.2)
@@ -73,7 +75,12 @@ export function parseOptions(argv: readonly string[]): SoakOptions {
     .option('--max-in-flight <n>', 'requests in flight at most (more are dropped and counted)', number(1, 10_000, true), 512)
     .option('--churn-every <seconds>', 'seconds between admin changes in the admin-churn phase', number(0.2, 60), 2)
     .option('--core-down <seconds>', 'how long the sandbox core stays stopped', number(1, 300), 20)
-    .option('--data-loss-hold <seconds>', "the gateway's money-movement hold after Redis lost its data, and its idempotency retention (at least 60)", number(60, 86_400, true), 60)
+    .option(
+      '--data-loss-hold <seconds>',
+      "the gateway's money-movement hold after Redis lost its data, and its idempotency retention (at least 60)",
+      number(60, 86_400, true),
+      60,
+    )
     .option('--bulk-keys <n>', 'extra keys in the whole-document write (above 1,000 differences it is staged)', number(0, 100_000, true), 1100)
     .option('--lame-duck-ms <ms>', "the instances' shutdown.lameDuckMs (the balancer polls readiness every second)", number(0, 60_000, true), 2000)
     .option('--storm-threshold <n>', 'consecutive valid-key 401s on one instance that make a storm', number(1, 10_000, true), 3)

@@ -64,7 +64,8 @@ export class ChildRole {
     );
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${this.name} exited while starting (${child.signalCode ?? child.exitCode}); see ${this.logFile}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${this.name} exited while starting (${child.signalCode ?? child.exitCode}); see ${this.logFile}`);
       if (await this.isUp().catch(() => false)) {
         this.history.push({ at: Date.now(), event: 'started', detail: `pid ${child.pid}` });
         return;
@@ -103,7 +104,9 @@ function baseEnv(): Record<string, string> {
 
 export function sandboxCore(port: number, out: string): ChildRole {
   const env = { ...baseEnv(), NODE_ENV: 'production', SANDBOX_PORT: String(port), LOG_LEVEL: 'warn' };
-  return new ChildRole('core', [path.join(ROOT, 'dist', 'sandbox', 'main.js')], env, path.join(out, 'core.log'), () => answers(`http://127.0.0.1:${port}/accounts/50001`));
+  return new ChildRole('core', [path.join(ROOT, 'dist', 'sandbox', 'main.js')], env, path.join(out, 'core.log'), () =>
+    answers(`http://127.0.0.1:${port}/accounts/50001`),
+  );
 }
 
 export interface GatewayPorts {

@@ -108,7 +108,21 @@ export class Recorder {
 
   private stats(phase: PhaseName): PhaseStats {
     let stats = this.byPhase.get(phase);
-    if (!stats) this.byPhase.set(phase, (stats = { sent: 0, sentByKind: {}, dropped: 0, maxInFlight: 0, droppedFrom: null, droppedTo: null, byStatus: {}, serverErrors: {}, connectionErrors: {} }));
+    if (!stats)
+      this.byPhase.set(
+        phase,
+        (stats = {
+          sent: 0,
+          sentByKind: {},
+          dropped: 0,
+          maxInFlight: 0,
+          droppedFrom: null,
+          droppedTo: null,
+          byStatus: {},
+          serverErrors: {},
+          connectionErrors: {},
+        }),
+      );
     return stats;
   }
 
@@ -172,7 +186,11 @@ export class Recorder {
   private minute(dueAt: number): MinuteStats {
     const index = Math.max(0, Math.floor((dueAt - this.loadStartedAt) / 60_000));
     let minute = this.minutes.get(index);
-    if (!minute) this.minutes.set(index, (minute = { latencyUs: createHistogram({ lowest: 1, highest: 120_000_000, figures: 3 }), answered: 0, serverErrors: 0, connectionErrors: 0 }));
+    if (!minute)
+      this.minutes.set(
+        index,
+        (minute = { latencyUs: createHistogram({ lowest: 1, highest: 120_000_000, figures: 3 }), answered: 0, serverErrors: 0, connectionErrors: 0 }),
+      );
     return minute;
   }
 

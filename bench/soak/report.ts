@@ -60,7 +60,8 @@ function restarts(inputs: ReportInputs) {
     const to = from + AFTER_RESTART_MS;
     const readyAt = (inputs.monitors.readiness.get(event.instance) ?? []).find((s) => s.at >= from && s.state === 'ready')?.at ?? null;
     let unauthorized = 0;
-    for (const [second, counts] of inputs.recorder.perSecond.get(event.instance) ?? new Map()) if (second * 1000 >= from && second * 1000 < to) unauthorized += counts.unauthorized;
+    for (const [second, counts] of inputs.recorder.perSecond.get(event.instance) ?? new Map())
+      if (second * 1000 >= from && second * 1000 < to) unauthorized += counts.unauthorized;
     const runs = inputs.recorder.unauthorizedRuns.filter((r) => r.instance === event.instance && r.from >= from && r.from < to);
     const longestRun = runs.reduce((max, r) => Math.max(max, r.length), 0);
     return {
@@ -103,7 +104,11 @@ function rss(inputs: ReportInputs) {
         slopeMbPerMinuteWhole: round(slopeMbPerMinute(own), 2),
       };
     });
-    return { instance, incarnations, series: samples.map((s) => ({ t: round((s.at - inputs.loadStartedAt) / 1000, 0), incarnation: s.incarnation, mb: round(s.mb) })) };
+    return {
+      instance,
+      incarnations,
+      series: samples.map((s) => ({ t: round((s.at - inputs.loadStartedAt) / 1000, 0), incarnation: s.incarnation, mb: round(s.mb) })),
+    };
   });
 }
 
@@ -122,7 +127,12 @@ function breakerRecovery(inputs: ReportInputs) {
       resourcesBreakerClosedAfterCoreBackMs: closed && core.startedAt ? closed.at - core.startedAt : null,
     };
   });
-  return { coreKilledAt: new Date(core.killedAt).toISOString(), coreBackAt: core.startedAt ? new Date(core.startedAt).toISOString() : null, downMs: core.startedAt ? core.startedAt - core.killedAt : null, perInstance: breakers };
+  return {
+    coreKilledAt: new Date(core.killedAt).toISOString(),
+    coreBackAt: core.startedAt ? new Date(core.startedAt).toISOString() : null,
+    downMs: core.startedAt ? core.startedAt - core.killedAt : null,
+    perInstance: breakers,
+  };
 }
 
 function accessStore(inputs: ReportInputs) {
@@ -131,11 +141,20 @@ function accessStore(inputs: ReportInputs) {
   const first = expiring[0];
   const redis = inputs.faults.redis;
   const healed = redis?.startedAt ? samples.find((s) => s.at >= (redis.startedAt as number) && (s.keys ?? 0) > 0) : undefined;
-  const vanished = samples.filter((s, i) => s.keys === 0 && (samples[i - 1]?.keys ?? 0) > 0 && !(redis && s.at >= redis.killedAt && s.at < (healed?.at ?? Infinity)));
+  const vanished = samples.filter(
+    (s, i) => s.keys === 0 && (samples[i - 1]?.keys ?? 0) > 0 && !(redis && s.at >= redis.killedAt && s.at < (healed?.at ?? Infinity)),
+  );
   return {
     samples: samples.length,
     recordsSetToExpire: expiring.length > 0,
-    firstSeenExpiring: first ? { at: new Date(first.at).toISOString(), after: first.label, ttlMs: first.ttlMs, expiresAt: new Date(first.at + Math.max(...Object.values(first.ttlMs ?? {}))).toISOString() } : null,
+    firstSeenExpiring: first
+      ? {
+          at: new Date(first.at).toISOString(),
+          after: first.label,
+          ttlMs: first.ttlMs,
+          expiresAt: new Date(first.at + Math.max(...Object.values(first.ttlMs ?? {}))).toISOString(),
+        }
+      : null,
     labelledSamples: samples.filter((s) => s.label).map((s) => ({ ...s, at: new Date(s.at).toISOString() })),
     samplesWithExpiringRecords: expiring.length,
     healedAfterRedisRestartMs: healed && redis?.startedAt ? healed.at - redis.startedAt : null,
@@ -154,12 +173,20 @@ export function buildReport(inputs: ReportInputs) {
   const lost = inputs.deposits.createdNotPosted.filter((d) => !inReadWindow(d.createdAt));
   const reasons: string[] = [];
   if (inputs.deposits.postedTwice.length) reasons.push(`${inputs.deposits.postedTwice.length} deposit(s) posted twice`);
-  if (inputs.deposits.repeatsReachingCore.length) reasons.push(`${inputs.deposits.repeatsReachingCore.length} deposit key(s) re-sent to the core (its own externalRefNo check refused the repeat)`);
+  if (inputs.deposits.repeatsReachingCore.length)
+    reasons.push(`${inputs.deposits.repeatsReachingCore.length} deposit key(s) re-sent to the core (its own externalRefNo check refused the repeat)`);
   if (inputs.deposits.createdTwice.length) reasons.push(`${inputs.deposits.createdTwice.length} deposit key(s) answered a fresh (not replayed) 201 twice`);
   if (lost.length) reasons.push(`${lost.length} deposit(s) answered 201 but not in the ledger`);
-  for (const storm of storms) reasons.push(`401 storm on instance ${storm.instance}: ${storm.length} valid-key 401s in a row from ${new Date(storm.from).toISOString()} to ${new Date(storm.to).toISOString()}`);
-  for (const m of mismatches) reasons.push(`readiness mismatch on instance ${m.instance}: ready while ${m.unauthorized} valid-key request(s) got 401 (${m.from} to ${m.to})`);
-  if (store.recordsSetToExpire) reasons.push(`live access records in Redis carry a TTL (first seen ${store.firstSeenExpiring?.at}, when ${store.firstSeenExpiring?.after ?? 'sampled'}; they would vanish at ${store.firstSeenExpiring?.expiresAt}, and an instance started after that loads no keys)`);
+  for (const storm of storms)
+    reasons.push(
+      `401 storm on instance ${storm.instance}: ${storm.length} valid-key 401s in a row from ${new Date(storm.from).toISOString()} to ${new Date(storm.to).toISOString()}`,
+    );
+  for (const m of mismatches)
+    reasons.push(`readiness mismatch on instance ${m.instance}: ready while ${m.unauthorized} valid-key request(s) got 401 (${m.from} to ${m.to})`);
+  if (store.recordsSetToExpire)
+    reasons.push(
+      `live access records in Redis carry a TTL (first seen ${store.firstSeenExpiring?.at}, when ${store.firstSeenExpiring?.after ?? 'sampled'}; they would vanish at ${store.firstSeenExpiring?.expiresAt}, and an instance started after that loads no keys)`,
+    );
   for (const r of inputs.faults.restarts) if (r.startedAt === null) reasons.push(`instance ${r.instance} did not start again after ${r.signal}: ${r.error}`);
   if (inputs.faults.core && inputs.faults.core.startedAt === null) reasons.push('the sandbox core did not start again');
   const ledgerReads = inputs.deposits.ledgerSnapshots;
@@ -177,8 +204,25 @@ export function buildReport(inputs: ReportInputs) {
       events: inputs.faults.events.map((e) => ({ ...e, t: round((e.at - inputs.loadStartedAt) / 1000, 1), at: new Date(e.at).toISOString() })),
     },
     wholeDocumentWrites: inputs.writes.map((w) => ({ ...w, at: new Date(w.at).toISOString() })),
-    deposits: { ...inputs.deposits, createdNotPostedInLedgerReadWindow: inputs.deposits.createdNotPosted.length - lost.length, outcomeUnknownPosted: inputs.deposits.outcomeUnknown.filter((k) => k.posted).length },
-    phases: inputs.phases.map((p) => ({ phase: p.name, ...(inputs.recorder.byPhase.get(p.name) ?? { sent: 0, sentByKind: {}, dropped: 0, maxInFlight: 0, droppedFrom: null, droppedTo: null, byStatus: {}, serverErrors: {}, connectionErrors: {} }) })),
+    deposits: {
+      ...inputs.deposits,
+      createdNotPostedInLedgerReadWindow: inputs.deposits.createdNotPosted.length - lost.length,
+      outcomeUnknownPosted: inputs.deposits.outcomeUnknown.filter((k) => k.posted).length,
+    },
+    phases: inputs.phases.map((p) => ({
+      phase: p.name,
+      ...(inputs.recorder.byPhase.get(p.name) ?? {
+        sent: 0,
+        sentByKind: {},
+        dropped: 0,
+        maxInFlight: 0,
+        droppedFrom: null,
+        droppedTo: null,
+        byStatus: {},
+        serverErrors: {},
+        connectionErrors: {},
+      }),
+    })),
     latencyPerMinute: inputs.recorder.latencyPerMinute().map((m) => ({ ...m, p50Ms: round(m.p50Ms, 2), p99Ms: round(m.p99Ms, 2), maxMs: round(m.maxMs, 1) })),
     restarts: restartRows,
     unauthorized: {
@@ -191,7 +235,12 @@ export function buildReport(inputs: ReportInputs) {
     rss: rss(inputs),
     breakerRecovery: breakerRecovery(inputs),
     accessStore: store,
-    redisRestart: inputs.faults.redis ? { killedAt: new Date(inputs.faults.redis.killedAt).toISOString(), startedAt: inputs.faults.redis.startedAt ? new Date(inputs.faults.redis.startedAt).toISOString() : null } : null,
+    redisRestart: inputs.faults.redis
+      ? {
+          killedAt: new Date(inputs.faults.redis.killedAt).toISOString(),
+          startedAt: inputs.faults.redis.startedAt ? new Date(inputs.faults.redis.startedAt).toISOString() : null,
+        }
+      : null,
     adminChurn: inputs.faults.churn,
   };
 }

@@ -33,7 +33,15 @@ const doc = accessDocumentSchema.parse({
       keys: [{ id: 'k4', prefix: suspendedKey.slice(0, 12), hash: hashApiKey(suspendedKey), userId: 'teller' }],
     },
   ],
-  users: [{ id: 'teller', permissions: [{ id: 'p1', api: 'GETaccounts*' }, { id: 'p2', api: 'POST*' }] }],
+  users: [
+    {
+      id: 'teller',
+      permissions: [
+        { id: 'p1', api: 'GETaccounts*' },
+        { id: 'p2', api: 'POST*' },
+      ],
+    },
+  ],
 });
 
 describe('AccessIndex', () => {
@@ -73,7 +81,14 @@ describe('AccessIndex', () => {
 
   it('stops honouring a licence once it expires, even after a memoised decision', () => {
     const expiring = accessDocumentSchema.parse({
-      vendors: [{ id: 'v', name: 'V', licences: [{ id: 'l', api: 'GET*', expiresAt: '2026-06-01T12:00:01Z' }], keys: [{ id: 'k', prefix: activeKey.slice(0, 12), hash: hashApiKey(activeKey), userId: 'u' }] }],
+      vendors: [
+        {
+          id: 'v',
+          name: 'V',
+          licences: [{ id: 'l', api: 'GET*', expiresAt: '2026-06-01T12:00:01Z' }],
+          keys: [{ id: 'k', prefix: activeKey.slice(0, 12), hash: hashApiKey(activeKey), userId: 'u' }],
+        },
+      ],
       users: [{ id: 'u', permissions: [{ id: 'p', api: '*' }] }],
     });
     const s = AccessIndex.fromDocument(expiring, 2);

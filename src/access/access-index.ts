@@ -24,8 +24,7 @@ export interface Principal {
 }
 
 type AuthResult =
-  | { readonly ok: true; readonly principal: Principal; readonly vendor: VendorRecord }
-  | { readonly ok: false; readonly reason: AuthFailureReason };
+  { readonly ok: true; readonly principal: Principal; readonly vendor: VendorRecord } | { readonly ok: false; readonly reason: AuthFailureReason };
 
 interface CompiledGrant {
   readonly matches: (apiId: string) => boolean;
@@ -401,4 +400,3 @@ export class AccessIndex {
     return decision.allowed;
   }
 }
-

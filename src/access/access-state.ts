@@ -179,7 +179,10 @@ export function operationsBetween(current: AccessRecords, next: AccessRecords): 
  * approved only while its plan still has the digest its preview had.
  */
 export function planDigest(ops: readonly AccessOp[]): string {
-  const lines = ops.map((op) => `${op.kind}\u0000${op.id}\u0000${op.value ? canonicalJson(op.kind, op.value) : 'null'}\u0000${op.expect ? canonicalJson(op.kind, op.expect) : 'null'}`);
+  const lines = ops.map(
+    (op) =>
+      `${op.kind}\u0000${op.id}\u0000${op.value ? canonicalJson(op.kind, op.value) : 'null'}\u0000${op.expect ? canonicalJson(op.kind, op.expect) : 'null'}`,
+  );
   return `sha256:${createHash('sha256').update(lines.sort().join('\n')).digest('hex')}`;
 }
 

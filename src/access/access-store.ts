@@ -219,9 +219,12 @@ export async function readDocument(store: AccessStore): Promise<VersionedAccessD
   return {
     version,
     document: {
-      vendors: [...(state.get('vendor') as Map<string, VendorRecord>).values()]
-        .sort(byId)
-        .map((v) => vendorWithKeys(v, allKeys.filter((k) => k.vendorId === v.id))),
+      vendors: [...(state.get('vendor') as Map<string, VendorRecord>).values()].sort(byId).map((v) =>
+        vendorWithKeys(
+          v,
+          allKeys.filter((k) => k.vendorId === v.id),
+        ),
+      ),
       users: [...(state.get('user') as Map<string, UserRecord>).values()].sort(byId),
     },
   };
@@ -245,7 +248,13 @@ interface MemoryAccessStoreOptions {
 
 export class MemoryAccessStore implements AccessStore {
   private version = 1;
-  private readonly records: Record<RecordKind, Map<string, unknown>> = { vendor: new Map(), key: new Map(), user: new Map(), admin: new Map(), proposal: new Map() };
+  private readonly records: Record<RecordKind, Map<string, unknown>> = {
+    vendor: new Map(),
+    key: new Map(),
+    user: new Map(),
+    admin: new Map(),
+    proposal: new Map(),
+  };
   private readonly keyIdByHash = new Map<string, string>();
   private readonly changes: AccessChange[] = [];
   private readonly listeners = new Set<() => void>();

@@ -102,7 +102,7 @@ describe('Redis audit log', () => {
     expect(await audit.migrate()).toBe(0);
   });
 
-  it("moves every entry of the earlier list into the stream, oldest first, before the next one", async () => {
+  it('moves every entry of the earlier list into the stream, oldest first, before the next one', async () => {
     const audit = new RedisAuditLog(redis, { keyPrefix });
     for (let i = 1; i <= 3; i++) {
       await redis.lpush(audit.legacyListKey, JSON.stringify({ id: `uuid-${i}`, at: `2026-01-0${i}T00:00:00.000Z`, ...step(i) }));
@@ -120,7 +120,13 @@ describe('Redis audit log', () => {
   it('drops secret-named properties and masks anything shaped like an API key', async () => {
     const audit = new RedisAuditLog(redis, { keyPrefix });
     const leaked = 'cbk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA_AAAAAA';
-    await audit.append({ actor: 'admin', action: 'test.leak', target: 'x', before: { secret: 's3cr3t', note: `was ${leaked}` }, after: { nested: [{ token: 't0k3n' }] } });
+    await audit.append({
+      actor: 'admin',
+      action: 'test.leak',
+      target: 'x',
+      before: { secret: 's3cr3t', note: `was ${leaked}` },
+      after: { nested: [{ token: 't0k3n' }] },
+    });
 
     const [entry] = await audit.list({ limit: 1 });
     expect(entry).toMatchObject({ before: { note: 'was [redacted]' }, after: { nested: [{}] } });

@@ -216,7 +216,14 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   async append(input: AuditEntryInput): Promise<AuditEntry> {
     await this.migrate();
     const stored = newEntry(input);
-    const [id, early] = (await this.redis.eval(AUDIT_APPEND_SCRIPT, 1, this.key, JSON.stringify(stored), String(this.retentionMs), String(this.maxEntries))) as [string, number];
+    const [id, early] = (await this.redis.eval(
+      AUDIT_APPEND_SCRIPT,
+      1,
+      this.key,
+      JSON.stringify(stored),
+      String(this.retentionMs),
+      String(this.maxEntries),
+    )) as [string, number];
     if (early > 0) this.onTrimmedEarly?.(early);
     return { id, ...stored };
   }

@@ -130,10 +130,12 @@ export class AccessCache {
   sync(): Promise<void> {
     const busy = this.syncing ?? this.holding;
     if (busy) {
-      this.again ??= busy.catch(() => undefined).then(() => {
-        this.again = null;
-        return this.sync();
-      });
+      this.again ??= busy
+        .catch(() => undefined)
+        .then(() => {
+          this.again = null;
+          return this.sync();
+        });
       return this.again;
     }
     this.syncing = (async () => {
@@ -180,7 +182,10 @@ export class AccessCache {
     if (this.current && this.current.version >= loaded.version) return;
     this.current = AccessIndex.fromRecords(records, loaded.version);
     this.cursor = loaded.cursor;
-    this.logger.info({ version: loaded.version, keys: this.current.keyCount, vendors: this.current.vendorCount }, 'access config written whole by this instance');
+    this.logger.info(
+      { version: loaded.version, keys: this.current.keyCount, vendors: this.current.vendorCount },
+      'access config written whole by this instance',
+    );
     this.announce(this.current);
   }
 

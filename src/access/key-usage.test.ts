@@ -31,9 +31,24 @@ describe.each([
   });
 
   it('keeps the latest time per key, whatever order instances save in', async () => {
-    await store.save(new Map([['k1', 2000], ['k2', 500]]));
-    await store.save(new Map([['k1', 1000], ['k2', 900]]));
-    expect(await store.load(['k1', 'k2', 'k3'])).toEqual(new Map([['k1', 2000], ['k2', 900]]));
+    await store.save(
+      new Map([
+        ['k1', 2000],
+        ['k2', 500],
+      ]),
+    );
+    await store.save(
+      new Map([
+        ['k1', 1000],
+        ['k2', 900],
+      ]),
+    );
+    expect(await store.load(['k1', 'k2', 'k3'])).toEqual(
+      new Map([
+        ['k1', 2000],
+        ['k2', 900],
+      ]),
+    );
   });
 
   it('reports uses before they are flushed, and saves them on flush', async () => {
@@ -48,7 +63,13 @@ describe.each([
   it("forgets the times of keys an access write removed: a deleted vendor's keys, keys a new document drops", async () => {
     const tracker = new KeyUsageTracker(store, 60_000, logger);
     const service = accessServiceFor(new MemoryAccessStore(twoVendors()), { keyUsage: tracker });
-    await store.save(new Map([['acme-1', 1000], ['acme-2', 2000], ['beta-1', 3000]]));
+    await store.save(
+      new Map([
+        ['acme-1', 1000],
+        ['acme-2', 2000],
+        ['beta-1', 3000],
+      ]),
+    );
     tracker.record('acme-2', 2500);
 
     await service.deleteVendor('acme', 'admin:test');

@@ -7,14 +7,10 @@
  */
 import { z } from 'zod';
 
-const id = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'letters, digits, ".", "_", "@" or "-", at most 64, starting alphanumeric');
+const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'letters, digits, ".", "_", "@" or "-", at most 64, starting alphanumeric');
 
 /** An API id or a pattern where `*` matches any run of characters: `GET*`, `POSTapi/transaction/*`. */
-const apiPattern = z
-  .string()
-  .regex(/^(\*|(GET|POST|PUT|DELETE)[A-Za-z0-9/{}*._-]*)$/, 'an API id such as GETaccounts/{accountId}, or a pattern with *');
+const apiPattern = z.string().regex(/^(\*|(GET|POST|PUT|DELETE)[A-Za-z0-9/{}*._-]*)$/, 'an API id such as GETaccounts/{accountId}, or a pattern with *');
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -98,8 +94,14 @@ function duplicateIssues(doc: DocumentShape): z.core.$ZodIssue[] {
       seen.add(value);
     }
   };
-  unique(doc.vendors.map((v, i) => [v.id, ['vendors', i, 'id']]), 'vendor id');
-  unique(doc.users.map((u, i) => [u.id, ['users', i, 'id']]), 'user id');
+  unique(
+    doc.vendors.map((v, i) => [v.id, ['vendors', i, 'id']]),
+    'vendor id',
+  );
+  unique(
+    doc.users.map((u, i) => [u.id, ['users', i, 'id']]),
+    'user id',
+  );
   function* keyFields(field: 'id' | 'hash'): Iterable<[string, (string | number)[]]> {
     for (const [vi, vendor] of doc.vendors.entries()) for (const [ki, key] of vendor.keys.entries()) yield [key[field], ['vendors', vi, 'keys', ki, field]];
   }
@@ -199,12 +201,21 @@ export const adminAccountSchema = z
     id: id,
     name: z.string().min(1).max(200),
     role: z.enum(ADMIN_ROLES),
-    tokenPrefix: z.string().regex(/^cba_[0-9A-Za-z_-]{4,12}$/).optional(),
-    tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>').optional(),
+    tokenPrefix: z
+      .string()
+      .regex(/^cba_[0-9A-Za-z_-]{4,12}$/)
+      .optional(),
+    tokenHash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>')
+      .optional(),
     createdAt: timestamp,
     createdBy: id.optional(),
     sponsor: id.optional(),
-    enrolment: z.object({ codeHash: z.string().regex(/^sha256:[0-9a-f]{64}$/), expiresAt: timestamp }).strict().optional(),
+    enrolment: z
+      .object({ codeHash: z.string().regex(/^sha256:[0-9a-f]{64}$/), expiresAt: timestamp })
+      .strict()
+      .optional(),
     /** Set when the admin was deleted: the record stays, without token or code, so its id is never reused. */
     deletedAt: timestamp.optional(),
   })

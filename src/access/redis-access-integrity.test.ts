@@ -172,9 +172,9 @@ describe('records that vanish while the version stays', () => {
       code: 'store_unavailable',
       message: expect.stringContaining('version 1 has lost records') as unknown,
     });
-    await expect(serving.store.commit({ ops: [{ kind: 'vendor', id: 'x', value: { id: 'x', name: 'X', licences: [] } as never }], audit: null })).rejects.toBeInstanceOf(
-      AccessStoreIntegrityError,
-    );
+    await expect(
+      serving.store.commit({ ops: [{ kind: 'vendor', id: 'x', value: { id: 'x', name: 'X', licences: [] } as never }], audit: null }),
+    ).rejects.toBeInstanceOf(AccessStoreIntegrityError);
 
     // The document this instance still serves, written whole: the records come back.
     const outcome = await service.replaceDocument(documentWith(4), 'admin:test');
@@ -183,7 +183,9 @@ describe('records that vanish while the version stays', () => {
     await within(2000, () => broken.cache.status().loaded);
     expect(broken.cache.status()).toMatchObject({ loaded: true, version: 2, problem: null });
     expect(broken.cache.index?.keyCount).toBe(4);
-    await expect(service.createVendor({ id: 'initech', name: 'Initech', licences: [] }, 'admin:test')).resolves.toMatchObject({ change: { action: 'vendor.create' } });
+    await expect(service.createVendor({ id: 'initech', name: 'Initech', licences: [] }, 'admin:test')).resolves.toMatchObject({
+      change: { action: 'vendor.create' },
+    });
   });
 
   it('is found by the first commit when no version check ran since, and reported to the cache', async () => {
@@ -192,9 +194,9 @@ describe('records that vanish while the version stays', () => {
     const problems: (string | null)[] = [];
     serving.cache.onProblem((problem) => problems.push(problem));
     await loseRecords(prefix);
-    await expect(serving.store.commit({ ops: [{ kind: 'vendor', id: 'x', value: { id: 'x', name: 'X', licences: [] } as never }], audit: null })).rejects.toBeInstanceOf(
-      AccessStoreIntegrityError,
-    );
+    await expect(
+      serving.store.commit({ ops: [{ kind: 'vendor', id: 'x', value: { id: 'x', name: 'X', licences: [] } as never }], audit: null }),
+    ).rejects.toBeInstanceOf(AccessStoreIntegrityError);
     await within(2000, () => problems.length > 0);
     expect(problems).toEqual(['version 1 has lost records (vendors 0 of 2, keys 0 of 4, users 0 of 1, keyhash 0 of 4)']);
   });

@@ -52,7 +52,11 @@ export async function stageRecords(
       if (chunk.length === 0) return;
       // A pipeline answers each command's error in its results rather than failing: a chunk
       // lost to a dropped connection must stop the swap, not let it swap in a partial config.
-      const results = await client.pipeline().hset(key, ...chunk).pexpire(key, ttlMs).exec();
+      const results = await client
+        .pipeline()
+        .hset(key, ...chunk)
+        .pexpire(key, ttlMs)
+        .exec();
       const failed = (results ?? []).find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
       counts[kind] += Number(results?.[0]?.[1] ?? 0);

@@ -166,7 +166,10 @@ describe('RedisAccessStore on one instance', () => {
   it('keeps every record, the version, the changes and the audit under one hash tag', async () => {
     const prefix = uniquePrefix();
     const { store } = await startInstance(SHARED_URL, prefix);
-    await store.commit({ ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('Tagged'), expect: null }], audit: { actor: 'admin:t', action: 'vendor.create', target: 'vendors/acme', before: null, after: null } });
+    await store.commit({
+      ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('Tagged'), expect: null }],
+      audit: { actor: 'admin:t', action: 'vendor.create', target: 'vendors/acme', before: null, after: null },
+    });
 
     const raw = await rawClient(SHARED_URL);
     expect(JSON.parse((await raw.hget(`${prefix}{access}:vendors`, 'acme')) ?? 'null')).toMatchObject({ id: 'acme', name: 'Tagged' });
@@ -183,7 +186,10 @@ describe('RedisAccessStore on one instance', () => {
     const entry = { actor: 'admin:t', action: 'vendor.update', target: 'vendors/acme', before: null, after: null };
 
     await store.commit({ ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('Renamed'), expect: acmeVendor('Seed') }], audit: entry });
-    const stale = store.commit({ ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('Lost update'), expect: acmeVendor('Seed') }], audit: { ...entry, action: 'stale' } });
+    const stale = store.commit({
+      ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('Lost update'), expect: acmeVendor('Seed') }],
+      audit: { ...entry, action: 'stale' },
+    });
 
     await expect(stale).rejects.toBeInstanceOf(RecordConflictError);
     await expect(stale).rejects.toMatchObject({ reason: 'changed', kind: 'vendor', id: 'acme' });
@@ -200,8 +206,13 @@ describe('RedisAccessStore on one instance', () => {
     const { store } = await startInstance(SHARED_URL, prefix, { seed });
     const key = { id: 'k2', prefix: 'cbk_BBBBBBBB', hash: `sha256:${'b'.repeat(64)}`, userId: 'u', status: 'active' as const, vendorId: 'ghost' };
 
-    await expect(store.commit({ ops: [{ kind: 'key', id: 'k2', value: key, expect: null }], audit: null })).rejects.toMatchObject({ reason: 'no_vendor', id: 'ghost' });
-    await expect(store.commit({ ops: [{ kind: 'key', id: 'k2', value: { ...key, vendorId: 'acme', hash: `sha256:${'a'.repeat(64)}` }, expect: null }], audit: null })).rejects.toMatchObject({
+    await expect(store.commit({ ops: [{ kind: 'key', id: 'k2', value: key, expect: null }], audit: null })).rejects.toMatchObject({
+      reason: 'no_vendor',
+      id: 'ghost',
+    });
+    await expect(
+      store.commit({ ops: [{ kind: 'key', id: 'k2', value: { ...key, vendorId: 'acme', hash: `sha256:${'a'.repeat(64)}` }, expect: null }], audit: null }),
+    ).rejects.toMatchObject({
       reason: 'duplicate_key_hash',
     });
     expect(await readDocument(store)).toMatchObject({ version: 1, document: { vendors: [{ keys: [{ id: 'k1' }] }] } });
@@ -223,7 +234,15 @@ describe('RedisAccessStore on one instance', () => {
     const { store, client } = await startInstance(SHARED_URL, prefix, { seed: documentNamed('Before') });
     const raw = await rawClient(SHARED_URL);
     const big = documentToRecords(documentNamed('Big'));
-    const keys = Array.from({ length: 2500 }, (_, i) => ({ id: `k${i}`, vendorId: 'acme', prefix: `cbk_k${i}`, hash: `sha256:${i.toString(16).padStart(64, '0')}`, userId: 'teller', status: 'active' as const, createdAt: '2026-01-01T00:00:00.000Z' }));
+    const keys = Array.from({ length: 2500 }, (_, i) => ({
+      id: `k${i}`,
+      vendorId: 'acme',
+      prefix: `cbk_k${i}`,
+      hash: `sha256:${i.toString(16).padStart(64, '0')}`,
+      userId: 'teller',
+      status: 'active' as const,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    }));
     const records = { ...big, keys: keys as unknown as typeof big.keys };
     // The third chunk goes out on a connection the server has just closed; the client is back
     // before the next chunk, so only the lost chunk is missing from the staged config.
@@ -264,7 +283,11 @@ describe('RedisAccessStore on one instance', () => {
   it('moves the earlier single document into records at start, keeping its version', async () => {
     const prefix = uniquePrefix();
     const raw = await rawClient(SHARED_URL);
-    await raw.multi().set(`${prefix}{access}:doc`, JSON.stringify(documentNamed('From the old layout'))).set(`${prefix}{access}:version`, '7').exec();
+    await raw
+      .multi()
+      .set(`${prefix}{access}:doc`, JSON.stringify(documentNamed('From the old layout')))
+      .set(`${prefix}{access}:version`, '7')
+      .exec();
 
     const instance = await startInstance(SHARED_URL, prefix, { seed: documentNamed('Seed') });
 
@@ -381,9 +404,17 @@ describe('RedisAccessStore while Redis is gone', () => {
     const raw = await rawClient(SHARED_URL);
     expect(await dropConnections(raw, connectionName(prefix))).toBe(4);
     // Both instances' connections are back and subscribed (CLIENT LIST shows them in pub/sub).
-    await msUntil(async () => String(await raw.client('LIST')).split('\n').filter((line) => line.includes(` name=${connectionName(prefix)} `) && /\bsub=1\b/.test(line)).length === 2);
+    await msUntil(
+      async () =>
+        String(await raw.client('LIST'))
+          .split('\n')
+          .filter((line) => line.includes(` name=${connectionName(prefix)} `) && /\bsub=1\b/.test(line)).length === 2,
+    );
 
-    const version = await a.store.commit({ ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('After the drop'), expect: acmeVendor('Before') }], audit: null });
+    const version = await a.store.commit({
+      ops: [{ kind: 'vendor', id: 'acme', value: acmeVendor('After the drop'), expect: acmeVendor('Before') }],
+      audit: null,
+    });
     // No version poll in these instances: only the change message can bring it.
     expect(await msUntil(() => b.cache.index?.version === version)).toBeLessThan(1000);
     expect(vendorName(b)).toBe('After the drop');

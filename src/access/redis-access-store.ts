@@ -25,13 +25,32 @@ import type { Logger } from '../logging/logger';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from './audit-log';
-import { accessKeys, backfillKeys, COMMIT_KEY_COUNT, commitKeys, headKeys, MANIFEST_KINDS, SWAP_KEY_COUNT, swapKeys, type AccessKeys } from './redis-access-keys';
+import {
+  accessKeys,
+  backfillKeys,
+  COMMIT_KEY_COUNT,
+  commitKeys,
+  headKeys,
+  MANIFEST_KINDS,
+  SWAP_KEY_COUNT,
+  swapKeys,
+  type AccessKeys,
+} from './redis-access-keys';
 import { BACKFILL_MANIFEST_SCRIPT } from './lua/backfill-manifest';
 import { COMMIT_SCRIPT } from './lua/commit';
 import { HEAD_SCRIPT } from './lua/head';
 import { SWAP_SCRIPT } from './lua/swap';
 import { stagedKeys, stageRecords } from './redis-access-staging';
-import { InvalidAccessDocumentError, parseChange, parseLegacyDocument, parseRecord, parseVersion, recordKindOf, toWire, type WireKind } from './redis-access-wire';
+import {
+  InvalidAccessDocumentError,
+  parseChange,
+  parseLegacyDocument,
+  parseRecord,
+  parseVersion,
+  recordKindOf,
+  toWire,
+  type WireKind,
+} from './redis-access-wire';
 import { documentToRecords, RECORD_KINDS, RECORDS_FIELD, type AccessRecords, type RecordKind } from './access-state';
 import {
   AccessStoreIntegrityError,
@@ -235,7 +254,12 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async replaceAll(records: AccessRecords, change: AccessReplaceAll): Promise<LoadedAccess> {
-    const reply = await this.swap(change.mend ? 'mend' : 'replace', records, change.expectedVersion === undefined ? '' : String(change.expectedVersion), change.audit);
+    const reply = await this.swap(
+      change.mend ? 'mend' : 'replace',
+      records,
+      change.expectedVersion === undefined ? '' : String(change.expectedVersion),
+      change.audit,
+    );
     const version = await this.written(reply, change.expectedVersion);
     return { version, cursor: String(reply[4]) };
   }
@@ -405,7 +429,8 @@ export class RedisAccessStore implements AccessStore {
   private async head(): Promise<{ version: number; cursor: string; problem: string | null; vouched: boolean }> {
     const reply = (await this.client.eval(HEAD_SCRIPT, MANIFEST_KINDS.length + 3, ...headKeys(this.keys))) as [number, string, string, number, string[]];
     const [current, cursor, problem, vouched, expiring] = reply;
-    if (expiring.length > 0) this.logger.warn({ keys: expiring }, 'live access config keys had an expiry (an earlier release sets one with each whole-document write); removed it');
+    if (expiring.length > 0)
+      this.logger.warn({ keys: expiring }, 'live access config keys had an expiry (an earlier release sets one with each whole-document write); removed it');
     return { version: current, cursor, problem: problem === '' ? null : problem, vouched: vouched === 1 };
   }
 

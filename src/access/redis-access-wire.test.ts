@@ -21,7 +21,10 @@ describe('the change stream wire form', () => {
   });
 
   it('reads a "change" operation an earlier release wrote as a proposal', () => {
-    const ops = JSON.stringify([{ k: 'change', id: 'chg-1', v: JSON.stringify(proposal) }, { k: 'change', id: 'chg-0', v: '' }]);
+    const ops = JSON.stringify([
+      { k: 'change', id: 'chg-1', v: JSON.stringify(proposal) },
+      { k: 'change', id: 'chg-0', v: '' },
+    ]);
     expect(parseChange(['v', '7', 'ops', ops], '{access}:changes', recordKey)).toEqual({
       version: 7,
       ops: [

@@ -186,7 +186,10 @@ describe('admin API', () => {
     });
 
     it('names each bad field of a vendor body', async () => {
-      const res = await api.post('/v1/vendors').set(auth).send({ id: 'has space', status: 'sleeping', rateLimit: { points: -1, durationSeconds: 1 }, keys: [] });
+      const res = await api
+        .post('/v1/vendors')
+        .set(auth)
+        .send({ id: 'has space', status: 'sleeping', rateLimit: { points: -1, durationSeconds: 1 }, keys: [] });
 
       expectProblem(res, 400, 'invalid_request');
       expect(fields(res)).toEqual(['id', 'keys', 'name', 'rateLimit.points', 'status']);
@@ -240,7 +243,10 @@ describe('admin API', () => {
 
       const { version, document } = await readDocument(admin.store);
       expect(JSON.stringify(document)).not.toContain(secret);
-      expect(AccessIndex.fromDocument(document, version).authenticate(secret)).toMatchObject({ ok: true, principal: { vendorId: 'demo-vendor', userId: 'demo.teller' } });
+      expect(AccessIndex.fromDocument(document, version).authenticate(secret)).toMatchObject({
+        ok: true,
+        principal: { vendorId: 'demo-vendor', userId: 'demo.teller' },
+      });
     });
 
     it('revokes a key: 204, listed as revoked, refused by authentication; an unknown key is 404', async () => {
@@ -271,7 +277,10 @@ describe('admin API', () => {
 
   describe('licences', () => {
     it('grants (generated id, 201), lists and revokes (204) a licence; revoking it again is 404', async () => {
-      const granted = await api.post('/v1/vendors/readonly-partner/licences').set(auth).send({ api: 'POSTapi/transaction/*', expiresAt: '2099-06-01T00:00:00+01:00' });
+      const granted = await api
+        .post('/v1/vendors/readonly-partner/licences')
+        .set(auth)
+        .send({ api: 'POSTapi/transaction/*', expiresAt: '2099-06-01T00:00:00+01:00' });
       expect(granted.status).toBe(201);
       expect(granted.body).toMatchObject({ api: 'POSTapi/transaction/*', expiresAt: '2099-06-01T00:00:00+01:00' });
       expect(granted.headers.location).toBe(`/v1/vendors/readonly-partner/licences/${granted.body.id}`);
@@ -336,7 +345,14 @@ describe('admin API', () => {
     const tooLong = await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 5, durationSeconds: 99_999_999_999 });
     expectProblem(tooLong, 400, 'invalid_request');
     expect(fields(tooLong)).toEqual(['durationSeconds']);
-    expect((await api.put('/v1/vendors/readonly-partner/rate-limit').set(auth).send({ points: 5, durationSeconds: 31 * 86_400 })).status).toBe(200);
+    expect(
+      (
+        await api
+          .put('/v1/vendors/readonly-partner/rate-limit')
+          .set(auth)
+          .send({ points: 5, durationSeconds: 31 * 86_400 })
+      ).status,
+    ).toBe(200);
   });
 
   describe('the whole access document', () => {
@@ -363,7 +379,11 @@ describe('admin API', () => {
         version: 1,
         diff: {
           identical: false,
-          vendors: { added: [], removed: ['readonly-partner'], changed: [{ id: 'demo-vendor', fields: [{ field: 'status', from: 'active', to: 'suspended' }] }] },
+          vendors: {
+            added: [],
+            removed: ['readonly-partner'],
+            changed: [{ id: 'demo-vendor', fields: [{ field: 'status', from: 'active', to: 'suspended' }] }],
+          },
           users: { added: ['auditor'], removed: [], changed: [] },
         },
       });
@@ -383,7 +403,12 @@ describe('admin API', () => {
       const applied = await api.put('/v1/access').set(auth).set('Content-Type', 'application/yaml').send(toYaml(next));
 
       expect(applied.status).toBe(200);
-      expect(applied.body).toMatchObject({ dryRun: false, applied: true, version: 2, diff: { vendors: { added: ['acme'] }, users: { removed: ['demo.teller', 'partner.reader'] } } });
+      expect(applied.body).toMatchObject({
+        dryRun: false,
+        applied: true,
+        version: 2,
+        diff: { vendors: { added: ['acme'] }, users: { removed: ['demo.teller', 'partner.reader'] } },
+      });
       expect(applied.headers.etag).toBe('"2"');
       expect(changes).toHaveLength(1);
       const exported = await api.get('/v1/access').set(auth);
@@ -444,11 +469,7 @@ describe('admin API', () => {
 
       const pages = await walk('/v1/vendors?limit=2');
 
-      expect(pages).toEqual([
-        ['demo-vendor', 'readonly-partner'],
-        ['v-a', 'v-b'],
-        ['v-c'],
-      ]);
+      expect(pages).toEqual([['demo-vendor', 'readonly-partner'], ['v-a', 'v-b'], ['v-c']]);
       const whole = await api.get('/v1/vendors').set(auth);
       expect(whole.headers.link).toBeUndefined();
       expect(whole.body).toHaveLength(5);
@@ -456,9 +477,30 @@ describe('admin API', () => {
 
     it('pages a vendor’s keys, users and a user’s permissions the same way', async () => {
       for (let i = 0; i < 3; i++) {
-        expect((await api.post('/v1/vendors/demo-vendor/keys').set(auth).send({ id: `k-${i}`, userId: `user-${i}` })).status).toBe(201);
-        expect((await api.post(`/v1/users/user-${i}/permissions`).set(auth).send({ id: `p-${i}`, api: 'GET*' })).status).toBe(201);
-        expect((await api.post('/v1/users/user-0/permissions').set(auth).send({ id: `extra-${i}`, api: 'GET*' })).status).toBe(201);
+        expect(
+          (
+            await api
+              .post('/v1/vendors/demo-vendor/keys')
+              .set(auth)
+              .send({ id: `k-${i}`, userId: `user-${i}` })
+          ).status,
+        ).toBe(201);
+        expect(
+          (
+            await api
+              .post(`/v1/users/user-${i}/permissions`)
+              .set(auth)
+              .send({ id: `p-${i}`, api: 'GET*' })
+          ).status,
+        ).toBe(201);
+        expect(
+          (
+            await api
+              .post('/v1/users/user-0/permissions')
+              .set(auth)
+              .send({ id: `extra-${i}`, api: 'GET*' })
+          ).status,
+        ).toBe(201);
       }
 
       expect((await walk('/v1/vendors/demo-vendor/keys?limit=3')).flat()).toEqual(['k-0', 'k-1', 'k-2', 'key-demo-sandbox']);
@@ -508,10 +550,19 @@ describe('admin API', () => {
     it('refuses a document above admin.maxDocumentBytes with 413', async () => {
       const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS));
       const small = await listenOnLoopback(
-        createAdminApp({ service: accessServiceFor(store), audit: new MemoryAuditLog(), adminToken: TOKEN, logger: createLogger('silent'), maxDocumentBytes: 2048 }),
+        createAdminApp({
+          service: accessServiceFor(store),
+          audit: new MemoryAuditLog(),
+          adminToken: TOKEN,
+          logger: createLogger('silent'),
+          maxDocumentBytes: 2048,
+        }),
       );
       try {
-        const res = await request(small.url).put('/v1/access').set(auth).send({ vendors: [{ id: 'x', name: 'y'.repeat(3000) }], users: [] });
+        const res = await request(small.url)
+          .put('/v1/access')
+          .set(auth)
+          .send({ vendors: [{ id: 'x', name: 'y'.repeat(3000) }], users: [] });
         expect(res.status).toBe(413);
       } finally {
         await small.close();
@@ -568,7 +619,12 @@ describe('admin API', () => {
 
       const [entry] = (await api.get('/v1/audit').set(auth)).body as AuditEntry[];
 
-      expect(entry).toMatchObject({ action: 'access.replace', target: 'access', before: { version: 1 }, after: { version: 2, diff: { vendors: { removed: ['readonly-partner'] } } } });
+      expect(entry).toMatchObject({
+        action: 'access.replace',
+        target: 'access',
+        before: { version: 1 },
+        after: { version: 2, diff: { vendors: { removed: ['readonly-partner'] } } },
+      });
     });
 
     it('pages with limit and before, and names a bad limit', async () => {
@@ -590,12 +646,21 @@ describe('admin API', () => {
     try {
       const apis = [api, request(second.url)];
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => apis[i % 2]!.post('/v1/vendors/demo-vendor/licences').set(auth).send({ id: `lic-c${i}`, api: `GETaccounts/c${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          apis[i % 2]!.post('/v1/vendors/demo-vendor/licences')
+            .set(auth)
+            .send({ id: `lic-c${i}`, api: `GETaccounts/c${i}` }),
+        ),
       );
 
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
       const licences = (await api.get('/v1/vendors/demo-vendor/licences').set(auth)).body as Array<{ id: string }>;
-      expect(licences.map((l) => l.id).filter((id) => id.startsWith('lic-c')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `lic-c${i}`).sort());
+      expect(
+        licences
+          .map((l) => l.id)
+          .filter((id) => id.startsWith('lic-c'))
+          .sort(),
+      ).toEqual(Array.from({ length: 20 }, (_, i) => `lic-c${i}`).sort());
       expect((await readDocument(admin.store)).version).toBe(21);
       expect(await admin.audit.list({ limit: 100 })).toHaveLength(20);
     } finally {

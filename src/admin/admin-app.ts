@@ -114,7 +114,10 @@ const DEFAULT_MAX_DOCUMENT_BYTES = adminSchema.shape.maxDocumentBytes.parse(unde
 function adminAccessLog(logger: Logger): RequestObserver {
   return function logAdminRequest(req, res, ctx) {
     const durationMs = Math.round(Number(process.hrtime.bigint() - ctx.startedAt) / 1e3) / 1e3;
-    logger.info({ requestId: ctx.requestId, method: req.method, path: req.path, status: res.statusCode, actor: adminCaller(res)?.actor ?? 'anonymous', durationMs }, 'admin request');
+    logger.info(
+      { requestId: ctx.requestId, method: req.method, path: req.path, status: res.statusCode, actor: adminCaller(res)?.actor ?? 'anonymous', durationMs },
+      'admin request',
+    );
   };
 }
 
@@ -141,7 +144,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.adminToken.length === 0) throw new Error('the admin token must not be empty');
   const { service, audit, logger } = deps;
 
-  const proposals = deps.proposals ?? new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
+  const proposals =
+    deps.proposals ?? new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
   const routes: Routes = {
     service,
     audit,
@@ -171,7 +175,17 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const secureCookie = deps.secureCookie ?? false;
   const clientAddress = deps.clientAddress ?? createClientAddressResolver([]);
   const failedLogins = deps.failedLogins ?? new FailedLoginAudit({ audit, logger });
-  const authOptions: AdminAuthOptions = { lookup, adminToken: deps.adminToken, admins: deps.admins, sessions, throttle, onFailure, failedLogins, clientAddress, secureCookie };
+  const authOptions: AdminAuthOptions = {
+    lookup,
+    adminToken: deps.adminToken,
+    admins: deps.admins,
+    sessions,
+    throttle,
+    onFailure,
+    failedLogins,
+    clientAddress,
+    secureCookie,
+  };
   const readSession = sessionReader(authOptions);
   // The page, its files and signing in need no token; everything after this does.
   registerUi(app, {

@@ -52,7 +52,10 @@ afterEach(async () => {
 
 /** Creates a named admin as the bootstrap owner, and enrols it with its code; answers its token. */
 async function adminWith(h: Harness, id: string, role: string): Promise<string> {
-  const res = await h.api.post('/v1/admins').set(bearer(TOKEN)).send({ id, name: `${id} (${role})`, role });
+  const res = await h.api
+    .post('/v1/admins')
+    .set(bearer(TOKEN))
+    .send({ id, name: `${id} (${role})`, role });
   expect(res.status).toBe(201);
   const enrolled = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
   expect(enrolled.status).toBe(200);
@@ -66,7 +69,14 @@ describe('named admins and roles', () => {
 
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe('/v1/admins/alice');
-    expect(created.body).toMatchObject({ id: 'alice', name: 'Alice', role: 'operator', status: 'enrolling', createdBy: 'bootstrap', enrolmentCode: expect.stringMatching(/^cbe_/) });
+    expect(created.body).toMatchObject({
+      id: 'alice',
+      name: 'Alice',
+      role: 'operator',
+      status: 'enrolling',
+      createdBy: 'bootstrap',
+      enrolmentCode: expect.stringMatching(/^cbe_/),
+    });
     expect(created.text).not.toMatch(/cba_/);
     expect(Date.parse(created.body.enrolmentExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
     const redeemed = await h.api.post('/v1/admins/enrol').send({ enrolmentCode: created.body.enrolmentCode });
@@ -163,7 +173,8 @@ describe('four-eyes approval', () => {
     expect(filed.status).toBe(202);
     expect(filed.headers.location).toBe(`/v1/changes/${filed.body.id}`);
     expect(filed.body).toMatchObject({ status: 'pending', makerId: 'otto', action: 'licence.grant', preview: { after: { id: 'lic-new', api: 'DELETE*' } } });
-    const licences = async (): Promise<string[]> => (await h.api.get('/v1/vendors/demo-vendor/licences').set(bearer(operator))).body.map((l: { id: string }) => l.id);
+    const licences = async (): Promise<string[]> =>
+      (await h.api.get('/v1/vendors/demo-vendor/licences').set(bearer(operator))).body.map((l: { id: string }) => l.id);
     expect(await licences()).not.toContain('lic-new');
 
     const own = await h.api.post(`/v1/changes/${filed.body.id}/approve`).set(bearer(operator));
@@ -345,7 +356,10 @@ describe('four-eyes approval', () => {
 
   it('files a change posted by operation name, and refuses an unknown operation', async () => {
     const { h, operator } = await twoAdmins();
-    const filed = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'grantPermission', args: ['demo.teller', { id: 'p-x', api: 'GET*' }] });
+    const filed = await h.api
+      .post('/v1/changes')
+      .set(bearer(operator))
+      .send({ operation: 'grantPermission', args: ['demo.teller', { id: 'p-x', api: 'GET*' }] });
     expect(filed.status).toBe(202);
     expect(filed.body).toMatchObject({ operation: 'grantPermission', target: 'users/demo.teller/permissions/p-x' });
     const bad = await h.api.post('/v1/changes').set(bearer(operator)).send({ operation: 'dropDatabase', args: [] });

@@ -29,7 +29,14 @@ afterEach(async () => {
 async function start(overrides: Partial<AdminAppDeps> = {}): Promise<{ api: ReturnType<typeof request>; audit: MemoryAuditLog }> {
   const audit = new MemoryAuditLog();
   const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({ service, audit, adminToken: TOKEN, logger: createLogger('silent'), throttle: new AuthThrottle({ freeFailures: 3, maxBackoffMs: 60_000 }), ...overrides });
+  const app = createAdminApp({
+    service,
+    audit,
+    adminToken: TOKEN,
+    logger: createLogger('silent'),
+    throttle: new AuthThrottle({ freeFailures: 3, maxBackoffMs: 60_000 }),
+    ...overrides,
+  });
   const server = await listenOnLoopback(app);
   open.push(server);
   return { api: request(server.url), audit };
@@ -86,13 +93,25 @@ describe('sign-in, sign-out and failed logins on the audit log', () => {
     const failedLogins = new FailedLoginAudit({ audit, logger: createLogger('silent'), windowMs: 60_000 });
     const { api } = await start({ audit, failedLogins, clientAddress: createClientAddressResolver(['127.0.0.1']) });
     for (let i = 0; i < 5; i++) await api.get('/v1/vendors').set({ ...bearer(`${WRONG}-${i}`), 'X-Forwarded-For': '203.0.113.7' });
-    await api.post('/ui/session').set(UI).set('X-Forwarded-For', '203.0.113.7').send({ token: `${WRONG}-ui` });
+    await api
+      .post('/ui/session')
+      .set(UI)
+      .set('X-Forwarded-For', '203.0.113.7')
+      .send({ token: `${WRONG}-ui` });
     await api.get('/v1/vendors').set({ ...bearer(WRONG), 'X-Forwarded-For': '203.0.113.9' });
     await api.get('/v1/vendors');
     expect(await audit.list({ limit: 10 })).toEqual([]);
     await failedLogins.flush();
     const entries = await audit.list({ limit: 10 });
-    expect(entries.map((e) => [e.action, e.actor, (e.after as { address: string }).address, (e.after as { failures: number }).failures, (e.after as { throttled: number }).throttled])).toEqual([
+    expect(
+      entries.map((e) => [
+        e.action,
+        e.actor,
+        (e.after as { address: string }).address,
+        (e.after as { failures: number }).failures,
+        (e.after as { throttled: number }).throttled,
+      ]),
+    ).toEqual([
       ['admin.login_failed', 'anonymous', '203.0.113.9', 1, 0],
       ['admin.login_failed', 'anonymous', '203.0.113.7', 6, 3],
     ]);

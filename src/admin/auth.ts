@@ -91,7 +91,9 @@ export function credentialCheck(options: AdminAuthOptions): CredentialCheck {
     options.onFailure();
     if (waitMs > 0) {
       const retryAfter = String(Math.ceil(throttle.waitMs(address) / 1000));
-      throw new GatewayError('rate_limited', `Too many wrong admin tokens from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+      throw new GatewayError('rate_limited', `Too many wrong admin tokens from this address; retry in ${retryAfter} s.`, {
+        headers: { 'Retry-After': retryAfter },
+      });
     }
     throw unauthorized('That admin token is not valid; send one as "Authorization: Bearer <token>", or sign in to the web UI.');
   };

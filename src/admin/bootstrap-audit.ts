@@ -19,9 +19,23 @@ export function auditBootstrapUse(audit: Pick<AuditLog, 'append'>): RequestHandl
       next();
       return;
     }
-    audit.append({ actor: `admin:${BOOTSTRAP_ID}`, action: 'bootstrap.use', target: req.path.replace(/^\/(v1\/)?/, '') || '/', before: null, after: { method: req.method } }).then(
-      () => next(),
-      (err: unknown) => next(new GatewayError('store_unavailable', 'The audit log is unavailable, so the bootstrap token cannot be used now; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } })),
-    );
+    audit
+      .append({
+        actor: `admin:${BOOTSTRAP_ID}`,
+        action: 'bootstrap.use',
+        target: req.path.replace(/^\/(v1\/)?/, '') || '/',
+        before: null,
+        after: { method: req.method },
+      })
+      .then(
+        () => next(),
+        (err: unknown) =>
+          next(
+            new GatewayError('store_unavailable', 'The audit log is unavailable, so the bootstrap token cannot be used now; retry shortly.', {
+              cause: err,
+              headers: { 'Retry-After': '1' },
+            }),
+          ),
+      );
   };
 }

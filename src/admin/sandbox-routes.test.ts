@@ -54,12 +54,23 @@ describe('admin API: GET /v1/sandbox/sms', () => {
       expect(response.headers.get('cache-control')).toBe('no-store');
       const messages = (await response.json()) as Array<{ to: string; text: string; id: string; sentAt: string }>;
       expect(messages.map((m) => m.text)).toEqual(['Your code is 222222.', 'Your code is 111111.']);
-      expect(messages[0]).toEqual({ id: expect.any(String), sentAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), to: '+447400654321', text: 'Your code is 222222.' });
+      expect(messages[0]).toEqual({
+        id: expect.any(String),
+        sentAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        to: '+447400654321',
+        text: 'Your code is 222222.',
+      });
 
       await get(admin.url);
       const entries = await admin.audit.list({ limit: 10 });
       expect(entries).toHaveLength(2);
-      expect(entries[0]).toMatchObject({ actor: expect.stringMatching(/^admin:bootstrap$/), action: 'sandbox.sms.read', target: 'sandbox/sms', before: null, after: { messages: 2 } });
+      expect(entries[0]).toMatchObject({
+        actor: expect.stringMatching(/^admin:bootstrap$/),
+        action: 'sandbox.sms.read',
+        target: 'sandbox/sms',
+        before: null,
+        after: { messages: 2 },
+      });
       const recorded = JSON.stringify(entries);
       for (const secret of ['111111', '222222', '7400123456', '7400654321', TOKEN]) expect(recorded).not.toContain(secret);
     } finally {
@@ -109,7 +120,11 @@ describe('admin API: GET /v1/sandbox/sms', () => {
         });
         expect(created.status).toBe(201);
         const { enrolmentCode } = (await created.json()) as { enrolmentCode: string };
-        const enrolled = await fetch(`${admin.url}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+        const enrolled = await fetch(`${admin.url}/v1/admins/enrol`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ enrolmentCode }),
+        });
         tokens[role] = ((await enrolled.json()) as { token: string }).token;
       }
       for (const role of ['viewer', 'approver']) {

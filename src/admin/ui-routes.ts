@@ -48,7 +48,11 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const TYPES: Readonly<Record<string, string>> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
 /** Strict headers on every admin answer, API and UI alike. */
 export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
@@ -137,25 +141,36 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
     .get(async function currentSession(req, res) {
       res.json({ admin: await deps.current(req, res) });
     })
-    .post(declaredSizeAtMost(SIGN_IN_BODY_BYTES), inviteBody, express.json({ limit: SIGN_IN_BODY_BYTES, verify: verifyJsonDepth }), async function signIn(req, res) {
-      fromThePage(req, 'Signing in');
-      const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
-      if (!token) throw new GatewayError('unauthorized', 'Enter an admin token.', { errors: [{ field: 'token', message: 'an admin token' }] });
-      let admin;
-      try {
-        admin = await deps.check(req, token);
-      } catch (err) {
-        // The page names the field; the throttle's 429 passes as it is.
-        if (err instanceof GatewayError && err.code === 'unauthorized') {
-          throw new GatewayError('unauthorized', 'That admin token is not valid.', { errors: [{ field: 'token', message: 'an admin token' }] });
+    .post(
+      declaredSizeAtMost(SIGN_IN_BODY_BYTES),
+      inviteBody,
+      express.json({ limit: SIGN_IN_BODY_BYTES, verify: verifyJsonDepth }),
+      async function signIn(req, res) {
+        fromThePage(req, 'Signing in');
+        const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
+        if (!token) throw new GatewayError('unauthorized', 'Enter an admin token.', { errors: [{ field: 'token', message: 'an admin token' }] });
+        let admin;
+        try {
+          admin = await deps.check(req, token);
+        } catch (err) {
+          // The page names the field; the throttle's 429 passes as it is.
+          if (err instanceof GatewayError && err.code === 'unauthorized') {
+            throw new GatewayError('unauthorized', 'That admin token is not valid.', { errors: [{ field: 'token', message: 'an admin token' }] });
+          }
+          throw err;
         }
-        throw err;
-      }
-      const session = await sessionStore(() => deps.sessions.issue(admin.id, tokenFingerprint(token)));
-      await audited(deps.audit, { actor: `admin:${admin.id}`, action: SIGN_IN_ACTION, target: 'ui/session', before: null, after: { address: deps.clientAddress(req) } });
-      res.setHeader('Set-Cookie', sessionCookie(session.value, session.maxAgeSeconds, deps.secureCookie));
-      res.json(admin);
-    })
+        const session = await sessionStore(() => deps.sessions.issue(admin.id, tokenFingerprint(token)));
+        await audited(deps.audit, {
+          actor: `admin:${admin.id}`,
+          action: SIGN_IN_ACTION,
+          target: 'ui/session',
+          before: null,
+          after: { address: deps.clientAddress(req) },
+        });
+        res.setHeader('Set-Cookie', sessionCookie(session.value, session.maxAgeSeconds, deps.secureCookie));
+        res.json(admin);
+      },
+    )
     // Ends every session of this admin, on every instance (the sign-out epoch), not only this
     // browser's cookie: a copy of the cookie replayed later is refused too.
     .delete(async function signOut(req, res) {
@@ -164,7 +179,13 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
       res.setHeader('Set-Cookie', sessionCookie('', 0, deps.secureCookie));
       if (subject !== null) {
         await sessionStore(() => deps.sessions.revoke(subject));
-        await audited(deps.audit, { actor: `admin:${subject}`, action: SIGN_OUT_ACTION, target: 'ui/session', before: null, after: { address: deps.clientAddress(req) } });
+        await audited(deps.audit, {
+          actor: `admin:${subject}`,
+          action: SIGN_OUT_ACTION,
+          target: 'ui/session',
+          before: null,
+          after: { address: deps.clientAddress(req) },
+        });
       }
       res.status(204).end();
     });

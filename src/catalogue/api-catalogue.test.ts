@@ -53,7 +53,9 @@ function operationsFromSpec(): string[] {
 describe('API catalogue', () => {
   it('lists exactly the operations the spec lists (16 roots × 6, banks × 2, 13 additional GETs, 5 bank-account, 3 receipt)', () => {
     const fromSpec = operationsFromSpec().sort();
-    const fromCatalogue = specOperations().map((o) => `${o.method} ${o.path}`).sort();
+    const fromCatalogue = specOperations()
+      .map((o) => `${o.method} ${o.path}`)
+      .sort();
     expect(fromSpec).toHaveLength(16 * 6 + 2 + 13 + 5 + 3);
     expect(fromCatalogue).toEqual(fromSpec);
   });
@@ -67,7 +69,15 @@ describe('API catalogue', () => {
   });
 
   it('names API ids as the method followed by the spec path template', () => {
-    for (const apiId of ['POSTapi/transaction/savings/deposit', 'GETaccounts/{accountId}', 'GETcustomers/{memberId}/accounts', 'GETaccounts', 'GETbanks', 'DELETEpeople/{memberId}', 'PUTbankaccounts/{bankaccountid}']) {
+    for (const apiId of [
+      'POSTapi/transaction/savings/deposit',
+      'GETaccounts/{accountId}',
+      'GETcustomers/{memberId}/accounts',
+      'GETaccounts',
+      'GETbanks',
+      'DELETEpeople/{memberId}',
+      'PUTbankaccounts/{bankaccountid}',
+    ]) {
       expect(ROUTES_BY_API_ID.has(apiId)).toBe(true);
     }
     expect(ROUTES_BY_API_ID.has('GETbanks/{id}')).toBe(false);

@@ -14,25 +14,11 @@
 /** A route's group is one of the first three; `customers` guards only the two-factor step's customer lookup. */
 export type BreakerGroup = 'resources' | 'bankaccounts' | 'receipts' | 'customers';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-type OperationKind =
-  | 'ALL'
-  | 'GET'
-  | 'SEARCH'
-  | 'POST'
-  | 'PUT'
-  | 'DELETE'
-  | 'ADDITIONAL_GET'
-  | 'BANK_ACCOUNT'
-  | 'RECEIPT';
+type OperationKind = 'ALL' | 'GET' | 'SEARCH' | 'POST' | 'PUT' | 'DELETE' | 'ADDITIONAL_GET' | 'BANK_ACCOUNT' | 'RECEIPT';
 
 /** Body schema ids; the schemas themselves live in src/contracts (receipts, bank accounts). */
 export type BodySchemaId =
-  | 'ReceiptPaymentDto'
-  | 'ReceiptSavingsDepositWebDto'
-  | 'ReceiptReversalWebDto'
-  | 'BankAccountVerification'
-  | 'BankAccountAdd'
-  | 'BankAccountUpdate';
+  'ReceiptPaymentDto' | 'ReceiptSavingsDepositWebDto' | 'ReceiptReversalWebDto' | 'BankAccountVerification' | 'BankAccountAdd' | 'BankAccountUpdate';
 
 export interface Operation {
   /** What the spec calls it: ALL, GET, SEARCH, ... */
@@ -151,7 +137,12 @@ const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
   { name: 'ascending', type: 'boolean', description: 'Sort direction (default true)' },
   { name: 'paged', type: 'boolean', description: 'Answer one page instead of the whole list' },
   { name: 'page', type: 'positive-integer', description: 'Page number, from 1 (with paged=true)' },
-  { name: 'pageSize', type: 'positive-integer', description: 'Items per page (the sandbox core: 20 unless asked, at most 100, sandbox.defaultPageSize and maxPageSize; a real core sets its own); page and pageSize apply only with paged=true' },
+  {
+    name: 'pageSize',
+    type: 'positive-integer',
+    description:
+      'Items per page (the sandbox core: 20 unless asked, at most 100, sandbox.defaultPageSize and maxPageSize; a real core sets its own); page and pageSize apply only with paged=true',
+  },
 ]);
 
 /**
@@ -159,7 +150,12 @@ const SEARCH_QUERY: readonly QueryParameter[] = Object.freeze([
  * sandbox reads `from` and `to` (a date, or a datetime without zone), and so may a real core.
  */
 const PERIOD_QUERY: readonly QueryParameter[] = Object.freeze([
-  { name: 'from', type: 'date-time', description: 'Start of the period: a date (2024-03-01, from its start) or a datetime (2024-03-01T09:30:00; fractions, Z or an offset accepted, an offset converted to UTC)' },
+  {
+    name: 'from',
+    type: 'date-time',
+    description:
+      'Start of the period: a date (2024-03-01, from its start) or a datetime (2024-03-01T09:30:00; fractions, Z or an offset accepted, an offset converted to UTC)',
+  },
   { name: 'to', type: 'date-time', description: 'End of the period, inclusive: a date (to its end) or a datetime, as for from' },
 ]);
 

@@ -51,12 +51,9 @@ describe('RouteMatcher', () => {
     '/accounts/1%2f..%2ftransactions',
     '/accounts/1%5C..',
     '/accounts/..\\x',
-  ])(
-    'does not match %j',
-    (path) => {
-      expect(matcher.match('GET', path).kind).toBe('not_found');
-    },
-  );
+  ])('does not match %j', (path) => {
+    expect(matcher.match('GET', path).kind).toBe('not_found');
+  });
 
   it('answers method_not_allowed with every method the path accepts', () => {
     expect(matcher.match('PATCH', '/accounts/1')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE', 'GET', 'HEAD', 'PUT'] });

@@ -51,7 +51,11 @@ export class AdminClient {
     const url = new URL(`/v1/${path}`, this.baseUrl);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     // No token: a request that takes none (redeeming an enrolment code).
-    const headers: Record<string, string> = { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), accept: 'application/json', ...options.headers };
+    const headers: Record<string, string> = {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      accept: 'application/json',
+      ...options.headers,
+    };
     let body: string | undefined;
     if (options.raw) {
       body = options.raw.text;

@@ -168,7 +168,9 @@ describe('gatewayctl', () => {
 
   it('binds a key to client certificates at issue and later, and unbinds it, without re-issuing', async () => {
     const [first, second] = ['A'.repeat(43), 'b'.repeat(43)];
-    const issued = JSON.parse((await ctl('--json', 'keys', 'issue', 'demo-vendor', '--user', 'demo.teller', '--id', 'key-bound', '--certificate-thumbprint', first)).stdout) as { certificateThumbprints: string[] };
+    const issued = JSON.parse(
+      (await ctl('--json', 'keys', 'issue', 'demo-vendor', '--user', 'demo.teller', '--id', 'key-bound', '--certificate-thumbprint', first)).stdout,
+    ) as { certificateThumbprints: string[] };
     expect(issued.certificateThumbprints).toEqual([first]);
     expect(await ctl('keys', 'bind', 'key-bound', first, second)).toMatchObject({ code: 0, stdout: `Bound key key-bound to ${first}, ${second}.\n` });
     expect(await ctl('keys', 'bind', 'key-bound')).toMatchObject({ code: 0, stdout: 'Key key-bound is bound to no certificate.\n' });
@@ -188,14 +190,19 @@ describe('gatewayctl', () => {
   });
 
   it('creates, suspends and resumes vendors, and sets a rate limit', async () => {
-    expect((await ctl('vendors', 'create', 'acme', '--name', 'Acme Ltd', '--points', '60', '--duration-seconds', '60')).stdout).toBe('Created vendor acme (active).\n');
+    expect((await ctl('vendors', 'create', 'acme', '--name', 'Acme Ltd', '--points', '60', '--duration-seconds', '60')).stdout).toBe(
+      'Created vendor acme (active).\n',
+    );
     expect((await ctl('vendors', 'suspend', 'acme')).stdout).toBe('Vendor acme is suspended.\n');
     expect((await ctl('vendors', 'list')).stdout).toMatch(/acme\s+Acme Ltd\s+suspended\s+60\/60s/);
     expect((await ctl('vendors', 'resume', 'acme')).stdout).toBe('Vendor acme is active.\n');
 
     const limited = await ctl('rate-limit', 'set', 'acme', '--points', '5', '--duration-seconds', '1');
     expect(limited).toMatchObject({ code: 0, stdout: 'Vendor acme may make 5 requests per 1 s.\n' });
-    expect((await readDocument(store)).document.vendors.find((v) => v.id === 'acme')).toMatchObject({ status: 'active', rateLimit: { points: 5, durationSeconds: 1 } });
+    expect((await readDocument(store)).document.vendors.find((v) => v.id === 'acme')).toMatchObject({
+      status: 'active',
+      rateLimit: { points: 5, durationSeconds: 1 },
+    });
   });
 
   it('grants, lists and revokes licences and permissions', async () => {

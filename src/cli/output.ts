@@ -15,8 +15,7 @@ export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyAr
   return `${lines.join('\n')}\n`;
 }
 
-const formatValue = (value: unknown): string =>
-  value === undefined ? '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+const formatValue = (value: unknown): string => (value === undefined ? '(none)' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
 function itemLines(kind: string, changes: ItemChanges, indent: string): string[] {
   return [

@@ -39,7 +39,9 @@ describe('the files generated from the config schema', () => {
     ] as const) {
       expect({ label, valid: validate(config) }).toEqual({ label, valid: false });
     }
-    expect(validate({ core: { url: 'https://core.internal:8443', breakers: { receipts: { rollingCountTimeoutMs: 100 } } }, server: { port: 8080 } })).toBe(true);
+    expect(validate({ core: { url: 'https://core.internal:8443', breakers: { receipts: { rollingCountTimeoutMs: 100 } } }, server: { port: 8080 } })).toBe(
+      true,
+    );
   });
 });
 

@@ -149,7 +149,10 @@ function annotate(map: YAMLMap, schema: z.ZodType, depth: number): void {
     if (!isPair(pair) || !isScalar(pair.key)) continue;
     const child = shape[String(pair.key.value)] as z.ZodType;
     const indent = depth * 2;
-    if (child.description) pair.key.commentBefore = wrap(child.description, LINE_WIDTH - indent - 2).map((line) => ` ${line}`).join('\n');
+    if (child.description)
+      pair.key.commentBefore = wrap(child.description, LINE_WIDTH - indent - 2)
+        .map((line) => ` ${line}`)
+        .join('\n');
     if (depth === 0 && pair !== map.items[0]) pair.key.spaceBefore = true;
     if (isMap(pair.value)) annotate(pair.value, child, depth + 1);
     if (isSeq(pair.value)) for (const item of pair.value.items) if (isMap(item)) item.flow = true;

@@ -31,7 +31,7 @@ const port = z.number().int().min(0).max(65535);
 
 const sections = z
   .object({
-    server: serverSchema.prefault({}).describe('The listeners: ports, Node\'s server limits, HTTPS, and whom to believe about where a call came from'),
+    server: serverSchema.prefault({}).describe("The listeners: ports, Node's server limits, HTTPS, and whom to believe about where a call came from"),
     core: coreClientSchema.prefault({}).describe('The connection to the core banking system: URL, sockets, timeouts, header allow-lists, breakers, TLS'),
     sandbox: z
       .object({
@@ -50,11 +50,7 @@ const sections = z
       .describe('The in-process sandbox core, run when core.url is null (demo and tests)'),
     access: z
       .object({
-        file: z
-          .string()
-          .min(1)
-          .default('config/sandbox-access.yaml')
-          .describe('Declarative access file seeding the memory store (env ACCESS_FILE)'),
+        file: z.string().min(1).default('config/sandbox-access.yaml').describe('Declarative access file seeding the memory store (env ACCESS_FILE)'),
         keyUsageFlushIntervalMs: z
           .number()
           .int()
@@ -82,10 +78,7 @@ const sections = z
     tracing: tracingSchema.prefault({}).describe('OpenTelemetry spans by OTLP/HTTP; off (no cost) without an endpoint'),
     log: z
       .object({
-        level: z
-          .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-          .default('info')
-          .describe('Log level (env LOG_LEVEL)'),
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (env LOG_LEVEL)'),
       })
       .strict()
       .prefault({})
@@ -95,59 +88,96 @@ const sections = z
 
 // Rules across sections: each names every key it involves.
 export const configSchema = sections
-  .superRefine((config, ctx) => {
-    if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
-      ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
-    }
-  }, whenValid('server.headersTimeoutMs', 'server.requestTimeoutMs'))
+  .superRefine(
+    (config, ctx) => {
+      if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+        ctx.addIssue({ code: 'custom', path: ['server', 'headersTimeoutMs'], message: 'must not exceed server.requestTimeoutMs (Node refuses it)' });
+      }
+    },
+    whenValid('server.headersTimeoutMs', 'server.requestTimeoutMs'),
+  )
   // A request still waiting for the core must never be declared outcome_unknown under its feet.
-  .superRefine((config, ctx) => {
-    for (const group of ['receipts', 'bankaccounts'] as const) {
-      const coreTimeoutMs = config.core.breakers[group].timeoutMs ?? config.core.timeoutMs;
-      if (config.idempotency.inFlightTimeoutMs <= coreTimeoutMs) {
+  .superRefine(
+    (config, ctx) => {
+      for (const group of ['receipts', 'bankaccounts'] as const) {
+        const coreTimeoutMs = config.core.breakers[group].timeoutMs ?? config.core.timeoutMs;
+        if (config.idempotency.inFlightTimeoutMs <= coreTimeoutMs) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['idempotency', 'inFlightTimeoutMs'],
+            message: `must be longer than the ${group} core timeout (core.breakers.${group}.timeoutMs, else core.timeoutMs: ${coreTimeoutMs} ms)`,
+          });
+        }
+      }
+    },
+    whenValid('idempotency.inFlightTimeoutMs', 'core.timeoutMs', 'core.breakers'),
+  )
+  // A hold shorter than the records it stands in for would let a retry of a forgotten one post again.
+  .superRefine(
+    (config, ctx) => {
+      if (config.redis.dataLossHoldSeconds < config.idempotency.retentionSeconds) {
         ctx.addIssue({
           code: 'custom',
-          path: ['idempotency', 'inFlightTimeoutMs'],
-          message: `must be longer than the ${group} core timeout (core.breakers.${group}.timeoutMs, else core.timeoutMs: ${coreTimeoutMs} ms)`,
+          path: ['redis', 'dataLossHoldSeconds'],
+          message: `must be at least idempotency.retentionSeconds (${config.idempotency.retentionSeconds}): a shorter hold after a Redis data loss lets a retry post again`,
         });
       }
-    }
-  }, whenValid('idempotency.inFlightTimeoutMs', 'core.timeoutMs', 'core.breakers'))
-  // A hold shorter than the records it stands in for would let a retry of a forgotten one post again.
-  .superRefine((config, ctx) => {
-    if (config.redis.dataLossHoldSeconds < config.idempotency.retentionSeconds) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['redis', 'dataLossHoldSeconds'],
-        message: `must be at least idempotency.retentionSeconds (${config.idempotency.retentionSeconds}): a shorter hold after a Redis data loss lets a retry post again`,
-      });
-    }
-  }, whenValid('redis.dataLossHoldSeconds', 'idempotency.retentionSeconds'))
-  .superRefine((config, ctx) => {
-    if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
-      ctx.addIssue({ code: 'custom', path: ['twoFactor', 'pepper'], message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike' });
-    }
-  }, whenValid('twoFactor.pepper', 'redis.url', 'redis.sentinels', 'redis.nodes'))
-  // An open admin API is a sandbox's convenience (a token generated and printed at start), never a bank's.
-  .superRefine((config, ctx) => {
-    if (config.admin.token === null && (redisConfigured(config.redis) || config.core.url !== null)) {
-      ctx.addIssue({ code: 'custom', path: ['admin', 'token'], message: 'admin.token (ADMIN_TOKEN) is required with Redis (REDIS_URL) or a real core (CORE_URL)' });
-    }
-  }, whenValid('admin.token', 'redis.url', 'redis.sentinels', 'redis.nodes', 'core.url'))
-  // Codes kept at the admin API instead of reaching phones: a sandbox's convenience, never a bank's.
-  .superRefine((config, ctx) => {
-    if (config.core.url !== null && config.sms.provider !== 'http' && !config.sandbox.allowWithRealCore) {
-      ctx.addIssue({ code: 'custom', path: ['sms', 'provider'], message: 'must be http with a real core (core.url / CORE_URL); sandbox.allowWithRealCore allows the outbox on a test rig' });
-    }
-  }, whenValid('core.url', 'sms.provider', 'sandbox.allowWithRealCore'))
-  .superRefine((config, ctx) => {
-    const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
-    for (const [index, name] of config.core.passHeaders.entries()) {
-      if (credentials.has(name)) {
-        ctx.addIssue({ code: 'custom', path: ['core', 'passHeaders', index], message: `${name} is a vendor credential (authentication.tokenHeader or receiptTokenHeader) and never reaches the core` });
+    },
+    whenValid('redis.dataLossHoldSeconds', 'idempotency.retentionSeconds'),
+  )
+  .superRefine(
+    (config, ctx) => {
+      if (config.twoFactor.pepper === null && redisConfigured(config.redis)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['twoFactor', 'pepper'],
+          message: 'is required with Redis (redis.url, redis.sentinels or redis.nodes): every instance must hash codes alike',
+        });
       }
-    }
-  }, whenValid('authentication.tokenHeader', 'authentication.receiptTokenHeader', 'core.passHeaders'));
+    },
+    whenValid('twoFactor.pepper', 'redis.url', 'redis.sentinels', 'redis.nodes'),
+  )
+  // An open admin API is a sandbox's convenience (a token generated and printed at start), never a bank's.
+  .superRefine(
+    (config, ctx) => {
+      if (config.admin.token === null && (redisConfigured(config.redis) || config.core.url !== null)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['admin', 'token'],
+          message: 'admin.token (ADMIN_TOKEN) is required with Redis (REDIS_URL) or a real core (CORE_URL)',
+        });
+      }
+    },
+    whenValid('admin.token', 'redis.url', 'redis.sentinels', 'redis.nodes', 'core.url'),
+  )
+  // Codes kept at the admin API instead of reaching phones: a sandbox's convenience, never a bank's.
+  .superRefine(
+    (config, ctx) => {
+      if (config.core.url !== null && config.sms.provider !== 'http' && !config.sandbox.allowWithRealCore) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sms', 'provider'],
+          message: 'must be http with a real core (core.url / CORE_URL); sandbox.allowWithRealCore allows the outbox on a test rig',
+        });
+      }
+    },
+    whenValid('core.url', 'sms.provider', 'sandbox.allowWithRealCore'),
+  )
+  .superRefine(
+    (config, ctx) => {
+      const credentials = new Set([config.authentication.tokenHeader, config.authentication.receiptTokenHeader].map((name) => name.toLowerCase()));
+      for (const [index, name] of config.core.passHeaders.entries()) {
+        if (credentials.has(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['core', 'passHeaders', index],
+            message: `${name} is a vendor credential (authentication.tokenHeader or receiptTokenHeader) and never reaches the core`,
+          });
+        }
+      }
+    },
+    whenValid('authentication.tokenHeader', 'authentication.receiptTokenHeader', 'core.passHeaders'),
+  );
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -30,7 +30,19 @@ describe('configuration', () => {
   it('applies the contract variables over the files', () => {
     const config = loadConfig({
       configDir,
-      env: { PORT: '9000', ADMIN_PORT: '9001', STATUS_PORT: '9002', SANDBOX_PORT: '9003', CORE_URL: 'http://core.internal:7000', LOG_LEVEL: 'warn', ACCESS_FILE: '/etc/access.yaml', REDIS_URL: 'redis://r:6379', ADMIN_TOKEN: 'an-admin-token-0001', GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' },
+      env: {
+        PORT: '9000',
+        ADMIN_PORT: '9001',
+        STATUS_PORT: '9002',
+        SANDBOX_PORT: '9003',
+        CORE_URL: 'http://core.internal:7000',
+        LOG_LEVEL: 'warn',
+        ACCESS_FILE: '/etc/access.yaml',
+        REDIS_URL: 'redis://r:6379',
+        ADMIN_TOKEN: 'an-admin-token-0001',
+        GATEWAY__twoFactor__pepper: 'p'.repeat(32),
+        GATEWAY__sandbox__allowWithRealCore: 'true',
+      },
     });
     expect(config.server).toMatchObject({ port: 9000, adminPort: 9001, statusPort: 9002 });
     expect(config.sandbox.port).toBe(9003);
@@ -47,7 +59,10 @@ describe('configuration', () => {
   });
 
   it('keeps GATEWAY__ values of text keys as written, so secrets such as "123456" or "@x" stay strings', () => {
-    const config = loadConfig({ configDir, env: { GATEWAY__twoFactor__pepper: '12345678901234567890123456789012345', GATEWAY__sms__http__bearerToken: '@token: with yaml chars' } });
+    const config = loadConfig({
+      configDir,
+      env: { GATEWAY__twoFactor__pepper: '12345678901234567890123456789012345', GATEWAY__sms__http__bearerToken: '@token: with yaml chars' },
+    });
     expect(config.twoFactor.pepper).toBe('12345678901234567890123456789012345');
     expect(config.sms.http.bearerToken).toBe('@token: with yaml chars');
     expect(loadConfig({ configDir, env: { GATEWAY__idempotency__header: '"X-Idem-Key"' } }).idempotency.header).toBe('X-Idem-Key');
@@ -104,7 +119,13 @@ describe('configuration', () => {
   });
 
   it('names a rule inside a section beside a bad value of that section', () => {
-    const env = { GATEWAY__sms__provider: 'http', GATEWAY__sms__outboxCapacity: 'many', GATEWAY__redis__nodes: '[{host: r, port: 6379}]', GATEWAY__redis__url: 'redis://r:6379', GATEWAY__redis__commandTimeoutMs: 'soon' };
+    const env = {
+      GATEWAY__sms__provider: 'http',
+      GATEWAY__sms__outboxCapacity: 'many',
+      GATEWAY__redis__nodes: '[{host: r, port: 6379}]',
+      GATEWAY__redis__url: 'redis://r:6379',
+      GATEWAY__redis__commandTimeoutMs: 'soon',
+    };
     expect(() => loadConfig({ configDir, env })).toThrow(/sms\.outboxCapacity[^]*sms\.http\.url[^]*redis\.commandTimeoutMs/);
     expect(() => loadConfig({ configDir, env })).toThrow(/redis\.nodes: set one of url, sentinels or nodes/);
   });

@@ -89,10 +89,7 @@ describe('BankAccountVerification', () => {
     [{ CustomerId: 1, MobileNumber: '020 7946 0000' }, [{ field: 'MobileNumber', message: expect.stringContaining('landline') }]],
     [{ CustomerId: 1, MobileNumber: 7400123456 }, [{ field: 'MobileNumber', message: 'must be a UK mobile number (a JSON string)' }]],
     [{ CustomerId: 1, MobileNumber: '07400123456', Extra: 1 }, [{ field: 'Extra', message: 'unknown field' }]],
-    [
-      { CustomerId: 1, customerid: 2, MobileNumber: '07400123456' },
-      [{ field: 'customerid', message: 'given twice (as CustomerId in another letter case)' }],
-    ],
+    [{ CustomerId: 1, customerid: 2, MobileNumber: '07400123456' }, [{ field: 'customerid', message: 'given twice (as CustomerId in another letter case)' }]],
     [[1, 2], [{ field: 'body', message: 'must be a JSON object' }]],
     [null, [{ field: 'body', message: 'must be a JSON object' }]],
   ])('refuses %j', (body, errors) => {
@@ -115,7 +112,10 @@ describe('BankAccountAdd and BankAccountUpdate', () => {
   });
 
   it.each(['12345', '1234567', '12-3456', '12-34 56', 'ab-cd-ef', '12.34.56'])('refuses sort code %s', (sortCode) => {
-    expect(validateBankAccountAdd({ ...add, SortCode: sortCode })).toEqual({ ok: false, errors: [{ field: 'SortCode', message: expect.stringContaining('sort code') }] });
+    expect(validateBankAccountAdd({ ...add, SortCode: sortCode })).toEqual({
+      ok: false,
+      errors: [{ field: 'SortCode', message: expect.stringContaining('sort code') }],
+    });
   });
 
   it.each(['1234567', '123456789', '1234 5678', 'abcdefgh'])('refuses account number %s', (accountNumber) => {
@@ -141,15 +141,27 @@ describe('BankAccountAdd and BankAccountUpdate', () => {
 
   it('takes DateClosed as an ISO 8601 date or datetime (sent in the core form, an offset in UTC) or null, and leaves it out when absent', () => {
     const { TwoFactorCode: _code, ...update } = add;
-    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T09:30:00' } });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00' })).toMatchObject({
+      ok: true,
+      value: { DateClosed: '2025-07-01T09:30:00' },
+    });
     expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T00:00:00' } });
-    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00.5Z' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T09:30:00' } });
-    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00+02:00' })).toMatchObject({ ok: true, value: { DateClosed: '2025-07-01T07:30:00' } });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00.5Z' })).toMatchObject({
+      ok: true,
+      value: { DateClosed: '2025-07-01T09:30:00' },
+    });
+    expect(validateBankAccountUpdate({ ...update, DateClosed: '2025-07-01T09:30:00+02:00' })).toMatchObject({
+      ok: true,
+      value: { DateClosed: '2025-07-01T07:30:00' },
+    });
     expect(validateBankAccountUpdate({ ...update, DateClosed: null })).toMatchObject({ ok: true, value: { DateClosed: null } });
     const absent = validateBankAccountUpdate(update);
     expect(absent.ok && 'DateClosed' in absent.value).toBe(false);
     for (const bad of ['2025-02-30T00:00:00', '01/07/2025', '2025-07-01T09:30:00+15:00', '2025-07-01T24:00:00', 20250701]) {
-      expect(validateBankAccountUpdate({ ...update, DateClosed: bad })).toEqual({ ok: false, errors: [{ field: 'DateClosed', message: expect.stringContaining('datetime') }] });
+      expect(validateBankAccountUpdate({ ...update, DateClosed: bad })).toEqual({
+        ok: false,
+        errors: [{ field: 'DateClosed', message: expect.stringContaining('datetime') }],
+      });
     }
     expect(validateBankAccountUpdate({ ...update, TwoFactorCode: '123456' })).toMatchObject({ ok: true, value: { TwoFactorCode: '123456' } });
     expect(validateBankAccountUpdate({ ...update, TwoFactorCode: 'abc' })).toMatchObject({ ok: false, errors: [{ field: 'TwoFactorCode' }] });
@@ -165,10 +177,17 @@ describe('bank-account body contracts', () => {
   const json = (text: string) => ({ format: 'json' as const, json: parseLossless(text) });
 
   it('read lossless JSON numbers and keep TwoFactorCode out of the JSON for the core', () => {
-    const decoded = contracts.get('BankAccountAdd')?.decode(
-      json('{"customerid":10001,"PersonId":10001,"Name":"J SMITH","AccountNumber":"12345678","SortCode":"12-34-56","TwoFactorCode":123456}'),
-    );
-    expect(decoded?.value).toEqual({ CustomerId: 10001, PersonId: 10001, Name: 'J SMITH', AccountNumber: '12345678', SortCode: '123456', TwoFactorCode: '123456' });
+    const decoded = contracts
+      .get('BankAccountAdd')
+      ?.decode(json('{"customerid":10001,"PersonId":10001,"Name":"J SMITH","AccountNumber":"12345678","SortCode":"12-34-56","TwoFactorCode":123456}'));
+    expect(decoded?.value).toEqual({
+      CustomerId: 10001,
+      PersonId: 10001,
+      Name: 'J SMITH',
+      AccountNumber: '12345678',
+      SortCode: '123456',
+      TwoFactorCode: '123456',
+    });
     expect(decoded?.coreJson).toBe('{"CustomerId":10001,"PersonId":10001,"Name":"J SMITH","AccountNumber":"12345678","SortCode":"123456"}');
   });
 

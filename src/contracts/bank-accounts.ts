@@ -53,8 +53,7 @@ const id = (what: string) =>
     .max(INT32_MAX, 'must be a 32-bit id')
     .describe(what);
 
-const requiredString = (what: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${what} (a JSON string)`) });
+const requiredString = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${what} (a JSON string)`) });
 
 /** What libphonenumber-js calls the number, for a message that says why it is not a mobile. */
 const NUMBER_KINDS: Partial<Record<NumberType & string, string>> = {
@@ -148,7 +147,9 @@ const dateClosed = z
   })
   .nullable()
   .optional()
-  .describe('A date or datetime closes the account (inactive; sent to the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC); null reopens it; absent keeps it as it is');
+  .describe(
+    'A date or datetime closes the account (inactive; sent to the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC); null reopens it; absent keeps it as it is',
+  );
 
 const bankAccountVerificationSchema = z
   .object({
@@ -156,10 +157,15 @@ const bankAccountVerificationSchema = z
     MobileNumber: mobileNumber,
     Code: sixDigitCode('Sandbox only: the code to send; absent or null, the gateway generates one').nullable().optional(),
     AccountNumber: accountNumber
-      .describe('Gateway addition (with SortCode, both or neither): the destination the code is for; the SMS names its last four digits, and the code then allows adding or updating a bank account to exactly this destination. Without a destination, the code allows only adding a new account.')
+      .describe(
+        'Gateway addition (with SortCode, both or neither): the destination the code is for; the SMS names its last four digits, and the code then allows adding or updating a bank account to exactly this destination. Without a destination, the code allows only adding a new account.',
+      )
       .nullable()
       .optional(),
-    SortCode: sortCode.describe('Gateway addition (with AccountNumber, both or neither): the sort code of the destination the code is for').nullable().optional(),
+    SortCode: sortCode
+      .describe('Gateway addition (with AccountNumber, both or neither): the sort code of the destination the code is for')
+      .nullable()
+      .optional(),
   })
   .strict();
 
@@ -170,17 +176,15 @@ const bankAccountAddSchema = z
     Name: accountName,
     AccountNumber: accountNumber,
     SortCode: sortCode,
-    TwoFactorCode: sixDigitCode('The code received by SMS after POST /bankaccounts/verification (sent without a destination, or with this AccountNumber and SortCode)'),
+    TwoFactorCode: sixDigitCode(
+      'The code received by SMS after POST /bankaccounts/verification (sent without a destination, or with this AccountNumber and SortCode)',
+    ),
   })
   .strict();
 
 const bankAccountUpdateSchema = z
   .object({
-    Id: z
-      .number()
-      .int()
-      .optional()
-      .describe("The account's Id, as GET returns it, so a record read can be sent back; must be the path's id"),
+    Id: z.number().int().optional().describe("The account's Id, as GET returns it, so a record read can be sent back; must be the path's id"),
     CustomerId: id('Customer who holds the account'),
     PersonId: id("The customer's person"),
     Name: accountName,

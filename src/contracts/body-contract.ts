@@ -14,9 +14,7 @@ import type { XmlElement } from '../xml/safe-xml';
 export type WireFormat = 'json' | 'xml';
 
 /** A body after parsing and before validation: JSON with numbers as LosslessNumber, or XML's root element. */
-export type ParsedDocument =
-  | { readonly format: 'json'; readonly json: unknown }
-  | { readonly format: 'xml'; readonly xml: XmlElement };
+export type ParsedDocument = { readonly format: 'json'; readonly json: unknown } | { readonly format: 'xml'; readonly xml: XmlElement };
 
 /** What a refusal answered as the body is written from: what could be read of the body, and the form its answer takes. */
 export interface AnswerForm {

@@ -92,21 +92,22 @@ export interface Struct<F extends Fields = Fields> {
 export type AnyStruct = Struct<any>;
 
 /** The TypeScript type of a field's canonical value. */
-export type FieldValue<F> = F extends ScalarField<'string' | 'datetime' | 'binary'>
-  ? string
-  : F extends ScalarField<'int'> | EnumField
-    ? number
-    : F extends ScalarField<'decimal'>
-      ? LosslessNumber
-      : F extends ScalarField<'bool'>
-        ? boolean
-        : F extends ObjectField<infer S>
-          ? StructValue<S>
-          : F extends ListField<infer S>
-            ? StructValue<S>[]
-            : F extends IntMapField
-              ? Record<string, number>
-              : never;
+export type FieldValue<F> =
+  F extends ScalarField<'string' | 'datetime' | 'binary'>
+    ? string
+    : F extends ScalarField<'int'> | EnumField
+      ? number
+      : F extends ScalarField<'decimal'>
+        ? LosslessNumber
+        : F extends ScalarField<'bool'>
+          ? boolean
+          : F extends ObjectField<infer S>
+            ? StructValue<S>
+            : F extends ListField<infer S>
+              ? StructValue<S>[]
+              : F extends IntMapField
+                ? Record<string, number>
+                : never;
 
 /** The TypeScript type of a structure's canonical value: every field optional, as on the wire. */
 export type StructValue<S> = S extends Struct<infer F> ? { [K in keyof F]?: FieldValue<F[K]> } : never;
@@ -154,7 +155,7 @@ const byXmlName = (fields: Fields): string[] => Object.keys(fields).sort((a, b) 
  * The DataContract order of a class derived from another: the base class's members first, then
  * its own, each group ordinal by name (as DataContractSerializer writes and reads them).
  */
-export function derivedOrder<B extends Fields, O extends Fields>(base: B, own: O): Array<keyof B & string | keyof O & string> {
+export function derivedOrder<B extends Fields, O extends Fields>(base: B, own: O): Array<(keyof B & string) | (keyof O & string)> {
   return [...byXmlName(base), ...byXmlName(own)];
 }
 

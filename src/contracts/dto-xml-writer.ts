@@ -93,7 +93,11 @@ export class XmlWriter {
         if (!Array.isArray(value)) return this.generic(spec.xml, value);
         return element(
           spec.xml,
-          value.map((item: unknown) => (isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item, written)) : this.generic(spec.struct.name, item))).join(''),
+          value
+            .map((item: unknown) =>
+              isObject(item) ? element(spec.struct.name, this.structContent(spec.struct, item, written)) : this.generic(spec.struct.name, item),
+            )
+            .join(''),
         );
       case 'intMap': {
         if (!isObject(value)) return this.generic(spec.xml, value);

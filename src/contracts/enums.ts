@@ -19,10 +19,7 @@ const entrySchema = z
     value: z.number().int().min(-2147483648).max(2147483647).describe('The number JSON carries'),
     name: z.string().regex(XML_NAME, 'must be a .NET identifier').describe('The name XML carries'),
     description: z.string().optional().describe('What the value means, for the OpenAPI document'),
-    adjustment: z
-      .boolean()
-      .optional()
-      .describe('AWReceiptType only: a receipt of this type is an adjustment (Amount optional, ReceiptNo required)'),
+    adjustment: z.boolean().optional().describe('AWReceiptType only: a receipt of this type is an adjustment (Amount optional, ReceiptNo required)'),
   })
   .strict();
 
@@ -52,7 +49,8 @@ const receiptEnumsFileSchema = z
     for (const name of ENUM_NAMES) {
       if (name === 'AWReceiptType') continue;
       file[name].forEach((entry, index) => {
-        if (entry.adjustment !== undefined) ctx.addIssue({ code: 'custom', path: [name, index, 'adjustment'], message: 'only AWReceiptType entries mark adjustments' });
+        if (entry.adjustment !== undefined)
+          ctx.addIssue({ code: 'custom', path: [name, index, 'adjustment'], message: 'only AWReceiptType entries mark adjustments' });
       });
     }
   });
@@ -111,7 +109,13 @@ export class ReceiptEnums {
 
   constructor(file: ReceiptEnumsFile) {
     this.tables = new Map(
-      ENUM_NAMES.map((name) => [name, new EnumTable(name, file[name].map((e) => Object.freeze({ value: e.value, name: e.name, description: e.description })))]),
+      ENUM_NAMES.map((name) => [
+        name,
+        new EnumTable(
+          name,
+          file[name].map((e) => Object.freeze({ value: e.value, name: e.name, description: e.description })),
+        ),
+      ]),
     );
     this.adjustmentReceiptTypes = new Set(file.AWReceiptType.filter((e) => e.adjustment === true).map((e) => e.value));
   }

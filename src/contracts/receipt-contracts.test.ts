@@ -39,7 +39,11 @@ function fieldErrors(decode: () => unknown): Array<{ field: string; message: str
 }
 
 /** A document without comments and the whitespace between elements: the fixtures are pretty-printed. */
-const compactXml = (xml: string): string => xml.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><').trim();
+const compactXml = (xml: string): string =>
+  xml
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/>\s+</g, '><')
+    .trim();
 const compactJson = (json: string): string => stringifyLossless(parseLossless(json)) as string;
 
 const OPERATIONS = [
@@ -98,7 +102,9 @@ describe('translating the core answer', () => {
 
   it('writes known names canonically whatever case the core used, and keeps its decimal text', () => {
     const answer = '{"CUAccountID":1,"AMOUNT":100.000,"HasOverride":false,"extra":{"nested":[1.10,"x"]}}';
-    expect(renderResponseBody(contract('ReceiptPaymentDto'), answer, 'json')).toBe('{"cuAccountID":1,"amount":100.000,"hasOverride":false,"extra":{"nested":[1.10,"x"]}}');
+    expect(renderResponseBody(contract('ReceiptPaymentDto'), answer, 'json')).toBe(
+      '{"cuAccountID":1,"amount":100.000,"hasOverride":false,"extra":{"nested":[1.10,"x"]}}',
+    );
     expect(renderResponseBody(contract('ReceiptPaymentDto'), answer, 'xml')).toBe(
       '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><Amount>100.000</Amount><CUAccountID>1</CUAccountID><HasOverride>false</HasOverride>' +
         '<extra><nested><Item>1.10</Item><Item>x</Item></nested></extra></ReceiptPaymentDto>',
@@ -114,7 +120,9 @@ describe('translating the core answer', () => {
         '<TransactionOverrides><TransactionOverrideDto><Amount>1.00</Amount><CUTransactionOverrideID>3</CUTransactionOverrideID><UserName i:nil="true"/></TransactionOverrideDto></TransactionOverrides>' +
         '</ReceiptPaymentDto>',
     );
-    expect(renderResponseBody(contract('ReceiptPaymentDto'), '{}', 'xml', 'urn:a"b<c')).toBe('<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto xmlns="urn:a&quot;b&lt;c"/>');
+    expect(renderResponseBody(contract('ReceiptPaymentDto'), '{}', 'xml', 'urn:a"b<c')).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto xmlns="urn:a&quot;b&lt;c"/>',
+    );
   });
 
   it("orders a struct's XML members as it names them when it sets a DataContract order, and refuses an order that misses one", () => {
@@ -126,15 +134,23 @@ describe('translating the core answer', () => {
 
   it('writes an enum number the tables do not know as the number, and leaves out keys that are no XML name', () => {
     const xml = renderResponseBody(contract('ReceiptSavingsDepositWebDto'), '{"receiptType":99,"bad key":1,"__proto__":{"x":1},"Ünïcode":2}', 'xml');
-    expect(xml).toBe('<?xml version="1.0" encoding="utf-8"?><ReceiptSavingsDepositWebDto><ReceiptType>99</ReceiptType><__proto__><x>1</x></__proto__></ReceiptSavingsDepositWebDto>');
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><ReceiptSavingsDepositWebDto><ReceiptType>99</ReceiptType><__proto__><x>1</x></__proto__></ReceiptSavingsDepositWebDto>',
+    );
   });
 
   it('answers FingerPrintURL as null where the core left it out, on the DTOs that carry it', () => {
     const answer = '{"receiptNo":7,"hasOverride":false}';
-    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), answer, 'json'))).toEqual({ receiptNo: 7, hasOverride: false, fingerPrintURL: null });
+    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), answer, 'json'))).toEqual({
+      receiptNo: 7,
+      hasOverride: false,
+      fingerPrintURL: null,
+    });
     expect(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), answer, 'xml')).toContain('<FingerPrintURL i:nil="true"/>');
     expect(renderAnswerForVendor(contract('ReceiptPaymentDto'), answer, 'json')).not.toContain('fingerPrintURL');
-    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), '{"FingerPrintURL":"https://fp"}', 'json'))).toEqual({ fingerPrintURL: 'https://fp' });
+    expect(JSON.parse(renderAnswerForVendor(contract('ReceiptSavingsDepositWebDto'), '{"FingerPrintURL":"https://fp"}', 'json'))).toEqual({
+      fingerPrintURL: 'https://fp',
+    });
   });
 
   it('escapes text, keeps CR with a reference and replaces characters XML cannot carry', () => {
@@ -161,7 +177,9 @@ describe('exact decimals and account numbers', () => {
   it('keeps 1234567890123456789012.3456 (26 significant digits) in both formats and both directions', () => {
     const big = '1234567890123456789012.3456';
     expect(decodeJson(deposit, `{"cuAccountID":1,"amount":${big}}`).coreJson).toBe(`{"cuAccountID":1,"amount":${big}}`);
-    expect(decodeXml(deposit, `<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>${big}</Amount></ReceiptPaymentDto>`).coreJson).toContain(`"amount":${big}`);
+    expect(decodeXml(deposit, `<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>${big}</Amount></ReceiptPaymentDto>`).coreJson).toContain(
+      `"amount":${big}`,
+    );
     expect(renderResponseBody(deposit, `{"amount":${big}}`, 'xml')).toContain(`<Amount>${big}</Amount>`);
     expect(renderResponseBody(deposit, `{"amount":${big}}`, 'json')).toBe(`{"amount":${big}}`);
   });
@@ -169,13 +187,16 @@ describe('exact decimals and account numbers', () => {
   it('keeps 28 significant digits', () => {
     const digits28 = '0.1234567890123456789012345678';
     expect(decodeJson(deposit, `{"cuAccountID":1,"amount":${digits28}}`).coreJson).toContain(`"amount":${digits28}`);
-    expect(decodeXml(deposit, `<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>${digits28}</Amount></ReceiptPaymentDto>`).coreJson).toContain(`"amount":${digits28}`);
+    expect(decodeXml(deposit, `<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>${digits28}</Amount></ReceiptPaymentDto>`).coreJson).toContain(
+      `"amount":${digits28}`,
+    );
   });
 
   it('takes CUAccountID 0 beside an account number as unset (a .NET int cannot be omitted), and 0 alone as account 0', () => {
-    expect(decodeXml(deposit, '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>5</Amount><CUAccountID>0</CUAccountID></ReceiptPaymentDto>').coreJson).toBe(
-      '{"accountNumber":"00012345","amount":5}',
-    );
+    expect(
+      decodeXml(deposit, '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>5</Amount><CUAccountID>0</CUAccountID></ReceiptPaymentDto>')
+        .coreJson,
+    ).toBe('{"accountNumber":"00012345","amount":5}');
     expect(decodeJson(deposit, '{"cuAccountID":0,"accountNumber":"00012345","amount":5}').coreJson).toBe('{"accountNumber":"00012345","amount":5}');
     expect(decodeJson(deposit, '{"cuAccountID":0,"amount":5}').coreJson).toBe('{"cuAccountID":0,"amount":5}');
   });
@@ -188,7 +209,10 @@ describe('exact decimals and account numbers', () => {
   });
 
   it('refuses an account number sent as a JSON number, which would lose its zeros', () => {
-    expect(fieldErrors(() => decodeJson(deposit, '{"accountNumber":12345,"amount":5}'))).toContainEqual({ field: 'accountNumber', message: 'must be a string' });
+    expect(fieldErrors(() => decodeJson(deposit, '{"accountNumber":12345,"amount":5}'))).toContainEqual({
+      field: 'accountNumber',
+      message: 'must be a string',
+    });
   });
 });
 
@@ -197,11 +221,13 @@ describe('validation rules', () => {
   const payment = contract('ReceiptSavingsDepositWebDto');
   const reversal = contract('ReceiptReversalWebDto');
 
-  it('needs CUAccountID or AccountNumber, naming both in the request\'s own names', () => {
+  it("needs CUAccountID or AccountNumber, naming both in the request's own names", () => {
     expect(fieldErrors(() => decodeXml(deposit, '<ReceiptPaymentDto><Amount>1</Amount></ReceiptPaymentDto>'))).toEqual([
       { field: 'CUAccountID', message: 'give CUAccountID or AccountNumber' },
     ]);
-    expect(fieldErrors(() => decodeJson(deposit, '{"amount":1,"accountNumber":"  "}'))).toEqual([{ field: 'cuAccountID', message: 'give cuAccountID or accountNumber' }]);
+    expect(fieldErrors(() => decodeJson(deposit, '{"amount":1,"accountNumber":"  "}'))).toEqual([
+      { field: 'cuAccountID', message: 'give cuAccountID or accountNumber' },
+    ]);
     expect(decodeJson(deposit, '{"amount":1,"cuAccountID":7}').coreJson).toBe('{"cuAccountID":7,"amount":1}');
   });
 
@@ -215,15 +241,22 @@ describe('validation rules', () => {
 
   it('lets an adjustment (a ReceiptType marked adjustment) leave Amount out or make it negative, but needs its ReceiptNo', () => {
     expect(decodeJson(payment, '{"cuAccountID":1,"receiptType":4,"receiptNo":880001}').coreJson).toBe('{"cuAccountID":1,"receiptNo":880001,"receiptType":4}');
-    expect(decodeXml(payment, '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>-2.50</Amount><ReceiptNo>9</ReceiptNo><ReceiptType>SavingsAdjustment</ReceiptType></ReceiptSavingsDepositWebDto>').coreJson).toBe(
-      '{"cuAccountID":1,"amount":-2.50,"receiptNo":9,"receiptType":4}',
-    );
-    expect(fieldErrors(() => decodeJson(payment, '{"cuAccountID":1,"receiptType":5}'))).toEqual([{ field: 'receiptNo', message: 'is required for an adjustment' }]);
+    expect(
+      decodeXml(
+        payment,
+        '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>-2.50</Amount><ReceiptNo>9</ReceiptNo><ReceiptType>SavingsAdjustment</ReceiptType></ReceiptSavingsDepositWebDto>',
+      ).coreJson,
+    ).toBe('{"cuAccountID":1,"amount":-2.50,"receiptNo":9,"receiptType":4}');
+    expect(fieldErrors(() => decodeJson(payment, '{"cuAccountID":1,"receiptType":5}'))).toEqual([
+      { field: 'receiptNo', message: 'is required for an adjustment' },
+    ]);
   });
 
-  it('needs Notes on an adjustment when the core\'s setting says so', () => {
+  it("needs Notes on an adjustment when the core's setting says so", () => {
     const strict = createBodyContracts({ enums, adjustmentNotesRequired: true }).get('ReceiptSavingsDepositWebDto') as BodyContract;
-    expect(fieldErrors(() => decodeJson(strict, '{"cuAccountID":1,"receiptType":4,"receiptNo":2}'))).toEqual([{ field: 'notes', message: 'is required for an adjustment' }]);
+    expect(fieldErrors(() => decodeJson(strict, '{"cuAccountID":1,"receiptType":4,"receiptNo":2}'))).toEqual([
+      { field: 'notes', message: 'is required for an adjustment' },
+    ]);
     expect(decodeJson(strict, '{"cuAccountID":1,"receiptType":4,"receiptNo":2,"notes":"fix"}').coreJson).toContain('"notes":"fix"');
   });
 
@@ -239,7 +272,9 @@ describe('validation rules', () => {
   });
 
   it('needs OverrideUserName and OverridePassword together, never echoing the password', () => {
-    const errors = fieldErrors(() => decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><OverridePassword>hunter2</OverridePassword></ReceiptPaymentDto>'));
+    const errors = fieldErrors(() =>
+      decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><OverridePassword>hunter2</OverridePassword></ReceiptPaymentDto>'),
+    );
     expect(errors).toEqual([{ field: 'OverrideUserName', message: 'is required when OverridePassword is given (both or neither)' }]);
     expect(JSON.stringify(errors)).not.toContain('hunter2');
     expect(decodeJson(deposit, '{"cuAccountID":1,"amount":1,"overrideUserName":"sup","overridePassword":"pw"}').coreJson).toContain('"overridePassword":"pw"');
@@ -256,7 +291,7 @@ describe('validation rules', () => {
     expect(value).toEqual({ cuAccountID: 1, amount: expect.anything() });
   });
 
-  it('lists every bad field in one problem, by path in the wire format\'s names', () => {
+  it("lists every bad field in one problem, by path in the wire format's names", () => {
     const xmlErrors = fieldErrors(() =>
       decodeXml(
         payment,
@@ -276,11 +311,17 @@ describe('validation rules', () => {
       'ArrearsDays[0].Key',
       'Surveys[0].UDFLinks[0].Mandatory',
     ]);
-    expect(xmlErrors.find((e) => e.field === 'ReceiptType')?.message).toBe(`must be one of the AWReceiptType names: ${enums.table('AWReceiptType').names.join(', ')}`);
+    expect(xmlErrors.find((e) => e.field === 'ReceiptType')?.message).toBe(
+      `must be one of the AWReceiptType names: ${enums.table('AWReceiptType').names.join(', ')}`,
+    );
 
-    const jsonErrors = fieldErrors(() => decodeJson(payment, '{"cuAccountID":"1","amount":true,"fees":[{"amount":"1"}],"receiptType":"SavingsDeposit","arrearsDays":{"7":"x"}}'));
+    const jsonErrors = fieldErrors(() =>
+      decodeJson(payment, '{"cuAccountID":"1","amount":true,"fees":[{"amount":"1"}],"receiptType":"SavingsDeposit","arrearsDays":{"7":"x"}}'),
+    );
     expect(jsonErrors.map((e) => e.field)).toEqual(['cuAccountID', 'amount', 'fees[0].amount', 'receiptType', 'arrearsDays.7']);
-    expect(jsonErrors.find((e) => e.field === 'receiptType')?.message).toMatch(/^must be one of the AWReceiptType numbers: 0 \(SavingsDeposit\), 1 \(SavingsWithdrawal\)/);
+    expect(jsonErrors.find((e) => e.field === 'receiptType')?.message).toMatch(
+      /^must be one of the AWReceiptType numbers: 0 \(SavingsDeposit\), 1 \(SavingsWithdrawal\)/,
+    );
   });
 
   it('matches names case-insensitively in both formats and writes them canonically', () => {
@@ -288,26 +329,41 @@ describe('validation rules', () => {
       '{"cuAccountID":1,"amount":2.50,"payFee":true}',
     );
     expect(decodeJson(deposit, '{"CUAccountID":1,"Amount":2.50,"PAYFEE":true}').coreJson).toBe('{"cuAccountID":1,"amount":2.50,"payFee":true}');
-    expect(decodeXml(payment, '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><ReceiptType>loanrepayment</ReceiptType></ReceiptSavingsDepositWebDto>').coreJson).toContain(
-      `"receiptType":${enums.table('AWReceiptType').valueOf('LoanRepayment')}`,
-    );
+    expect(
+      decodeXml(
+        payment,
+        '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><ReceiptType>loanrepayment</ReceiptType></ReceiptSavingsDepositWebDto>',
+      ).coreJson,
+    ).toContain(`"receiptType":${enums.table('AWReceiptType').valueOf('LoanRepayment')}`);
   });
 
   it('refuses a field given twice, also when the two spellings differ only in case', () => {
-    expect(fieldErrors(() => decodeJson(deposit, '{"cuAccountID":1,"amount":1,"Amount":2}'))).toEqual([{ field: 'amount', message: 'is given more than once' }]);
-    expect(fieldErrors(() => decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Amount>1</Amount></ReceiptPaymentDto>'))).toEqual([
-      { field: 'Amount', message: 'is given more than once' },
+    expect(fieldErrors(() => decodeJson(deposit, '{"cuAccountID":1,"amount":1,"Amount":2}'))).toEqual([
+      { field: 'amount', message: 'is given more than once' },
     ]);
+    expect(
+      fieldErrors(() => decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Amount>1</Amount></ReceiptPaymentDto>')),
+    ).toEqual([{ field: 'Amount', message: 'is given more than once' }]);
   });
 
   it('keeps a one-element XML list a list, and an empty wrapper an empty list', () => {
-    const one = decodeXml(payment, '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Fees><FeeLineDto><CUFeeID>5</CUFeeID></FeeLineDto></Fees><Accounts/></ReceiptSavingsDepositWebDto>');
+    const one = decodeXml(
+      payment,
+      '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Fees><FeeLineDto><CUFeeID>5</CUFeeID></FeeLineDto></Fees><Accounts/></ReceiptSavingsDepositWebDto>',
+    );
     expect(one.value.fees).toEqual([{ cuFeeID: 5 }]);
     expect(one.coreJson).toBe('{"cuAccountID":1,"amount":1,"accounts":[],"fees":[{"cuFeeID":5}]}');
   });
 
   it('refuses list items of the wrong element and text where elements belong', () => {
-    expect(fieldErrors(() => decodeXml(payment, '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Fees><Fee/></Fees><Principal>text</Principal></ReceiptSavingsDepositWebDto>'))).toEqual([
+    expect(
+      fieldErrors(() =>
+        decodeXml(
+          payment,
+          '<ReceiptSavingsDepositWebDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Fees><Fee/></Fees><Principal>text</Principal></ReceiptSavingsDepositWebDto>',
+        ),
+      ),
+    ).toEqual([
       { field: 'Fees[0]', message: 'must be a <FeeLineDto> element' },
       { field: 'Principal', message: 'must hold elements, not text' },
     ]);
@@ -327,11 +383,15 @@ describe('validation rules', () => {
   });
 
   it('takes camelCase and PascalCase names alike in JSON, and ignores read-only fields a round-tripping client sends back', () => {
-    expect(decodeJson(deposit, '{"CUAccountID":1,"Amount":1,"ExternalRefNo":"A","hasOverride":false,"TransactionOverrides":[]}').coreJson).toBe('{"cuAccountID":1,"amount":1,"externalRefNo":"A"}');
+    expect(decodeJson(deposit, '{"CUAccountID":1,"Amount":1,"ExternalRefNo":"A","hasOverride":false,"TransactionOverrides":[]}').coreJson).toBe(
+      '{"cuAccountID":1,"amount":1,"externalRefNo":"A"}',
+    );
   });
 
-  it('ignores XML elements it does not know, as DataContractSerializer does, forwarding only the schema\'s', () => {
-    expect(decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><MadeUp>x</MadeUp></ReceiptPaymentDto>').coreJson).toBe('{"cuAccountID":1,"amount":1}');
+  it("ignores XML elements it does not know, as DataContractSerializer does, forwarding only the schema's", () => {
+    expect(decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><MadeUp>x</MadeUp></ReceiptPaymentDto>').coreJson).toBe(
+      '{"cuAccountID":1,"amount":1}',
+    );
   });
 
   it('refuses the wrong root element and a JSON body that is not an object', () => {
@@ -340,7 +400,10 @@ describe('validation rules', () => {
   });
 
   it('reads CDATA literally and decodes references in text', () => {
-    const { value } = decodeXml(deposit, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Notes>&lt;b&gt; &#65;&#x42; <![CDATA[&amp; <raw>]]></Notes></ReceiptPaymentDto>');
+    const { value } = decodeXml(
+      deposit,
+      '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Notes>&lt;b&gt; &#65;&#x42; <![CDATA[&amp; <raw>]]></Notes></ReceiptPaymentDto>',
+    );
     expect(value.notes).toBe('<b> AB &amp; <raw>');
   });
 });

@@ -78,7 +78,8 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
         // A field that already failed its type is not reported again by a rule (e.g. "required").
         const failed = new Set(ctx.issues.map((issue) => issue.path[0]));
         for (const violation of violations) {
-          if (!failed.has(violation.path[0])) errors.push({ field: wirePath(struct, violation.path, document.format), message: violation.message(wireNames[document.format]) });
+          if (!failed.has(violation.path[0]))
+            errors.push({ field: wirePath(struct, violation.path, document.format), message: violation.message(wireNames[document.format]) });
         }
       }
       if (errors.length > 0) {

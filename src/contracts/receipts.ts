@@ -125,7 +125,7 @@ const SurveyDto = struct('SurveyDto', 'A survey answered with the receipt.', {
   userDefinedFieldGroupID: int('UserDefinedFieldGroupID', 'User-defined field group id'),
   date: text('Date', 'Survey date'),
   totalScore: decimal('TotalScore', 'Total score'),
-  udfLinks: list(UdfLinkDto, 'UDFLinks', 'The survey\'s field values'),
+  udfLinks: list(UdfLinkDto, 'UDFLinks', "The survey's field values"),
 });
 
 const TransactionOverrideDto = struct('TransactionOverrideDto', 'An override the receipt needs before it can be posted.', {
@@ -185,13 +185,13 @@ const commonFields = {
   cuAccountID: int('CUAccountID', 'Account id; required unless accountNumber is given'),
   accountNumber: text('AccountNumber', 'Account number, kept as written (leading zeros too); required unless cuAccountID is given'),
   amount: decimal('Amount', 'Amount, exact decimal, positive; required except for an adjustment'),
-  notes: text('Notes', 'Notes; mandatory for adjustments when the core\'s settings say so'),
+  notes: text('Notes', "Notes; mandatory for adjustments when the core's settings say so"),
   transactionOverrides: list(TransactionOverrideDto, 'TransactionOverrides', 'Overrides the receipt needs (responses only)', { readOnly: true }),
   receiptNo: int('ReceiptNo', 'Receipt number; required for a reversal or an adjustment'),
   hasOverride: bool('HasOverride', 'True when the receipt failed because an override is required (responses only)', { readOnly: true }),
-  externalRefNo: text('ExternalRefNo', 'The vendor\'s reference; null for internal transactions'),
+  externalRefNo: text('ExternalRefNo', "The vendor's reference; null for internal transactions"),
   overrideUserName: text('OverrideUserName', 'Authorising user, when an override is needed; given together with overridePassword'),
-  overridePassword: text('OverridePassword', 'Authorising user\'s password, when an override is needed; given together with overrideUserName'),
+  overridePassword: text('OverridePassword', "Authorising user's password, when an override is needed; given together with overrideUserName"),
 };
 
 export const ReceiptPaymentDto = struct('ReceiptPaymentDto', 'Savings deposit (POST api/transaction/savings/deposit).', {
@@ -255,7 +255,9 @@ export const ReceiptReversalWebDto = struct('ReceiptReversalWebDto', 'Loan (issu
   expiryDate: text('ExpiryDate', 'Expiry date of the loan charge-off'),
   loanIssueReversalReasonID: int('LoanIssueReversalReasonID', 'Loan reversal reason'),
   loanIssueReversalNotes: object(Notes, 'LoanIssueReversalNotes', 'Why the loan is reversed; its note text is required', { required: true }),
-  loanReversalOption: enumeration('LoanStatusReversalOptions', 'LoanReversalOption', 'What happens to the loan (LoanStatusReversalOptions)', { required: true }),
+  loanReversalOption: enumeration('LoanStatusReversalOptions', 'LoanReversalOption', 'What happens to the loan (LoanStatusReversalOptions)', {
+    required: true,
+  }),
   productTypeID: enumeration('ProductTypes', 'ProductTypeID', 'Type of account fetched (ProductTypes)'),
   customerID: int('CustomerID', 'Customer id'),
   isLoanIssueReversal: bool('IsLoanIssueReversal', 'True to reverse an issued loan'),

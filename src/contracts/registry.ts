@@ -46,7 +46,8 @@ function withoutSecrets(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) {
     // defineProperty, so that a key named __proto__ stays a plain key.
-    if (!SECRET_FIELDS.has(name.toLowerCase())) Object.defineProperty(out, name, { value: withoutSecrets(field), enumerable: true, writable: true, configurable: true });
+    if (!SECRET_FIELDS.has(name.toLowerCase()))
+      Object.defineProperty(out, name, { value: withoutSecrets(field), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

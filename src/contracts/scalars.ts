@@ -114,7 +114,8 @@ function decimalFromText(text: string, fromXml: boolean): LosslessNumber | Inval
     }
   }
   const canonicalWholeStart = significant === wholeEnd ? Math.max(wholeStart, wholeEnd - 1) : significant;
-  const isCanonical = first !== 0x2b && canonicalWholeStart === wholeStart && wholeEnd > wholeStart && !(fractionStart > wholeEnd && fractionEnd === fractionStart);
+  const isCanonical =
+    first !== 0x2b && canonicalWholeStart === wholeStart && wholeEnd > wholeStart && !(fractionStart > wholeEnd && fractionEnd === fractionStart);
   if (isCanonical) return new LosslessNumber(text);
   const whole = wholeEnd > canonicalWholeStart ? text.slice(canonicalWholeStart, wholeEnd) : '0';
   const fraction = text.slice(fractionStart, fractionEnd);

@@ -57,7 +57,9 @@ export const breakersSchema = z
     receipts: groupSchema.prefault({}).describe('Receipt postings (money movement)'),
     customers: groupSchema
       .prefault({})
-      .describe("The two-factor step's customer lookup (GET /customers/{id} before a code is sent), apart so failing lookups never open the group that guards adds"),
+      .describe(
+        "The two-factor step's customer lookup (GET /customers/{id} before a code is sent), apart so failing lookups never open the group that guards adds",
+      ),
   })
   .strict();
 

@@ -26,7 +26,11 @@ async function gauge(metrics: GatewayMetrics, group: string): Promise<number | u
   return values.find((v) => v.labels.group === group)?.value;
 }
 
-const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => null, (e: unknown) => e);
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
 const failing = (): Promise<never> => Promise.reject(new Error('refused'));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

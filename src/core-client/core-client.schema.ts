@@ -39,7 +39,8 @@ const GATEWAY_OWNED_HEADERS: ReadonlySet<string> = new Set([
 const allowList = (what: string) =>
   z.array(headerName).superRefine((names, ctx) => {
     for (const [index, name] of names.entries()) {
-      if (GATEWAY_OWNED_HEADERS.has(name)) ctx.addIssue({ code: 'custom', path: [index], message: `${name} is set by the gateway itself and cannot be ${what}` });
+      if (GATEWAY_OWNED_HEADERS.has(name))
+        ctx.addIssue({ code: 'custom', path: [index], message: `${name} is set by the gateway itself and cannot be ${what}` });
     }
   });
 
@@ -61,11 +62,14 @@ const coreTlsSchema = z
     minVersion: z.enum(['TLSv1.2', 'TLSv1.3']).default('TLSv1.2').describe('Lowest TLS version offered to the core'),
   })
   .strict()
-  .superRefine((tls, ctx) => {
-    if ((tls.certFile === null) !== (tls.keyFile === null)) {
-      ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
-    }
-  }, whenValid('certFile', 'keyFile'));
+  .superRefine(
+    (tls, ctx) => {
+      if ((tls.certFile === null) !== (tls.keyFile === null)) {
+        ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
+      }
+    },
+    whenValid('certFile', 'keyFile'),
+  );
 
 export const coreClientSchema = z
   .object({
@@ -93,10 +97,12 @@ export const coreClientSchema = z
       .int()
       .min(1024)
       .default(1_048_576)
-      .describe("Largest answer the core may give on buffered routes (receipts, bank-account writes); 502 past it"),
+      .describe('Largest answer the core may give on buffered routes (receipts, bank-account writes); 502 past it'),
     passHeaders: allowList('passed through')
       .default([])
-      .describe("Vendor request headers passed to the core besides the gateway's own (content type and length, accept, request id, trace, identity, forwarding)"),
+      .describe(
+        "Vendor request headers passed to the core besides the gateway's own (content type and length, accept, request id, trace, identity, forwarding)",
+      ),
     passResponseHeaders: allowList('passed back')
       .default(DEFAULT_RESPONSE_HEADERS)
       .describe('Response headers of the core that reach the vendor on streamed routes; every other is dropped'),

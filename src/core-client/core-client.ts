@@ -151,7 +151,11 @@ class CoreAttempt<T> {
   }
 
   /** Sends `outgoing`; `onAnswer` settles the try from the core's answer (below 500). */
-  start(open: (outgoing: OutgoingRequest) => http.ClientRequest, outgoing: OutgoingRequest, onAnswer: (incoming: http.IncomingMessage, attempt: this) => void): Promise<T | typeof ABANDONED> {
+  start(
+    open: (outgoing: OutgoingRequest) => http.ClientRequest,
+    outgoing: OutgoingRequest,
+    onAnswer: (incoming: http.IncomingMessage, attempt: this) => void,
+  ): Promise<T | typeof ABANDONED> {
     const request = open(outgoing);
     this.request = request;
     request.once('socket', (socket) => {
@@ -162,7 +166,12 @@ class CoreAttempt<T> {
     request.once('response', (incoming) => {
       if ((incoming.statusCode ?? 502) >= 500) {
         this.observe();
-        this.fail(new ServerErrorAnswer(incoming.statusCode ?? 502, readStart(incoming, EXCERPT_BYTES).then((bytes) => bytes.toString('utf8'))));
+        this.fail(
+          new ServerErrorAnswer(
+            incoming.statusCode ?? 502,
+            readStart(incoming, EXCERPT_BYTES).then((bytes) => bytes.toString('utf8')),
+          ),
+        );
         return;
       }
       onAnswer(incoming, this);
@@ -235,7 +244,15 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
     return outgoing(req, ctx, route.method, coreTarget, body, contentType, span);
   }
 
-  function outgoing(req: Request, ctx: RequestContext, method: string, path: string, body: Buffer | null, contentType: string | null, span: TraceSpan | undefined): OutgoingRequest {
+  function outgoing(
+    req: Request,
+    ctx: RequestContext,
+    method: string,
+    path: string,
+    body: Buffer | null,
+    contentType: string | null,
+    span: TraceSpan | undefined,
+  ): OutgoingRequest {
     const framing: CoreBodyFraming | null = body ? { contentType, length: body.length } : null;
     return { method, path, headers: coreRequestHeaders(req, ctx, headerRules, framing, span?.traceparent), body };
   }
@@ -267,7 +284,9 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
   /** Maps what a breaker run rejected with; the core's own failures never reach the vendor as the core wrote them. */
   function failure<T>(err: unknown, attempt: CoreAttempt<T>, ctx: RequestContext): CoreCallError {
     if (err instanceof ServerErrorAnswer) {
-      void err.excerpt.then((excerpt) => logger.debug({ requestId: ctx.requestId, coreStatus: err.status, coreBody: excerpt }, 'core answered with a server error'));
+      void err.excerpt.then((excerpt) =>
+        logger.debug({ requestId: ctx.requestId, coreStatus: err.status, coreBody: excerpt }, 'core answered with a server error'),
+      );
       return new CoreCallError('bad_gateway', true, { cause: err, detail: 'The core banking system failed while processing the request.' });
     }
     if (err instanceof AnswerTooLarge) {
@@ -321,7 +340,14 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
   };
 
   /** The streamed call: a GET is tried once more after a connection error; a vendor gone ends it. */
-  async function streamTries(res: Response, ctx: RequestContext, group: BreakerGroup, method: string, outgoing: OutgoingRequest, span: TraceSpan | undefined): Promise<void> {
+  async function streamTries(
+    res: Response,
+    ctx: RequestContext,
+    group: BreakerGroup,
+    method: string,
+    outgoing: OutgoingRequest,
+    span: TraceSpan | undefined,
+  ): Promise<void> {
     const breaker = deps.breakers.get(group);
     let gone = res.destroyed;
     for (let tries = 1; !gone; tries++) {
@@ -383,9 +409,9 @@ function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<Buffered
   incoming.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > maxBytes) {
-    attempt.abort();
-    attempt.fail(new AnswerTooLarge(`core answer over ${maxBytes} bytes`));
-    return;
+      attempt.abort();
+      attempt.fail(new AnswerTooLarge(`core answer over ${maxBytes} bytes`));
+      return;
     }
     chunks.push(chunk);
   });

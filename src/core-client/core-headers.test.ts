@@ -20,7 +20,15 @@ function authenticatedContext(): ReturnType<typeof newContext> {
 describe('headers to the core', () => {
   it('are the gateway’s own, plus the configured pass-through headers, and nothing else of the vendor’s', () => {
     const headers = coreRequestHeaders(
-      vendorRequest({ 'x-correlation-id': 'c-9', 'x-vendor-id': 'other', cookie: 'a=1', authorization: 'Bearer x', 'x-http-method-override': 'DELETE', 'content-type': 'text/plain', 'content-length': '99' }),
+      vendorRequest({
+        'x-correlation-id': 'c-9',
+        'x-vendor-id': 'other',
+        cookie: 'a=1',
+        authorization: 'Bearer x',
+        'x-http-method-override': 'DELETE',
+        'content-type': 'text/plain',
+        'content-length': '99',
+      }),
       authenticatedContext(),
       rules,
       null,
@@ -39,7 +47,10 @@ describe('headers to the core', () => {
   });
 
   it('frame a body the gateway holds with its own Content-Type and Content-Length', () => {
-    const headers = coreRequestHeaders(vendorRequest({ 'transfer-encoding': 'chunked' }), authenticatedContext(), rules, { contentType: 'application/json', length: 12 });
+    const headers = coreRequestHeaders(vendorRequest({ 'transfer-encoding': 'chunked' }), authenticatedContext(), rules, {
+      contentType: 'application/json',
+      length: 12,
+    });
     expect(headers).toMatchObject({ 'content-type': 'application/json', 'content-length': 12 });
     expect(headers['transfer-encoding']).toBeUndefined();
   });
@@ -64,7 +75,16 @@ describe('headers to the core', () => {
 describe("headers of the core's answer to the vendor", () => {
   it('are the allow-listed ones and the length', () => {
     const passed = vendorResponseHeaders(
-      { 'content-type': 'application/json', 'content-length': '10', 'set-cookie': ['a=1'], 'x-core-node': 'n7', server: 'Core', etag: '"1"', connection: 'keep-alive', 'keep-alive': 'timeout=5' },
+      {
+        'content-type': 'application/json',
+        'content-length': '10',
+        'set-cookie': ['a=1'],
+        'x-core-node': 'n7',
+        server: 'Core',
+        etag: '"1"',
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=5',
+      },
       ['content-type', 'etag', 'cache-control'],
       new URL('http://core.internal:5000/'),
     );
@@ -73,8 +93,8 @@ describe("headers of the core's answer to the vendor", () => {
 
   it.each([
     ['a path', '/transactions/10001', 'http://core.internal:5000/', '/transactions/10001'],
-    ['the core\'s own absolute URL', 'http://core.internal:5000/accounts/7?x=1', 'http://core.internal:5000/', '/accounts/7?x=1'],
-    ['a path under the core\'s base path', '/core/v1/people/3', 'http://core.internal:5000/core/v1/', '/people/3'],
+    ["the core's own absolute URL", 'http://core.internal:5000/accounts/7?x=1', 'http://core.internal:5000/', '/accounts/7?x=1'],
+    ["a path under the core's base path", '/core/v1/people/3', 'http://core.internal:5000/core/v1/', '/people/3'],
     ['a relative reference, resolved as the core would', 'people/3', 'http://core.internal:5000/core/v1/', '/people/3'],
     ['another host', 'https://evil.example/transactions/1', 'http://core.internal:5000/', undefined],
     ['the core on another port', 'http://core.internal:6000/x', 'http://core.internal:5000/', undefined],

@@ -26,15 +26,27 @@ describe("the core's refusals as the gateway's problems", () => {
   });
 
   it("keeps the core's message and maps RFC 9457 problems and ASP.NET validation errors", () => {
-    const aspNet = problemFromCoreAnswer(400, 'application/problem+json', json({ type: 'about:blank', title: 'One or more validation errors occurred.', errors: { PageSize: ['must be at most 100'] } }));
-    expect(aspNet).toMatchObject({ code: 'invalid_request', detail: 'One or more validation errors occurred.', errors: [{ field: 'PageSize', message: 'must be at most 100' }] });
+    const aspNet = problemFromCoreAnswer(
+      400,
+      'application/problem+json',
+      json({ type: 'about:blank', title: 'One or more validation errors occurred.', errors: { PageSize: ['must be at most 100'] } }),
+    );
+    expect(aspNet).toMatchObject({
+      code: 'invalid_request',
+      detail: 'One or more validation errors occurred.',
+      errors: [{ field: 'PageSize', message: 'must be at most 100' }],
+    });
     const listed = problemFromCoreAnswer(400, 'application/json', json({ detail: 'bad sort', errors: [{ field: 'sort', message: 'unknown field' }] }));
     expect(listed).toMatchObject({ detail: 'bad sort', errors: [{ field: 'sort', message: 'unknown field' }] });
   });
 
   it('never shows HTML or plain text, and cuts and cleans JSON messages: no control characters, at most 300 characters', () => {
-    expect(problemFromCoreAnswer(404, 'text/html', Buffer.from('<pre>at Core.Accounts.Get() on cbs-db-01</pre>')).detail).toBe('The core banking system has no such resource.');
-    expect(problemFromCoreAnswer(400, 'text/plain', Buffer.from('System.IO at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal')).detail).toBe('The core banking system refused the request as invalid.');
+    expect(problemFromCoreAnswer(404, 'text/html', Buffer.from('<pre>at Core.Accounts.Get() on cbs-db-01</pre>')).detail).toBe(
+      'The core banking system has no such resource.',
+    );
+    expect(problemFromCoreAnswer(400, 'text/plain', Buffer.from('System.IO at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal')).detail).toBe(
+      'The core banking system refused the request as invalid.',
+    );
     const noisy = problemFromCoreAnswer(400, 'application/json', json({ errorMessage: `bad\u0001input\u0000${'x'.repeat(500)}` }));
     expect([...noisy.detail].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
     expect(noisy.detail.length).toBeLessThanOrEqual(300);

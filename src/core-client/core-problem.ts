@@ -48,8 +48,11 @@ const MAX_FIELD_ERRORS = 20;
 
 /** Text safe for a problem: control characters gone, whitespace collapsed, cut to `max`. */
 export function cleanText(text: string, max = MAX_TEXT): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

@@ -22,9 +22,12 @@ describe('splitRequestTarget', () => {
     expect(splitRequestTarget(target)).toEqual(expected);
   });
 
-  it.each(['http://user:pw@evil.example/accounts/1', '/accounts/1#frag', '*', 'accounts/1', 'ftp://evil.example/accounts', 'http://evil.example?x=1'])('refuses %s', (target) => {
-    expect(splitRequestTarget(target)).toBeNull();
-  });
+  it.each(['http://user:pw@evil.example/accounts/1', '/accounts/1#frag', '*', 'accounts/1', 'ftp://evil.example/accounts', 'http://evil.example?x=1'])(
+    'refuses %s',
+    (target) => {
+      expect(splitRequestTarget(target)).toBeNull();
+    },
+  );
 });
 
 describe('buildCoreTarget', () => {
@@ -51,7 +54,10 @@ describe('buildCoreTarget', () => {
       ok: true,
       target: '/transactions/10001/between?from=2024-03-01&to=2024-03-31T23%3A59%3A59',
     });
-    expect(buildCoreTarget(BETWEEN, { memberId: '10001' }, '/transactions/10001/between?from=2024-13-01')).toMatchObject({ ok: false, errors: [{ field: 'from' }] });
+    expect(buildCoreTarget(BETWEEN, { memberId: '10001' }, '/transactions/10001/between?from=2024-13-01')).toMatchObject({
+      ok: false,
+      errors: [{ field: 'from' }],
+    });
   });
 
   it('names every bad part at once: an unknown parameter, a repeated one and a wrong type', () => {
@@ -62,13 +68,19 @@ describe('buildCoreTarget', () => {
   });
 
   it('refuses page or pageSize without paged=true, which the core would silently ignore', () => {
-    expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?page=2')).toMatchObject({ ok: false, errors: [{ field: 'paged', message: 'page and pageSize apply only with paged=true' }] });
+    expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?page=2')).toMatchObject({
+      ok: false,
+      errors: [{ field: 'paged', message: 'page and pageSize apply only with paged=true' }],
+    });
     expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?paged=false&pageSize=5')).toMatchObject({ ok: false, errors: [{ field: 'paged' }] });
     expect(buildCoreTarget(ACCOUNTS, {}, '/accounts?paged=true&pageSize=5')).toEqual({ ok: true, target: '/accounts?paged=true&pageSize=5' });
   });
 
   it('refuses any query on a money movement, which declares none', () => {
-    expect(buildCoreTarget(DEPOSIT, {}, '/api/transaction/savings/deposit?amount=1')).toMatchObject({ ok: false, errors: [{ field: 'amount', message: expect.stringContaining('takes no query parameters') }] });
+    expect(buildCoreTarget(DEPOSIT, {}, '/api/transaction/savings/deposit?amount=1')).toMatchObject({
+      ok: false,
+      errors: [{ field: 'amount', message: expect.stringContaining('takes no query parameters') }],
+    });
   });
 
   it('echoes at most 40 characters of a bad name or value', () => {

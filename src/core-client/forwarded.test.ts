@@ -7,7 +7,12 @@ function request(remoteAddress: string, headers: http.IncomingHttpHeaders = {}, 
   return { socket, connection: socket, headers } as unknown as http.IncomingMessage;
 }
 
-const SPOOFED = { 'x-forwarded-for': '6.6.6.6, 7.7.7.7', 'x-forwarded-host': 'evil.example, api.bank.example', 'x-forwarded-proto': 'https', host: 'evil.example' };
+const SPOOFED = {
+  'x-forwarded-for': '6.6.6.6, 7.7.7.7',
+  'x-forwarded-host': 'evil.example, api.bank.example',
+  'x-forwarded-proto': 'https',
+  host: 'evil.example',
+};
 
 describe('forwarded origin', () => {
   it('without trusted proxies: the socket and the listener, whatever the headers say', () => {

@@ -45,11 +45,8 @@ export function problemBody(error: GatewayError, requestId: string | undefined):
 
 /** RFC 9457 appendix B: the XML form, in the urn:ietf:rfc:7807 namespace (a whole document, or an element to place in one). */
 export function problemXml(body: ProblemBody, document = true): string {
-  const el = (name: string, value: string | number | undefined): string =>
-    value === undefined ? '' : `<${name}>${escapeXmlText(String(value))}</${name}>`;
-  const errors = body.errors
-    ? `<errors>${body.errors.map((e) => `<i>${el('field', e.field)}${el('message', e.message)}</i>`).join('')}</errors>`
-    : '';
+  const el = (name: string, value: string | number | undefined): string => (value === undefined ? '' : `<${name}>${escapeXmlText(String(value))}</${name}>`);
+  const errors = body.errors ? `<errors>${body.errors.map((e) => `<i>${el('field', e.field)}${el('message', e.message)}</i>`).join('')}</errors>` : '';
   return (
     (document ? '<?xml version="1.0" encoding="UTF-8"?>' : '') +
     `<problem xmlns="urn:ietf:rfc:7807">${el('type', body.type)}${el('title', body.title)}${el('status', body.status)}` +

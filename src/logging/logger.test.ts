@@ -27,7 +27,13 @@ describe('logger', () => {
     expect(lines[0]).toMatchObject({
       adminToken: REDACTION_CENSOR,
       password: REDACTION_CENSOR,
-      body: { OverridePassword: REDACTION_CENSOR, TempToken: REDACTION_CENSOR, TwoFactorCode: REDACTION_CENSOR, twoFactorCode: REDACTION_CENSOR, amount: '0.10' },
+      body: {
+        OverridePassword: REDACTION_CENSOR,
+        TempToken: REDACTION_CENSOR,
+        TwoFactorCode: REDACTION_CENSOR,
+        twoFactorCode: REDACTION_CENSOR,
+        amount: '0.10',
+      },
       req: { headers: { 'x-vendor-token': REDACTION_CENSOR, authorization: REDACTION_CENSOR, cookie: REDACTION_CENSOR, accept: 'application/json' } },
       headers: { 'x-receipt-token': REDACTION_CENSOR },
     });

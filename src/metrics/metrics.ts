@@ -199,7 +199,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
     upstreamDuration: new Histogram({
       name: 'gateway_upstream_duration_seconds',
-      help: "Time the core took to answer, by breaker group: to its response headers on streamed routes, to its whole answer on buffered calls",
+      help: 'Time the core took to answer, by breaker group: to its response headers on streamed routes, to its whole answer on buffered calls',
       labelNames: ['group'] as const,
       buckets: DURATION_BUCKETS,
       registers,

@@ -58,7 +58,7 @@ describe('OpenAPI document', () => {
     expect(search.map((p) => p.name)).toEqual(['sort', 'ascending', 'paged', 'page', 'pageSize']);
   });
 
-  it('lists bank-account get and update under one path template, the update\'s parameter under the shared name', () => {
+  it("lists bank-account get and update under one path template, the update's parameter under the shared name", () => {
     expect(doc.paths['/bankaccounts/{bankaccountid}']).toBeUndefined();
     expect(operationOf('/bankaccounts/{id}', 'put')).toMatchObject({
       'x-api-id': 'PUTbankaccounts/{bankaccountid}',
@@ -80,7 +80,7 @@ describe('OpenAPI document', () => {
     expect((schemas.BankAccount?.properties as Record<string, Schema>).DateClosed).toMatchObject({ type: ['string', 'null'] });
   });
 
-  it('types every record with the spec\'s names and types: int32, int64, exact decimals, datetimes without offset, optional fields not required', () => {
+  it("types every record with the spec's names and types: int32, int64, exact decimals, datetimes without offset, optional fields not required", () => {
     const account = schemas.Account as { properties: Record<string, Schema>; required: string[] };
     expect(account.properties.id).toMatchObject({ type: 'integer', format: 'int32', readOnly: true });
     expect(account.properties.balance).toMatchObject({ type: 'number', format: 'decimal' });
@@ -107,14 +107,42 @@ describe('OpenAPI document', () => {
     expect(responses('/accounts/{accountId}', 'delete')['204']).not.toHaveProperty('content');
     expect(responses('/accounts', 'post')['201']).toMatchObject({ headers: { Location: { $ref: '#/components/headers/Location' } } });
     expect(json(responses('/bankaccounts/verification', 'post')['200'])).toMatchObject({ properties: { status: { const: 'sent' } } });
-    expect((operationOf('/accounts', 'post').requestBody as { content: Record<string, unknown> }).content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Account' } } });
+    expect((operationOf('/accounts', 'post').requestBody as { content: Record<string, unknown> }).content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/Account' } },
+    });
   });
 
-  it('gives every record schema an example from the sandbox\'s data in sandbox mode, each valid against its own schema', () => {
-    const withExamples = buildOpenApiDocument({ routes: ROUTES, contracts: receiptContracts, version: '9.9.9', tokenHeader: 'X-Vendor-Token', receiptTokenHeader: 'X-Vendor-Token', examples: openApiExamples(createSandboxData(42)) });
+  it("gives every record schema an example from the sandbox's data in sandbox mode, each valid against its own schema", () => {
+    const withExamples = buildOpenApiDocument({
+      routes: ROUTES,
+      contracts: receiptContracts,
+      version: '9.9.9',
+      tokenHeader: 'X-Vendor-Token',
+      receiptTokenHeader: 'X-Vendor-Token',
+      examples: openApiExamples(createSandboxData(42)),
+    });
     const checker = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     checker.addSchema(JSON.parse(JSON.stringify(withExamples)) as object, 'doc');
-    const records = ['Account', 'Address', 'Bank', 'BankAccount', 'Branch', 'CountryCode', 'Customer', 'Employer', 'Gender', 'LoanProduct', 'LoanReason', 'LoanRepaymentPeriod', 'Message', 'MessageThread', 'Person', 'ProductShare', 'Title', 'Transaction'];
+    const records = [
+      'Account',
+      'Address',
+      'Bank',
+      'BankAccount',
+      'Branch',
+      'CountryCode',
+      'Customer',
+      'Employer',
+      'Gender',
+      'LoanProduct',
+      'LoanReason',
+      'LoanRepaymentPeriod',
+      'Message',
+      'MessageThread',
+      'Person',
+      'ProductShare',
+      'Title',
+      'Transaction',
+    ];
     const components = (withExamples.components as { schemas: Record<string, { examples?: unknown[] }> }).schemas;
     for (const name of records) {
       const [example] = components[name]?.examples ?? [];
@@ -131,10 +159,14 @@ describe('OpenAPI document', () => {
   it('documents every problem status an operation answers with the codes it can carry, and Retry-After, Allow and the rate-limit headers', () => {
     const responses = operationOf('/accounts/{accountId}', 'get').responses as Record<string, { $ref?: string }>;
     expect(Object.keys(responses)).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '502', '503', '504']);
-    const shared = (doc.components as { responses: Record<string, { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> }> }).responses;
+    const shared = (doc.components as { responses: Record<string, { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> }> })
+      .responses;
     const forbidden = shared[(responses['403']?.$ref as string).split('/').pop() as string];
     expect(forbidden?.content['application/problem+json']?.schema).toEqual({
-      allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: ['licence_required', 'permission_denied', 'vendor_suspended'] } } }],
+      allOf: [
+        { $ref: '#/components/schemas/Problem' },
+        { type: 'object', properties: { code: { type: 'string', enum: ['licence_required', 'permission_denied', 'vendor_suspended'] } } },
+      ],
     });
     expect(Object.keys(shared[(responses['429']?.$ref as string).split('/').pop() as string]?.headers ?? {})).toContain('Retry-After');
     const history = operationOf('/transactions/{memberId}', 'delete').responses as Record<string, { $ref?: string }>;
@@ -154,11 +186,18 @@ describe('OpenAPI document', () => {
     ['/api/transaction/savings/payment', 'ReceiptSavingsDepositWebDto'],
     ['/api/transaction/loan/reversal', 'ReceiptReversalWebDto'],
   ])('describes %s with one %s schema for JSON and XML, in and out', (p, dto) => {
-    const op = operationOf(p, 'post') as { requestBody: { content: Record<string, { schema: { $ref: string } }> }; responses: Record<string, { content: Record<string, unknown> }>; parameters: Array<{ name: string }> };
+    const op = operationOf(p, 'post') as {
+      requestBody: { content: Record<string, { schema: { $ref: string } }> };
+      responses: Record<string, { content: Record<string, unknown> }>;
+      parameters: Array<{ name: string }>;
+    };
     const ref = { schema: { $ref: `#/components/schemas/${dto}` } };
     expect(op.requestBody.content).toEqual({ 'application/json': ref, 'text/json': ref, 'application/xml': ref, 'text/xml': ref });
     expect(Object.keys(op.responses['201']?.content ?? {})).toEqual(['application/json', 'text/json', 'application/xml', 'text/xml']);
-    expect(op.responses['400']?.content).toMatchObject({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } }, 'application/xml': ref });
+    expect(op.responses['400']?.content).toMatchObject({
+      'application/problem+json': { schema: { $ref: '#/components/schemas/ReceiptRefusal' } },
+      'application/xml': ref,
+    });
     expect(op.responses['422']?.content).toMatchObject({ 'application/json': ref, 'application/problem+json': expect.anything() });
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']));
     expect(op.parameters.map((x) => x.name)).toContain('Idempotency-Key');
@@ -243,7 +282,10 @@ describe('OpenAPI document', () => {
       expect(gzipped.headers.etag).not.toBe(identity.headers.etag);
       expect(gunzipSync(gzipped.body).equals(identity.body)).toBe(true);
       expect(gzipped.body.length).toBeLessThan(identity.body.length / 5);
-      const preflight = await fetch(`http://127.0.0.1:${port}/openapi.json`, { method: 'OPTIONS', headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET' } });
+      const preflight = await fetch(`http://127.0.0.1:${port}/openapi.json`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET' },
+      });
       expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
       expect(await again.text()).toBe('');
     } finally {

@@ -65,10 +65,7 @@ const RECEIPT_REFUSAL_SCHEMA: OpenApiSchema = {
     "The problem, with the receipt's members beside it: when the gateway refused the receipt's own fields, the receipt as far as it could be read " +
     "(errorMessage naming every bad field, hasOverride false); when the core refused it, the core's receipt as it wrote it " +
     '(errorMessage, hasOverride, transactionOverrides). A problem member wins over a receipt member of the same name',
-  allOf: [
-    { $ref: '#/components/schemas/Problem' },
-    { type: 'object', properties: { errorMessage: { type: 'string' }, hasOverride: { type: 'boolean' } } },
-  ],
+  allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { errorMessage: { type: 'string' }, hasOverride: { type: 'boolean' } } }],
 };
 
 /** How each kind of declared query value is written (the request-target step checks the same). */
@@ -81,7 +78,13 @@ const QUERY_VALUE_SCHEMAS: Readonly<Record<QueryValueType, OpenApiSchema>> = {
 
 /** The query parameters a route declares: the only ones it takes (any other is a 400). */
 function queryParameters(route: Route): OpenApiSchema[] {
-  return route.query.map((parameter) => ({ name: parameter.name, in: 'query', required: false, schema: QUERY_VALUE_SCHEMAS[parameter.type], description: parameter.description }));
+  return route.query.map((parameter) => ({
+    name: parameter.name,
+    in: 'query',
+    required: false,
+    schema: QUERY_VALUE_SCHEMAS[parameter.type],
+    description: parameter.description,
+  }));
 }
 
 const IDEMPOTENCY_KEY_PARAMETER = {
@@ -93,16 +96,30 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 };
 
 const HEADERS: Readonly<Record<string, OpenApiSchema>> = {
-  'X-Request-Id': { required: true, schema: { type: 'string' }, description: "The request id (the client's when sane, else generated); problems carry it as requestId" },
-  RateLimit: { schema: { type: 'string' }, description: 'IETF RateLimit: what is left of the key\'s window, e.g. "per-key";r=5988;t=60 (on every answer once the key is known)' },
+  'X-Request-Id': {
+    required: true,
+    schema: { type: 'string' },
+    description: "The request id (the client's when sane, else generated); problems carry it as requestId",
+  },
+  RateLimit: {
+    schema: { type: 'string' },
+    description: 'IETF RateLimit: what is left of the key\'s window, e.g. "per-key";r=5988;t=60 (on every answer once the key is known)',
+  },
   'RateLimit-Policy': { schema: { type: 'string' }, description: 'IETF RateLimit-Policy: the key\'s quota and window, e.g. "per-key";q=6000;w=60' },
   'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
   Allow: { schema: { type: 'string' }, description: 'The methods the path takes' },
-  Location: { schema: { type: 'string' }, description: "Where the created record is read through the gateway: the core's Location as a gateway path (absent when the core sends none)" },
-  'Idempotent-Replayed': { schema: { type: 'boolean' }, description: 'true when this is the stored answer to an earlier request with the same idempotency key' },
+  Location: {
+    schema: { type: 'string' },
+    description: "Where the created record is read through the gateway: the core's Location as a gateway path (absent when the core sends none)",
+  },
+  'Idempotent-Replayed': {
+    schema: { type: 'boolean' },
+    description: 'true when this is the stored answer to an earlier request with the same idempotency key',
+  },
 };
 
-const headerRefs = (...names: string[]): Record<string, OpenApiSchema> => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const headerRefs = (...names: string[]): Record<string, OpenApiSchema> =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /** The headers every answer carries (or may): the request id and, once the key is known, its rate limit. */
 const COMMON_HEADERS = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
@@ -175,7 +192,13 @@ function pathParameters(route: Route, names: readonly string[]): OpenApiSchema[]
     .map((segment, i) => {
       const own = segment.slice(1, -1);
       const name = names[i] ?? own;
-      return { name, in: 'path', required: true, schema: { type: 'string', pattern: PATH_PARAMETER_PATTERN.source }, ...(name === own ? {} : { description: `The spec names this segment ${own}` }) };
+      return {
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string', pattern: PATH_PARAMETER_PATTERN.source },
+        ...(name === own ? {} : { description: `The spec names this segment ${own}` }),
+      };
     });
 }
 
@@ -197,7 +220,8 @@ function contractSchema(route: Route, contracts: BodyContracts, components: Reco
   return contract?.describe?.(components) ?? null;
 }
 
-const contentOf = (mediaTypes: readonly string[], schema: OpenApiSchema): Record<string, OpenApiSchema> => Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
+const contentOf = (mediaTypes: readonly string[], schema: OpenApiSchema): Record<string, OpenApiSchema> =>
+  Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
 
 /** A receipt operation's answers that carry the receipt: 201, and the 400, 409 and 422 the spec answers with it. */
 function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Record<string, OpenApiSchema>, problems: Map<number, ErrorCode[]>): void {
@@ -238,7 +262,13 @@ function receiptResponses(route: Route, receipt: OpenApiSchema, responses: Recor
   };
 }
 
-function operation(route: Route, template: string, options: OpenApiOptions, components: Record<string, OpenApiSchema>, sharedResponses: Record<string, OpenApiSchema>): OpenApiSchema {
+function operation(
+  route: Route,
+  template: string,
+  options: OpenApiOptions,
+  components: Record<string, OpenApiSchema>,
+  sharedResponses: Record<string, OpenApiSchema>,
+): OpenApiSchema {
   const isReceipt = route.group === 'receipts';
   const parameters = [...pathParameters(route, parameterNames(template)), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
   const problems = problemCodes(route);
@@ -267,7 +297,9 @@ function operation(route: Route, template: string, options: OpenApiOptions, comp
     description: `${route.method} /${route.path} as the spec lists it (${summary}), licensed and permitted as API id ${route.apiId}.`,
     tags: [route.operations[0]?.resource ?? route.segments[0]],
     // A receipt needs both keys when the receipt header is configured apart; one header otherwise.
-    security: [isReceipt && options.receiptTokenHeader.toLowerCase() !== options.tokenHeader.toLowerCase() ? { vendorToken: [], receiptToken: [] } : { vendorToken: [] }],
+    security: [
+      isReceipt && options.receiptTokenHeader.toLowerCase() !== options.tokenHeader.toLowerCase() ? { vendorToken: [], receiptToken: [] } : { vendorToken: [] },
+    ],
     responses,
   };
   if (parameters.length > 0) op.parameters = parameters;
@@ -277,7 +309,10 @@ function operation(route: Route, template: string, options: OpenApiOptions, comp
 
 /** A tag per resource root of the spec, or the receipts' `api` root. */
 function tagOf(name: string): OpenApiSchema {
-  return { name, description: name === 'api' ? 'Receipts: money movement on savings and loan accounts' : `The spec's ${name} resource and the paths that start with it` };
+  return {
+    name,
+    description: name === 'api' ? 'Receipts: money movement on savings and loan accounts' : `The spec's ${name} resource and the paths that start with it`,
+  };
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
@@ -309,13 +344,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         'The Core Banking Integration Service API as the gateway serves it. Receipt operations take and answer ' +
         'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request); one schema per .NET DTO serves both: ' +
         'JSON names are the properties (camelCase), XML names the xml objects (.NET PascalCase); enums are numbers in JSON and names in XML (x-enumNames); ' +
-        'amounts are exact decimals. XML answers are written in the request root\'s namespace (else the configured xml.responseNamespace) with members in ' +
+        "amounts are exact decimals. XML answers are written in the request root's namespace (else the configured xml.responseNamespace) with members in " +
         'DataContract order (ordinal by name; FeeLineDto and InsuranceLineDto after their ReceiptLineDto members) and ArrearsDays entries in ' +
         'http://schemas.microsoft.com/2003/10/Serialization/Arrays; invalid receipt input is answered as the receipt with errorMessage. ' +
         'Datetimes in request bodies and the period parameters take any ISO 8601 date or datetime (fractions, Z or an offset) and reach ' +
-        'the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC; the core\'s records carry that form. ' +
-        'Record shapes are those of the spec\'s field tables, as the sandbox core answers them. Every error is an RFC 9457 problem with a code from the ' +
-        'gateway\'s catalogue and the requestId; a method a path does not take is 405 with Allow.',
+        "the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC; the core's records carry that form. " +
+        "Record shapes are those of the spec's field tables, as the sandbox core answers them. Every error is an RFC 9457 problem with a code from the " +
+        "gateway's catalogue and the requestId; a method a path does not take is 405 with Allow.",
     },
     servers: [{ url: '/' }],
     paths,
@@ -332,7 +367,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
           name: options.receiptTokenHeader,
           description:
             'Receipt operations also need an authenticated token in this header. When it is the vendor-token header (the default), one key serves both; ' +
-            'configured apart, a receipt needs both headers, each a valid key of the same vendor (the same key may stand in both; the receipt key\'s user acts), else 401',
+            "configured apart, a receipt needs both headers, each a valid key of the same vendor (the same key may stand in both; the receipt key's user acts), else 401",
         },
       },
     },

@@ -49,7 +49,9 @@ export function publicFileLimit(config: PublicFileLimitConfig, deps: { readonly 
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-        return new GatewayError('rate_limited', `Too many requests for the public files from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+        return new GatewayError('rate_limited', `Too many requests for the public files from this address; retry in ${retryAfter} s.`, {
+          headers: { 'Retry-After': retryAfter },
+        });
       },
     );
   };

@@ -44,7 +44,12 @@ const FIELD_TYPE_SCHEMAS: Readonly<Record<FieldType, OpenApiSchema>> = {
   decimal: { type: 'number', format: 'decimal', description: 'Exact decimal, written with its scale (2017.97); read it with a decimal-preserving JSON parser' },
   string: { type: 'string' },
   bool: { type: 'boolean' },
-  datetime: { type: 'string', pattern: CORE_DATETIME_PATTERN, description: 'Date and time without offset, as the core writes it (yyyy-MM-ddTHH:mm:ss)', examples: ['2025-06-16T14:44:31'] },
+  datetime: {
+    type: 'string',
+    pattern: CORE_DATETIME_PATTERN,
+    description: 'Date and time without offset, as the core writes it (yyyy-MM-ddTHH:mm:ss)',
+    examples: ['2025-06-16T14:44:31'],
+  },
 };
 
 const ref = (name: string): OpenApiSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -99,7 +104,9 @@ function bankAccountSchema(components: Record<string, OpenApiSchema>): string {
 function pageSchema(root: string, components: Record<string, OpenApiSchema>): string {
   const item = recordSchema(root, components);
   return component(components, `${item}Page`, () =>
-    objectSchema(PAGE_FIELDS, `One page of ${root}: nextUrl and previousUrl are absolute links to the neighbouring pages (null at either end)`, undefined, { items: listOf(item) }),
+    objectSchema(PAGE_FIELDS, `One page of ${root}: nextUrl and previousUrl are absolute links to the neighbouring pages (null at either end)`, undefined, {
+      items: listOf(item),
+    }),
   );
 }
 
@@ -109,9 +116,14 @@ function statementSchema(components: Record<string, OpenApiSchema>): string {
     objectSchema(STATEMENT_ACCOUNT_FIELDS, 'One account of a batch statement, with its lines in the period', undefined, { Transactions: listOf(transaction) }),
   );
   return component(components, 'BatchStatement', () =>
-    objectSchema(BATCH_STATEMENT_FIELDS, "A member's statement: every account with activity in the period, and every open account; From and To are the period asked for (null where open-ended)", undefined, {
-      Accounts: listOf(account),
-    }),
+    objectSchema(
+      BATCH_STATEMENT_FIELDS,
+      "A member's statement: every account with activity in the period, and every open account; From and To are the period asked for (null where open-ended)",
+      undefined,
+      {
+        Accounts: listOf(account),
+      },
+    ),
   );
 }
 
@@ -127,7 +139,11 @@ const ADDITIONAL_ANSWERS: Readonly<Record<string, (components: Record<string, Op
   'customers/{memberId}/marketingpreferences': (c) =>
     ref(component(c, 'MarketingPreferences', () => objectSchema(MARKETING_PREFERENCES_FIELDS, "A member's marketing choices and SMS consent"))),
   'customers/{memberId}/totalpledgedsavings': (c) =>
-    ref(component(c, 'TotalPledgedSavings', () => objectSchema(TOTAL_PLEDGED_SAVINGS_FIELDS, "The savings locked against the member's loans, over their open savings accounts"))),
+    ref(
+      component(c, 'TotalPledgedSavings', () =>
+        objectSchema(TOTAL_PLEDGED_SAVINGS_FIELDS, "The savings locked against the member's loans, over their open savings accounts"),
+      ),
+    ),
   'loanproducts/{id}/reasons': (c) => listOf(recordSchema('loanreasons', c)),
   'messagethreads/{id}/messages': (c) => listOf(recordSchema('messages', c)),
   'transactions/{memberId}/batchstatement': (c) => ref(statementSchema(c)),
@@ -139,11 +155,19 @@ const ADDITIONAL_ANSWERS: Readonly<Record<string, (components: Record<string, Op
 const VERIFICATION_ANSWER: OpenApiSchema = {
   type: 'object',
   description: 'The code was sent by SMS to the customer',
-  properties: { status: { type: 'string', const: 'sent' }, expiresInSeconds: { type: 'integer', format: 'int32', description: 'How long the code stays valid' } },
+  properties: {
+    status: { type: 'string', const: 'sent' },
+    expiresInSeconds: { type: 'integer', format: 'int32', description: 'How long the code stays valid' },
+  },
   required: ['status', 'expiresInSeconds'],
 };
 
-const answer = (status: number, description: string, schema: OpenApiSchema | null, location = false): SuccessAnswer => ({ status, description, schema, location });
+const answer = (status: number, description: string, schema: OpenApiSchema | null, location = false): SuccessAnswer => ({
+  status,
+  description,
+  schema,
+  location,
+});
 
 /** The success answer of a route that is not a receipt. */
 export function successAnswer(route: Route, components: Record<string, OpenApiSchema>): SuccessAnswer {

@@ -52,7 +52,8 @@ function buildTestApp(): ReturnType<typeof buildVendorApp> {
 describe('vendor pipeline', () => {
   it('runs its steps in the documented order, then the error handler', () => {
     const app = buildTestApp();
-    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string }; handle: { steps?: Array<{ name: string }> } }> } }).router.stack;
+    const layers = (app as unknown as { router: { stack: Array<{ name: string; route?: { path: string }; handle: { steps?: Array<{ name: string }> } }> } })
+      .router.stack;
     const names = layers.flatMap((layer) => layer.handle.steps?.map((step) => step.name) ?? [layer.route?.path ?? layer.name]);
     expect(names).toEqual([
       'requestContextStep',

@@ -108,7 +108,10 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).
-    publicFileRoutes([['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()], publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) })),
+    publicFileRoutes(
+      [['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()],
+      publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) }),
+    ),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
     ...(compressionStep ? [compressionStep] : []),
     // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.
@@ -127,7 +130,10 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
     // After authorization, so refused calls spend no quota; before any body is read.
-    rateLimit({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) }),
+    rateLimit(
+      { ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` },
+      { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) },
+    ),
     // Before the body: a bad path or query costs no upload, and the target is fixed before idempotency fingerprints the call.
     requestTarget(),
     // Before idempotency, which fingerprints ctx.body.coreJson; the core client sends ctx.rawBody.

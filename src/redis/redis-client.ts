@@ -166,7 +166,12 @@ export function whenReady(client: RedisClient, timeoutMs: number): Promise<void>
  * between "ready" and the commands (a busy host, a restarting Redis), until `timeoutMs` has
  * passed; an error `isFinal` says will not get better (a bad document) ends it at once.
  */
-export async function whenReadyRun<T>(clients: readonly RedisClient[], timeoutMs: number, first: () => Promise<T>, isFinal: (err: unknown) => boolean = () => false): Promise<T> {
+export async function whenReadyRun<T>(
+  clients: readonly RedisClient[],
+  timeoutMs: number,
+  first: () => Promise<T>,
+  isFinal: (err: unknown) => boolean = () => false,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -27,10 +27,7 @@ export const redisSchema = z
       .nullable()
       .default(null)
       .describe('Redis URL of a single server (env REDIS_URL); rediss:// turns TLS on'),
-    sentinels: z
-      .array(address)
-      .default([])
-      .describe('Sentinel addresses [{host, port}]; with `name`, the master is found through them (instead of url)'),
+    sentinels: z.array(address).default([]).describe('Sentinel addresses [{host, port}]; with `name`, the master is found through them (instead of url)'),
     name: z.string().min(1).nullable().default(null).describe('Name of the master group the sentinels monitor (Sentinel mode)'),
     nodes: z.array(address).default([]).describe('Cluster seed nodes [{host, port}] (Cluster mode, instead of url)'),
     username: credential.describe('ACL user of the Redis servers; null uses the URL\'s user or "default"'),
@@ -40,18 +37,8 @@ export const redisSchema = z
     tls: z
       .object({
         enabled: z.boolean().default(false).describe('TLS to every Redis server and sentinel (a rediss:// url turns it on too)'),
-        caFile: z
-          .string()
-          .min(1)
-          .nullable()
-          .default(null)
-          .describe('PEM file of the CA that signed the servers\' certificates; null trusts the system CAs'),
-        serverName: z
-          .string()
-          .min(1)
-          .nullable()
-          .default(null)
-          .describe('Name the server certificates must carry, when it differs from the host connected to'),
+        caFile: z.string().min(1).nullable().default(null).describe("PEM file of the CA that signed the servers' certificates; null trusts the system CAs"),
+        serverName: z.string().min(1).nullable().default(null).describe('Name the server certificates must carry, when it differs from the host connected to'),
       })
       .strict()
       .prefault({})
@@ -77,12 +64,16 @@ export const redisSchema = z
       .int()
       .min(100)
       .default(600_000)
-      .describe('How long a staged whole-document write may wait for its swap before Redis drops it (a writer that died mid-write); the live records never expire'),
+      .describe(
+        'How long a staged whole-document write may wait for its swap before Redis drops it (a writer that died mid-write); the live records never expire',
+      ),
     connectTimeoutMs: ms.default(1000).describe('Longest wait for a connection to Redis to open'),
     seedAccessFile: z
       .enum(['sandbox-only', 'always', 'never'])
       .default('sandbox-only')
-      .describe('When to write access.file into a Redis holding no access document: with the sandbox core only (so the published sandbox keys never reach a real core), always, or never'),
+      .describe(
+        'When to write access.file into a Redis holding no access document: with the sandbox core only (so the published sandbox keys never reach a real core), always, or never',
+      ),
     configPollIntervalMs: z
       .number()
       .int()
@@ -94,31 +85,38 @@ export const redisSchema = z
       .int()
       .min(100)
       .default(1000)
-      .describe('How often each instance checks the epoch marker, the store sequence and maxmemory-policy (one GET and one CONFIG GET; also on every reconnect)'),
+      .describe(
+        'How often each instance checks the epoch marker, the store sequence and maxmemory-policy (one GET and one CONFIG GET; also on every reconnect)',
+      ),
     dataLossHoldSeconds: z
       .number()
       .int()
       .min(0)
       .default(86_400)
-      .describe('After Redis is found to have lost its data, how long keyed money movement answers 503; at least idempotency.retentionSeconds (refused otherwise), so that no retry of a forgotten record posts again'),
+      .describe(
+        'After Redis is found to have lost its data, how long keyed money movement answers 503; at least idempotency.retentionSeconds (refused otherwise), so that no retry of a forgotten record posts again',
+      ),
   })
   .strict()
-  .superRefine((redis, ctx) => {
-    const topologies = [redis.url !== null && 'url', redis.sentinels.length > 0 && 'sentinels', redis.nodes.length > 0 && 'nodes'].filter(Boolean);
-    if (topologies.length > 1) {
-      ctx.addIssue({ code: 'custom', path: [topologies[1] as string], message: `set one of url, sentinels or nodes, not ${topologies.join(' and ')}` });
-    }
-    if (redis.sentinels.length > 0 && redis.name === null) {
-      ctx.addIssue({ code: 'custom', path: ['name'], message: 'the master group name is required with sentinels' });
-    }
-    if (redis.name !== null && redis.sentinels.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'name is only used with sentinels; list them' });
-    }
-    if (redis.url !== null && (redis.username !== null || redis.password !== null) && /^rediss?:\/\/[^/]*@/.test(redis.url)) {
-      // Which one would win is not obvious to an operator; refuse rather than guess.
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'credentials are set both in url and in username/password; keep one' });
-    }
-  }, whenValid('url', 'sentinels', 'nodes', 'name', 'username', 'password'));
+  .superRefine(
+    (redis, ctx) => {
+      const topologies = [redis.url !== null && 'url', redis.sentinels.length > 0 && 'sentinels', redis.nodes.length > 0 && 'nodes'].filter(Boolean);
+      if (topologies.length > 1) {
+        ctx.addIssue({ code: 'custom', path: [topologies[1] as string], message: `set one of url, sentinels or nodes, not ${topologies.join(' and ')}` });
+      }
+      if (redis.sentinels.length > 0 && redis.name === null) {
+        ctx.addIssue({ code: 'custom', path: ['name'], message: 'the master group name is required with sentinels' });
+      }
+      if (redis.name !== null && redis.sentinels.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'name is only used with sentinels; list them' });
+      }
+      if (redis.url !== null && (redis.username !== null || redis.password !== null) && /^rediss?:\/\/[^/]*@/.test(redis.url)) {
+        // Which one would win is not obvious to an operator; refuse rather than guess.
+        ctx.addIssue({ code: 'custom', path: ['password'], message: 'credentials are set both in url and in username/password; keep one' });
+      }
+    },
+    whenValid('url', 'sentinels', 'nodes', 'name', 'username', 'password'),
+  );
 
 export type RedisConfig = z.infer<typeof redisSchema>;
 

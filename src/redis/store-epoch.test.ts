@@ -20,7 +20,15 @@ afterAll(() => {
 });
 
 function epochOn(prefix: string, losses: { count: number }): StoreEpoch {
-  const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, recordLifeMs: 60_000, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
+  const epoch = new StoreEpoch({
+    client,
+    keyPrefix: prefix,
+    holdMs: 60_000,
+    checkIntervalMs: 60_000,
+    recordLifeMs: 60_000,
+    logger: createLogger('silent'),
+    onLossDetected: () => void (losses.count += 1),
+  });
   epochs.push(epoch);
   return epoch;
 }
@@ -90,7 +98,15 @@ describe('StoreEpoch store sequence', () => {
   it('takes its own key gone as no loss once its last claim is older than a record lives', async () => {
     const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
     const losses = { count: 0 };
-    const epoch = new StoreEpoch({ client, keyPrefix: prefix, holdMs: 60_000, checkIntervalMs: 60_000, recordLifeMs: 100, logger: createLogger('silent'), onLossDetected: () => void (losses.count += 1) });
+    const epoch = new StoreEpoch({
+      client,
+      keyPrefix: prefix,
+      holdMs: 60_000,
+      checkIntervalMs: 60_000,
+      recordLifeMs: 100,
+      logger: createLogger('silent'),
+      onLossDetected: () => void (losses.count += 1),
+    });
     epochs.push(epoch);
     await epoch.start();
     expect(epoch.ownSeqTtlMs).toBeGreaterThan(100);

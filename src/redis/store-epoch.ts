@@ -105,7 +105,11 @@ export class StoreEpoch {
     this.seqKey = `${this.key}:seq`;
     this.ownSeqKey = `${this.seqKey}:${randomUUID()}`;
     this.ownSeqTtlMs = options.recordLifeMs + OWN_KEY_MARGIN_MS;
-    this.eviction = new EvictionPolicyWatch({ client: options.client, logger: options.logger, ...(options.onEvictingPolicyChange ? { onChange: options.onEvictingPolicyChange } : {}) });
+    this.eviction = new EvictionPolicyWatch({
+      client: options.client,
+      logger: options.logger,
+      ...(options.onEvictingPolicyChange ? { onChange: options.onEvictingPolicyChange } : {}),
+    });
   }
 
   /** Whether keyed money movement must wait (the store lost data within the hold). */

@@ -123,7 +123,13 @@ describe('after-core registry', () => {
     expect(calls).toEqual(['two-factor refused']);
     const failures = lines.filter((line) => line.msg === 'an after-core duty failed');
     expect(failures).toEqual([
-      expect.objectContaining({ level: 50, step: 'idempotency', outcome: 'refused', requestId: 'req-1', err: expect.objectContaining({ message: 'store gone' }) }),
+      expect.objectContaining({
+        level: 50,
+        step: 'idempotency',
+        outcome: 'refused',
+        requestId: 'req-1',
+        err: expect.objectContaining({ message: 'store gone' }),
+      }),
       expect.objectContaining({ level: 50, step: 'throws', outcome: 'refused', requestId: 'req-1' }),
     ]);
   });

@@ -18,7 +18,6 @@ import type { ProblemRenderer } from '../errors/problem';
 import type { RequestTrace } from '../tracing/tracing';
 import { AfterCore } from './after-core';
 
-
 /** A request body that the body step parsed and validated (routes with a body schema only). */
 export interface ParsedBody {
   /** The canonical value: the schema's JSON (camelCase) names, decimals kept exact. */

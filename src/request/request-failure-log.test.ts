@@ -23,13 +23,24 @@ function errnoError(message: string, code: string): Error {
 describe('logRequestFailure', () => {
   it('logs our own fault (internal_error) at error with the stack of its cause', () => {
     const { fields } = logged(new GatewayError('internal_error', 'An unexpected error occurred.', { cause: new TypeError('x is undefined') }));
-    expect(fields).toMatchObject({ level: 50, msg: 'request failed', requestId: 'req-1', code: 'internal_error', err: { type: 'TypeError', message: 'x is undefined' } });
+    expect(fields).toMatchObject({
+      level: 50,
+      msg: 'request failed',
+      requestId: 'req-1',
+      code: 'internal_error',
+      err: { type: 'TypeError', message: 'x is undefined' },
+    });
     expect((fields.err as { stack: string }).stack).toMatch(/\n\s+at /);
   });
 
   it.each([
     ['a core timeout', new CoreCallError('core_timeout', true, { cause: errnoError('Timed out after 300ms', 'ETIMEDOUT') }), 'core_timeout', 'ETIMEDOUT'],
-    ['an open breaker', new CoreCallError('core_unavailable', false, { cause: errnoError('Breaker is open', 'EOPENBREAKER') }), 'core_unavailable', 'EOPENBREAKER'],
+    [
+      'an open breaker',
+      new CoreCallError('core_unavailable', false, { cause: errnoError('Breaker is open', 'EOPENBREAKER') }),
+      'core_unavailable',
+      'EOPENBREAKER',
+    ],
     ['a reset connection', new CoreCallError('bad_gateway', true, { cause: errnoError('socket hang up', 'ECONNRESET') }), 'bad_gateway', 'ECONNRESET'],
   ])('logs %s at error as one line with its code and root cause, without a stack', (_name, error, code, cause) => {
     const { line, fields } = logged(error);

@@ -74,7 +74,11 @@ export class AccountBook {
       const issued = productId === SHARE.Bond ? openSince(Math.max(7, daysBetween(member.openDate, addMonths(this.asAt, -20)))) : openSince(7);
       this.savingsAccount(member, product, ++savings, atTime(issued, rng.int(9, 16), rng.int(0, 59)), rng.chance(0.12));
     }
-    const loanCount = rng.weighted([[0, 55], [1, 35], [2, 10]]);
+    const loanCount = rng.weighted([
+      [0, 55],
+      [1, 35],
+      [2, 10],
+    ]);
     for (let i = 0; i < loanCount; i++) loanAccounts.push(this.loanAccount(member, ++loans));
     // Every member holds at least two accounts: what keeps the book above 500 accounts for any seed.
     if (savings + loans === 1) {
@@ -171,7 +175,8 @@ export class AccountBook {
 
     if (isClub) {
       // Club savings are paid out once a year, in time for Christmas or the summer holidays.
-      const payout = product.ProductId === SHARE.Christmas ? { month: 10, day: 15, text: 'Christmas Saver payout' } : { month: 5, day: 1, text: 'Holiday Saver payout' };
+      const payout =
+        product.ProductId === SHARE.Christmas ? { month: 10, day: 15, text: 'Christmas Saver payout' } : { month: 5, day: 1, text: 'Holiday Saver payout' };
       for (let year = start.getUTCFullYear(); year <= end.getUTCFullYear(); year++) {
         const at = new Date(Date.UTC(year, payout.month, payout.day, 7, 0));
         if (at <= start || at > end) continue;
@@ -239,9 +244,7 @@ export class AccountBook {
     const isClosed = closedAt !== null && ledger.balance.isZero();
     const lastDividend = new Date(Date.UTC(this.asAt.getUTCFullYear() - 1, 11, 31, 23, 0));
     const accrualFrom = start > lastDividend ? start : lastDividend;
-    const accrued = isClosed || isBond
-      ? ZERO
-      : ledger.balance.times(fraction(interestRate).times(daysBetween(accrualFrom, this.asAt)).dividedBy(365), 2);
+    const accrued = isClosed || isBond ? ZERO : ledger.balance.times(fraction(interestRate).times(daysBetween(accrualFrom, this.asAt)).dividedBy(365), 2);
     const status = isClosed ? ACCOUNT_STATUS.Closed.value : dormant ? ACCOUNT_STATUS.Dormant.value : ACCOUNT_STATUS.Open.value;
     return this.newAccount(id, member, {
       productId: product.ProductId,
@@ -302,7 +305,13 @@ export class AccountBook {
       [PERIOD.Weekly, 10],
     ]);
     const payment = repayment(principal, monthlyRate, termMonths, period);
-    const arrearsCount = rng.weighted([[0, 85], [1, 6], [2, 4], [3, 2], [8, 3]]);
+    const arrearsCount = rng.weighted([
+      [0, 85],
+      [1, 6],
+      [2, 4],
+      [3, 2],
+      [8, 3],
+    ]);
     const topUp = product.Id !== LOAN.CreditBuilder && rng.chance(0.1);
     let approved = principal;
     let repayments = 0;
@@ -357,11 +366,7 @@ export class AccountBook {
     const lastInterest = atTime(endOfMonth(addMonths(this.asAt, -1)), 23, 0);
     const accrualFrom = issued > lastInterest ? issued : lastInterest;
     const accrued = closed ? ZERO : ledger.balance.times(monthlyRate.times(12).times(daysBetween(accrualFrom, this.asAt)).dividedBy(365), 2);
-    const status = closed
-      ? ACCOUNT_STATUS.Closed.value
-      : missed >= 6
-        ? ACCOUNT_STATUS.BadDebt.value
-        : ACCOUNT_STATUS.Open.value;
+    const status = closed ? ACCOUNT_STATUS.Closed.value : missed >= 6 ? ACCOUNT_STATUS.BadDebt.value : ACCOUNT_STATUS.Open.value;
     return this.newAccount(id, member, {
       productId: product.Id,
       productTypeId: PRODUCT_TYPE.Loan.value,
@@ -391,9 +396,7 @@ export class AccountBook {
 
   /** Receipt numbers follow posting order across the core, as the real core issues them. */
   transactions(): Transaction[] {
-    const ordered = this.lines
-      .map((line, seq) => ({ line, seq }))
-      .sort((a, b) => a.line.at.getTime() - b.line.at.getTime() || a.seq - b.seq);
+    const ordered = this.lines.map((line, seq) => ({ line, seq })).sort((a, b) => a.line.at.getTime() - b.line.at.getTime() || a.seq - b.seq);
     return ordered.map(({ line }, i) => ({
       AccountId: line.accountId,
       ReceiptNumber: FIRST_RECEIPT_NUMBER + i,

@@ -69,9 +69,7 @@ const SHARE_PLEDGE_PERCENTAGE = rate('10.00');
  * loan, otherwise SHARE_PLEDGE_PERCENTAGE of it, never more than the shares hold.
  */
 export function pledgeSavings(shareAccount: Account, loanAccounts: readonly Account[]): void {
-  const largest = loanAccounts
-    .filter((a) => a.status !== ACCOUNT_STATUS.Closed.value)
-    .sort((a, b) => b.balance.compare(a.balance))[0];
+  const largest = loanAccounts.filter((a) => a.status !== ACCOUNT_STATUS.Closed.value).sort((a, b) => b.balance.compare(a.balance))[0];
   if (!largest || shareAccount.status === ACCOUNT_STATUS.Closed.value) return;
   const secured = largest.productId === LOAN.ShareSecured;
   const percentage = secured ? rate('100.00') : SHARE_PLEDGE_PERCENTAGE;

@@ -83,7 +83,12 @@ describe('sandbox routing', () => {
     const response = await request(createSandboxApp({ data: broken, onError: (e) => seen.push(e) }))
       .get('/genders')
       .expect(500);
-    expect(response.body).toEqual({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'the sandbox core failed to answer this request' });
+    expect(response.body).toEqual({
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'the sandbox core failed to answer this request',
+    });
     expect(response.text).not.toContain('secret');
     expect(seen).toHaveLength(1);
   });

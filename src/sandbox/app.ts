@@ -38,7 +38,12 @@ const BODY_LIMIT = '1mb';
 
 export function createSandboxApp(options: SandboxAppOptions): express.Express {
   const limits = pageLimits(options);
-  const handlers = new Map<string, Handler>([...resourceHandlers(options.data, limits), ...relationHandlers(options.data), ...receiptHandlers(options.data), ...bankAccountHandlers(options.data)]);
+  const handlers = new Map<string, Handler>([
+    ...resourceHandlers(options.data, limits),
+    ...relationHandlers(options.data),
+    ...receiptHandlers(options.data),
+    ...bankAccountHandlers(options.data),
+  ]);
   // Routes the gateway answers itself (the SMS verification) never reach a core.
   const served = ROUTES.filter((route) => !route.answeredByGateway);
   for (const route of served) if (!handlers.has(route.apiId)) throw new Error(`sandbox has no handler for ${route.apiId}`);

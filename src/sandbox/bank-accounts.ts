@@ -67,7 +67,8 @@ function refuseDuplicate(data: SandboxData, details: AccountDetails, exceptId: n
   const twin = data.bankAccounts
     .where('customer', details.customerId)
     .find(
-      (h) => h.record.Id !== exceptId && h.record.DateClosed === null && h.record.SortCode === details.sortCode && h.record.AccountNumber === details.accountNumber,
+      (h) =>
+        h.record.Id !== exceptId && h.record.DateClosed === null && h.record.SortCode === details.sortCode && h.record.AccountNumber === details.accountNumber,
     );
   if (twin) throw new SandboxProblem(409, `customer ${details.customerId} already holds this account open as bank account ${twin.record.Id}`);
 }
@@ -79,7 +80,13 @@ function withoutTwoFactorCode(body: JsonObject): JsonObject {
 }
 
 function record(id: number, details: AccountDetails, dateClosed: string | null): BankAccount {
-  return inSchemaOrder(BANK_ACCOUNT_FIELDS, { Id: id, Name: details.name, AccountNumber: details.accountNumber, DateClosed: dateClosed, SortCode: details.sortCode });
+  return inSchemaOrder(BANK_ACCOUNT_FIELDS, {
+    Id: id,
+    Name: details.name,
+    AccountNumber: details.accountNumber,
+    DateClosed: dateClosed,
+    SortCode: details.sortCode,
+  });
 }
 
 export function bankAccountHandlers(data: SandboxData): Map<string, Handler> {

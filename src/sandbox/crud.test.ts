@@ -48,7 +48,7 @@ describe('sandbox resource writes', () => {
     expect((await request(app).get('/customers/10001/accounts')).text).toContain('"balance":12345678901234567890.10');
   });
 
-  it('posts a transaction onto an account, its Location the member\'s transactions that list it; a member\'s history is never replaced or erased (405)', async () => {
+  it("posts a transaction onto an account, its Location the member's transactions that list it; a member's history is never replaced or erased (405)", async () => {
     const { app, data } = freshApp();
     const account = data.accounts.get(50001)!;
     const body = JSON.stringify({
@@ -64,7 +64,11 @@ describe('sandbox resource writes', () => {
     expect(posted.headers.location).toBe(`/transactions/${account.customerId}`);
     const onAccount = (await request(app).get('/accounts/50001/transactions').expect(200)).body as Array<{ ReceiptNumber: number }>;
     expect(onAccount.at(-1)?.ReceiptNumber).toBe(created.ReceiptNumber);
-    const ofMember = (await request(app).get(posted.headers.location as string).expect(200)).body as Array<{ ReceiptNumber: number }>;
+    const ofMember = (
+      await request(app)
+        .get(posted.headers.location as string)
+        .expect(200)
+    ).body as Array<{ ReceiptNumber: number }>;
     expect(ofMember.map((t) => t.ReceiptNumber)).toContain(created.ReceiptNumber);
 
     for (const target of [account.customerId, created.ReceiptNumber]) {
@@ -166,13 +170,16 @@ describe('sandbox write validation', () => {
     await json(app, 'post', '/countrycodes', JSON.stringify({ Code: 'FI', Country: 'x'.repeat(2_000_000) })).expect(413);
   });
 
-  it.each(RESOURCE_ROOTS.filter(([root]) => root !== 'transactions').map(([root, idName]) => [root, idName] as const))('routes every write of %s, with 404 for an unknown id', async (root, idName) => {
-    const post = await json(app, 'post', `/${root}`, '{}').expect(400);
-    expect((post.body as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
-    const put = await json(app, 'put', `/${root}/987654321`, '{}').expect(404);
-    expect((put.body as { detail: string }).detail).toMatch(/^no .* record/);
-    await request(app).delete(`/${root}/987654321`).expect(404);
-    const badId = await request(app).delete(`/${root}/x1`).expect(400);
-    expect((badId.body as { errors: Array<{ field: string }> }).errors[0]?.field).toBe(idName);
-  });
+  it.each(RESOURCE_ROOTS.filter(([root]) => root !== 'transactions').map(([root, idName]) => [root, idName] as const))(
+    'routes every write of %s, with 404 for an unknown id',
+    async (root, idName) => {
+      const post = await json(app, 'post', `/${root}`, '{}').expect(400);
+      expect((post.body as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
+      const put = await json(app, 'put', `/${root}/987654321`, '{}').expect(404);
+      expect((put.body as { detail: string }).detail).toMatch(/^no .* record/);
+      await request(app).delete(`/${root}/987654321`).expect(404);
+      const badId = await request(app).delete(`/${root}/x1`).expect(400);
+      expect((badId.body as { errors: Array<{ field: string }> }).errors[0]?.field).toBe(idName);
+    },
+  );
 });

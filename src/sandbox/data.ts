@@ -131,13 +131,21 @@ class BookBuilder implements Places {
       COUNTRIES.map(([Code, Country], i) => ({ Id: i + 1, Code, Country })),
     );
     for (const country of countryCodes.list()) this.countryIdByCode.set(country.Code, country.Id);
-    const genders = new Table<ValueName>((g) => g.Value, {}, GENDERS.map(([Value, Name]) => ({ Value, Name })));
+    const genders = new Table<ValueName>(
+      (g) => g.Value,
+      {},
+      GENDERS.map(([Value, Name]) => ({ Value, Name })),
+    );
     const titles = new Table<ValueName>(
       (t) => t.Value,
       {},
       Object.entries(TITLE).map(([Name, Value]) => ({ Value, Name })),
     );
-    const loanRepaymentPeriods = new Table<ValueName>((p) => p.Value, {}, PERIOD_NAMES.map(([Value, Name]) => ({ Value, Name })));
+    const loanRepaymentPeriods = new Table<ValueName>(
+      (p) => p.Value,
+      {},
+      PERIOD_NAMES.map(([Value, Name]) => ({ Value, Name })),
+    );
 
     const branches = new Table<Branch>((b) => b.Id, {}, this.branches());
     const banks = new Table<Bank>((b) => b.id, {}, this.banks());
@@ -151,18 +159,22 @@ class BookBuilder implements Places {
     const productShares = new Table<ProductShare>((p) => p.ProductId, {}, productShareRows());
 
     const members = new MemberFactory(this.rng, this.asAt, this, employers.list()).members(CUSTOMER_COUNT, FIRST_MEMBER_NUMBER);
-    const customers = new Table<Customer>((c) => c.Number, {}, members.map((m) => m.customer));
-    const people = new Table<Person>((p) => p.MemberId, {}, members.map((m) => m.person));
+    const customers = new Table<Customer>(
+      (c) => c.Number,
+      {},
+      members.map((m) => m.customer),
+    );
+    const people = new Table<Person>(
+      (p) => p.MemberId,
+      {},
+      members.map((m) => m.person),
+    );
     const book = new AccountBook(this.rng, this.asAt, productShares, loanProducts);
     for (const member of members) book.openAccounts(member);
 
     const accounts = new Table<Account, 'customer'>((a) => a.id, { customer: (a) => a.customerId }, book.accounts);
     const transactions = new Table<Transaction, 'account'>((t) => t.ReceiptNumber, { account: (t) => t.AccountId }, book.transactions());
-    const bankAccounts = new Table<BankAccountHolding, 'customer'>(
-      (h) => h.record.Id,
-      { customer: (h) => h.customerId },
-      this.bankAccounts(members),
-    );
+    const bankAccounts = new Table<BankAccountHolding, 'customer'>((h) => h.record.Id, { customer: (h) => h.customerId }, this.bankAccounts(members));
     const { threads, messages } = this.messageThreads(members);
 
     return {

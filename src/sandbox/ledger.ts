@@ -77,7 +77,13 @@ const rejected = (message: string): LedgerResult => ({ kind: 'rejected', message
  */
 function rehearsedOverride(account: Account, amount: ScaledDecimal, externalRefNo: string | null): OverrideNeeded | null {
   if (externalRefNo === null || !externalRefNo.toUpperCase().startsWith(OVERRIDE_REHEARSAL_PREFIX)) return null;
-  return { type: 'Rehearsal', account, amount, limit: ScaledDecimal.zero(), message: `Rehearsed override (externalRefNo ${externalRefNo}): a supervisor must authorise this receipt.` };
+  return {
+    type: 'Rehearsal',
+    account,
+    amount,
+    limit: ScaledDecimal.zero(),
+    message: `Rehearsed override (externalRefNo ${externalRefNo}): a supervisor must authorise this receipt.`,
+  };
 }
 const MONEY_SCALE = 2;
 
@@ -94,8 +100,10 @@ export class ReceiptLedger {
     const account = found;
     const amount = moneyAmount(instruction.amount);
     if (typeof amount === 'string') return rejected(amount);
-    if (account.productTypeId === PRODUCT_TYPE.Loan.value) return rejected(`account ${account.accountNumber} is a loan account; deposits go to share or savings accounts`);
-    if (account.productTypeId === PRODUCT_TYPE.TermDeposit.value) return rejected(`account ${account.accountNumber} is a fixed-term bond, which takes no deposits after it opens`);
+    if (account.productTypeId === PRODUCT_TYPE.Loan.value)
+      return rejected(`account ${account.accountNumber} is a loan account; deposits go to share or savings accounts`);
+    if (account.productTypeId === PRODUCT_TYPE.TermDeposit.value)
+      return rejected(`account ${account.accountNumber} is a fixed-term bond, which takes no deposits after it opens`);
     if (account.status === ACCOUNT_STATUS.Closed.value) return rejected(`account ${account.accountNumber} is closed`);
     // A repeat is told as a repeat (409) before any rule its first posting changed the outcome of.
     const duplicate = this.duplicateOf(account, instruction.externalRefNo);
@@ -104,11 +112,15 @@ export class ReceiptLedger {
     if (!product) return rejected(`account ${account.accountNumber} has no product share ${account.productId}`);
     // Compared as headroom rather than as a sum, so that no amount can overflow the balance.
     if (amount.compare(product.MaximumBalance.minus(account.balance)) > 0) {
-      return rejected(`a deposit of ${amount.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`);
+      return rejected(
+        `a deposit of ${amount.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`,
+      );
     }
 
     const valueDate = iso(this.now());
-    const needed = rehearsedOverride(account, amount, instruction.externalRefNo) ?? this.overrideNeeded(account, amount, product.vendorConnectReceiptLimit, product.vendorConnectDailyLimit, valueDate);
+    const needed =
+      rehearsedOverride(account, amount, instruction.externalRefNo) ??
+      this.overrideNeeded(account, amount, product.vendorConnectReceiptLimit, product.vendorConnectDailyLimit, valueDate);
     let authorisedBy: string | null = null;
     if (needed) {
       const supervisor = this.supervisorFor(instruction);
@@ -122,12 +134,28 @@ export class ReceiptLedger {
     const openBalance = account.balance;
     const closingBalance = openBalance.plus(amount);
     const description = kind === 'deposit' ? 'Savings deposit' : 'Savings payment';
-    const receiptNo = this.appendLine(account, valueDate, `${description}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`, amount, closingBalance);
+    const receiptNo = this.appendLine(
+      account,
+      valueDate,
+      `${description}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`,
+      amount,
+      closingBalance,
+    );
     account.balance = closingBalance;
     account.balanceDate = valueDate;
     // A member paying in is activity: a dormant account wakes up.
     if (account.status === ACCOUNT_STATUS.Dormant.value) account.status = ACCOUNT_STATUS.Open.value;
-    this.data.receipts.insert({ receiptNo, accountId: account.id, kind, amount, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, adjusts: null, authorisedBy });
+    this.data.receipts.insert({
+      receiptNo,
+      accountId: account.id,
+      kind,
+      amount,
+      valueDate,
+      externalRefNo: instruction.externalRefNo,
+      reverses: null,
+      adjusts: null,
+      authorisedBy,
+    });
     return { kind: 'posted', posting: { receiptNo, account, valueDate, amount, openBalance, closingBalance } };
   }
 
@@ -141,8 +169,12 @@ export class ReceiptLedger {
     if (receiptNo === null) return rejected('receiptNo (the receipt of the loan issue to reverse) is required');
     const option = Object.values(LOAN_REVERSAL_OPTION).find((o) => o.value === loanReversalOption);
     if (!option) {
-      const known = Object.entries(LOAN_REVERSAL_OPTION).map(([name, o]) => `${o.value} (${name})`).join(', ');
-      return rejected(loanReversalOption === null ? `loanReversalOption is required: ${known}` : `loanReversalOption ${loanReversalOption} is not one of ${known}`);
+      const known = Object.entries(LOAN_REVERSAL_OPTION)
+        .map(([name, o]) => `${o.value} (${name})`)
+        .join(', ');
+      return rejected(
+        loanReversalOption === null ? `loanReversalOption is required: ${known}` : `loanReversalOption ${loanReversalOption} is not one of ${known}`,
+      );
     }
     const found = this.namedAccount(instruction);
     if (typeof found === 'string') return rejected(found);
@@ -174,7 +206,14 @@ export class ReceiptLedger {
     const closingBalance = openBalance.minus(amount);
     const valueDate = iso(this.now());
     const interestNote = interest.isZero() ? '' : `, with ${interest.toString()} interest`;
-    const reversalNo = this.appendLine(loan, valueDate, `Loan issue reversal (receipt ${receiptNo}${interestNote})`, amount, closingBalance, TRANSACTION_TYPE.LoanAdvance.value);
+    const reversalNo = this.appendLine(
+      loan,
+      valueDate,
+      `Loan issue reversal (receipt ${receiptNo}${interestNote})`,
+      amount,
+      closingBalance,
+      TRANSACTION_TYPE.LoanAdvance.value,
+    );
     loan.balance = closingBalance;
     loan.balanceDate = valueDate;
     loan.interest = ScaledDecimal.zero(MONEY_SCALE);
@@ -217,7 +256,9 @@ export class ReceiptLedger {
     const account = found;
     const isLoan = account.productTypeId === PRODUCT_TYPE.Loan.value;
     if (isLoan !== (books === 'loan')) {
-      return rejected(`a ${books === 'loan' ? 'LoanAdjustment' : 'SavingsAdjustment'} corrects a ${books} receipt, and account ${account.accountNumber} is ${isLoan ? 'a loan' : 'not a loan'}`);
+      return rejected(
+        `a ${books === 'loan' ? 'LoanAdjustment' : 'SavingsAdjustment'} corrects a ${books} receipt, and account ${account.accountNumber} is ${isLoan ? 'a loan' : 'not a loan'}`,
+      );
     }
     if (account.status === ACCOUNT_STATUS.Closed.value) return rejected(`account ${account.accountNumber} is closed`);
     const receipt = this.data.transactions.get(receiptNo);
@@ -241,20 +282,44 @@ export class ReceiptLedger {
     const openBalance = account.balance;
     const closingBalance = raisesBalance ? openBalance.plus(correction) : openBalance.minus(correction);
     if (closingBalance.value.isNegative()) {
-      return rejected(isLoan ? `an adjustment of ${correction.toString()} would leave loan ${account.accountNumber} owing less than nothing` : `an adjustment of ${correction.toString()} would take account ${account.accountNumber} below zero`);
+      return rejected(
+        isLoan
+          ? `an adjustment of ${correction.toString()} would leave loan ${account.accountNumber} owing less than nothing`
+          : `an adjustment of ${correction.toString()} would take account ${account.accountNumber} below zero`,
+      );
     }
     const product = isLoan ? undefined : this.data.productShares.get(account.productId);
     if (product && closingBalance.compare(product.MaximumBalance) > 0) {
-      return rejected(`an adjustment of ${correction.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`);
+      return rejected(
+        `an adjustment of ${correction.toString()} would take account ${account.accountNumber} above its maximum balance of ${product.MaximumBalance.toString()}`,
+      );
     }
     const valueDate = iso(this.now());
     // A credit raises what a saver holds and lowers what a borrower owes.
     const balanceRose = raisesBalance !== correction.value.isNegative();
     const credit = balanceRose !== isLoan;
-    const line = this.appendLine(account, valueDate, `Adjustment of receipt ${receiptNo}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`, correction.abs(), closingBalance, receipt.TransactionsTypeID, credit);
+    const line = this.appendLine(
+      account,
+      valueDate,
+      `Adjustment of receipt ${receiptNo}${instruction.externalRefNo ? ` ref ${instruction.externalRefNo}` : ''}`,
+      correction.abs(),
+      closingBalance,
+      receipt.TransactionsTypeID,
+      credit,
+    );
     account.balance = closingBalance;
     account.balanceDate = valueDate;
-    this.data.receipts.insert({ receiptNo: line, accountId: account.id, kind: 'adjustment', amount: correction, valueDate, externalRefNo: instruction.externalRefNo, reverses: null, adjusts: receiptNo, authorisedBy: null });
+    this.data.receipts.insert({
+      receiptNo: line,
+      accountId: account.id,
+      kind: 'adjustment',
+      amount: correction,
+      valueDate,
+      externalRefNo: instruction.externalRefNo,
+      reverses: null,
+      adjusts: receiptNo,
+      authorisedBy: null,
+    });
     return { kind: 'posted', posting: { receiptNo: line, account, valueDate, amount: correction, openBalance, closingBalance, adjustment: { credit } } };
   }
 
@@ -274,12 +339,28 @@ export class ReceiptLedger {
     if (externalRefNo === null) return null;
     const earlier = this.data.receipts.where('account', account.id).find((r) => r.externalRefNo === externalRefNo);
     if (!earlier) return null;
-    return { kind: 'duplicate', receiptNo: earlier.receiptNo, message: `externalRefNo ${externalRefNo} was already posted on account ${account.accountNumber} as receipt ${earlier.receiptNo}` };
+    return {
+      kind: 'duplicate',
+      receiptNo: earlier.receiptNo,
+      message: `externalRefNo ${externalRefNo} was already posted on account ${account.accountNumber} as receipt ${earlier.receiptNo}`,
+    };
   }
 
-  private overrideNeeded(account: Account, amount: ScaledDecimal, receiptLimit: ScaledDecimal, dailyLimit: ScaledDecimal, valueDate: string): OverrideNeeded | null {
+  private overrideNeeded(
+    account: Account,
+    amount: ScaledDecimal,
+    receiptLimit: ScaledDecimal,
+    dailyLimit: ScaledDecimal,
+    valueDate: string,
+  ): OverrideNeeded | null {
     if (amount.compare(receiptLimit) > 0) {
-      return { type: 'ReceiptLimit', account, amount, limit: receiptLimit, message: `The amount ${amount.toString()} is above the receipt limit of ${receiptLimit.toString()} for ${account.description}; a supervisor must authorise it.` };
+      return {
+        type: 'ReceiptLimit',
+        account,
+        amount,
+        limit: receiptLimit,
+        message: `The amount ${amount.toString()} is above the receipt limit of ${receiptLimit.toString()} for ${account.description}; a supervisor must authorise it.`,
+      };
     }
     const day = valueDate.slice(0, 10);
     const today = this.data.receipts
@@ -287,7 +368,13 @@ export class ReceiptLedger {
       .filter((r) => (r.kind === 'deposit' || r.kind === 'payment') && r.valueDate.startsWith(day))
       .reduce((sum, r) => sum.plus(r.amount), amount);
     if (today.compare(dailyLimit) > 0) {
-      return { type: 'DailyLimit', account, amount, limit: dailyLimit, message: `Today's receipts on account ${account.accountNumber} would total ${today.toString()}, above the daily limit of ${dailyLimit.toString()}; a supervisor must authorise it.` };
+      return {
+        type: 'DailyLimit',
+        account,
+        amount,
+        limit: dailyLimit,
+        message: `Today's receipts on account ${account.accountNumber} would total ${today.toString()}, above the daily limit of ${dailyLimit.toString()}; a supervisor must authorise it.`,
+      };
     }
     return null;
   }
@@ -299,7 +386,15 @@ export class ReceiptLedger {
   }
 
   /** Appends one line (a credit unless told) with the core's next receipt number, which it returns. */
-  private appendLine(account: Account, valueDate: string, description: string, amount: ScaledDecimal, balance: ScaledDecimal, typeId: number = TRANSACTION_TYPE.CashDeposit.value, credit = true): number {
+  private appendLine(
+    account: Account,
+    valueDate: string,
+    description: string,
+    amount: ScaledDecimal,
+    balance: ScaledDecimal,
+    typeId: number = TRANSACTION_TYPE.CashDeposit.value,
+    credit = true,
+  ): number {
     const receiptNo = this.data.transactions.nextKey();
     this.data.transactions.insert({
       AccountId: account.id,

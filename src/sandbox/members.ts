@@ -62,9 +62,9 @@ export class MemberFactory {
     const { rng } = this;
     const earliest = fromIso('2006-01-01T00:00:00');
     // Member numbers rise with the date of joining, as the core issues them.
-    const joinDates = Array.from({ length: count }, () =>
-      addDays(earliest, rng.int(0, daysBetween(earliest, addDays(this.asAt, -45)))),
-    ).sort((a, b) => a.getTime() - b.getTime());
+    const joinDates = Array.from({ length: count }, () => addDays(earliest, rng.int(0, daysBetween(earliest, addDays(this.asAt, -45))))).sort(
+      (a, b) => a.getTime() - b.getTime(),
+    );
     let number = firstNumber;
     return joinDates.map((joinDay) => {
       const member = this.member(number, joinDay);
@@ -142,7 +142,15 @@ export class MemberFactory {
     const maritalStatus = this.maritalStatus(age);
     const partnered: readonly number[] = [MARITAL_STATUS.Married.value, MARITAL_STATUS.CivilPartnership.value, MARITAL_STATUS.Cohabiting.value];
     const hasPartner = partnered.includes(maritalStatus);
-    const dependants = age < 60 ? rng.weighted([[0, 5], [1, 2], [2, 2], [3, 1]]) : 0;
+    const dependants =
+      age < 60
+        ? rng.weighted([
+            [0, 5],
+            [1, 2],
+            [2, 2],
+            [3, 1],
+          ])
+        : 0;
     const pensioner = age >= 66;
     const foreignResident = rng.chance(0.04);
     const employerName = !pensioner && rng.chance(0.6) ? rng.pick(this.employers).CompanyName : null;
@@ -167,7 +175,13 @@ export class MemberFactory {
       Gender: gender,
       MaritalStatus: maritalStatus,
       OrganisationOfficer: officer,
-      CreditRating: rng.weighted([[1, 3], [2, 4], [3, 3], [4, 1], [5, 1]]),
+      CreditRating: rng.weighted([
+        [1, 3],
+        [2, 4],
+        [3, 3],
+        [4, 1],
+        [5, 1],
+      ]),
       DependantsNumber: dependants,
       HealthGood: rng.chance(0.9) ? 1 : 0,
       CountryResidencyId: this.places.countryId(foreignResident ? 'IE' : 'GB'),
@@ -195,14 +209,34 @@ export class MemberFactory {
 
   private title(gender: number): number {
     const { rng } = this;
-    if (gender === GENDER.Male) return rng.weighted<number>([[TITLE.Mr, 92], [TITLE.Dr, 5], [TITLE.Rev, 2], [TITLE.Prof, 1]]);
-    if (gender === GENDER.Female) return rng.weighted<number>([[TITLE.Mrs, 42], [TITLE.Miss, 25], [TITLE.Ms, 27], [TITLE.Dr, 6]]);
-    return rng.weighted<number>([[TITLE.Mx, 7], [TITLE.Ms, 1], [TITLE.Mr, 1]]);
+    if (gender === GENDER.Male)
+      return rng.weighted<number>([
+        [TITLE.Mr, 92],
+        [TITLE.Dr, 5],
+        [TITLE.Rev, 2],
+        [TITLE.Prof, 1],
+      ]);
+    if (gender === GENDER.Female)
+      return rng.weighted<number>([
+        [TITLE.Mrs, 42],
+        [TITLE.Miss, 25],
+        [TITLE.Ms, 27],
+        [TITLE.Dr, 6],
+      ]);
+    return rng.weighted<number>([
+      [TITLE.Mx, 7],
+      [TITLE.Ms, 1],
+      [TITLE.Mr, 1],
+    ]);
   }
 
   private maritalStatus(age: number): number {
     const m = MARITAL_STATUS;
-    if (age < 25) return this.rng.weighted([[m.Single.value, 8], [m.Cohabiting.value, 2]]);
+    if (age < 25)
+      return this.rng.weighted([
+        [m.Single.value, 8],
+        [m.Cohabiting.value, 2],
+      ]);
     return this.rng.weighted([
       [m.Single.value, 3],
       [m.Married.value, 5],

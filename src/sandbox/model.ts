@@ -34,18 +34,8 @@ import type { ScaledDecimal } from './decimal';
 
 export * from '../contracts/resource-fields';
 
-type ValueOfType<T extends string> = T extends 'decimal'
-  ? ScaledDecimal
-  : T extends 'string' | 'datetime'
-    ? string
-    : T extends 'bool'
-      ? boolean
-      : number;
-type ValueOfSpec<S extends string> = S extends `${infer T}?`
-  ? ValueOfType<T>
-  : S extends `${infer T}|null`
-    ? ValueOfType<T> | null
-    : ValueOfType<S>;
+type ValueOfType<T extends string> = T extends 'decimal' ? ScaledDecimal : T extends 'string' | 'datetime' ? string : T extends 'bool' ? boolean : number;
+type ValueOfSpec<S extends string> = S extends `${infer T}?` ? ValueOfType<T> : S extends `${infer T}|null` ? ValueOfType<T> | null : ValueOfType<S>;
 type Flatten<T> = { [K in keyof T]: T[K] };
 
 /** The record a schema describes: optional fields are optional properties. */
@@ -94,12 +84,12 @@ export const SANDBOX_ADDED_FIELDS: Readonly<Record<string, Readonly<Record<strin
   bankaccounts: { Id: 'the bank account id of GET /bankaccounts/{id} and PUT /bankaccounts/{bankaccountid}' },
   branches: { Id: 'the {branchId} of /branches/{branchId}; customers.BranchId refers to it' },
   countrycodes: { Id: 'the {countryCodesId} of /countrycodes/{countryCodesId}; addresses.countryId refers to it' },
-  loanproducts: { Id: 'the {id} of /loanproducts/{id}; loan accounts\' productId refers to it' },
+  loanproducts: { Id: "the {id} of /loanproducts/{id}; loan accounts' productId refers to it" },
   loanreasons: { Id: 'the {id} of /loanreasons/{id}' },
   messages: { Id: 'the {id} of /messages/{id}' },
   messagethread: { Id: 'the {id} of /messagethread/{id}; messages.MessageThreadId refers to it' },
   people: { MemberId: 'the {memberId} of /people/{memberId}: the Number of the customer the person belongs to' },
-  transactions: { AccountId: 'the account the transaction was posted to (a member\'s transactions span accounts)' },
+  transactions: { AccountId: "the account the transaction was posted to (a member's transactions span accounts)" },
 };
 
 /** A code table: the meaning of each value of an int field whose values the spec does not list. */
@@ -126,10 +116,10 @@ export const TRANSACTION_TYPE = {
   BroughtForward: { value: 1, meaning: 'balance carried over from the archived history' },
   CashDeposit: { value: 2, meaning: 'cash paid in at a branch' },
   CashWithdrawal: { value: 3, meaning: 'cash paid out at a branch' },
-  PayrollDeduction: { value: 4, meaning: 'paid in by the member\'s employer from salary' },
-  StandingOrder: { value: 5, meaning: 'regular payment in from the member\'s bank account' },
+  PayrollDeduction: { value: 4, meaning: "paid in by the member's employer from salary" },
+  StandingOrder: { value: 5, meaning: "regular payment in from the member's bank account" },
   BankTransferIn: { value: 6, meaning: 'one-off Faster Payment in' },
-  BankTransferOut: { value: 7, meaning: 'withdrawal paid to the member\'s bank account' },
+  BankTransferOut: { value: 7, meaning: "withdrawal paid to the member's bank account" },
   ChequeDeposit: { value: 8, meaning: 'cheque paid in; uncleared for a few days' },
   Dividend: { value: 9, meaning: 'dividend or interest paid on savings' },
   Fee: { value: 10, meaning: 'a fee charged to the account' },
@@ -161,7 +151,7 @@ export const MARITAL_STATUS = {
 
 /** productshares.SavingsType */
 export const SAVINGS_TYPE = {
-  Shares: { value: 1, meaning: 'the member\'s share account' },
+  Shares: { value: 1, meaning: "the member's share account" },
   InstantAccess: { value: 2, meaning: 'withdraw at any time' },
   Club: { value: 3, meaning: 'saving towards a date (Christmas, holidays); withdrawals restricted' },
   FixedTerm: { value: 4, meaning: 'locked for a term' },
@@ -171,7 +161,7 @@ export const SAVINGS_TYPE = {
 
 /** productshares.CalculationMethod */
 export const CALCULATION_METHOD = {
-  DailyBalance: { value: 1, meaning: 'interest on each day\'s closing balance' },
+  DailyBalance: { value: 1, meaning: "interest on each day's closing balance" },
   MinimumMonthlyBalance: { value: 2, meaning: 'interest on the lowest balance of each month' },
   Declared: { value: 3, meaning: 'dividend declared by the board at the year end' },
 } as const satisfies CodeTable;

@@ -208,7 +208,13 @@ export function productShareRows(): ProductShare[] {
       ...overrides,
     });
   };
-  const club = { RequiredPaymentMinimum: money(5), RequiredPaymentMaximum: money(500), AllowAutoWithdrawal: true, vendorConnectReceiptLimit: money(500), vendorConnectDailyLimit: money(1000) };
+  const club = {
+    RequiredPaymentMinimum: money(5),
+    RequiredPaymentMaximum: money(500),
+    AllowAutoWithdrawal: true,
+    vendorConnectReceiptLimit: money(500),
+    vendorConnectDailyLimit: money(1000),
+  };
   return [
     product(Share, SAVINGS_TYPE.Shares.value, '1.50', [1, 85000], [16, 120], {
       CalculationMethod: CALCULATION_METHOD.Declared.value,

@@ -17,7 +17,9 @@ describe('the sandbox receipts view', () => {
     await deposit(app, 'VIEW-2', '12.50').expect(201);
     // A repeat of an externalRefNo is refused by the ledger and posts nothing.
     await deposit(app, 'VIEW-1', '0.10').expect(409);
-    const { receipts } = (await request(app).get('/_sandbox/receipts').expect(200)).body as { receipts: { externalRefNo: string; amount: string; accountId: number; kind: string }[] };
+    const { receipts } = (await request(app).get('/_sandbox/receipts').expect(200)).body as {
+      receipts: { externalRefNo: string; amount: string; accountId: number; kind: string }[];
+    };
     expect(receipts.map((r) => [r.externalRefNo, r.amount, r.accountId, r.kind])).toEqual([
       ['VIEW-1', '0.10', 50001, 'deposit'],
       ['VIEW-2', '12.50', 50001, 'deposit'],
@@ -28,7 +30,9 @@ describe('the sandbox receipts view', () => {
     const app = createSandboxApp({ data: createSandboxData(42) });
     await deposit(app, 'RUN-A-1', '1.00').expect(201);
     await deposit(app, 'RUN-B-1', '1.00').expect(201);
-    const { receipts } = (await request(app).get('/_sandbox/receipts?externalRefNoPrefix=RUN-B-').expect(200)).body as { receipts: { externalRefNo: string }[] };
+    const { receipts } = (await request(app).get('/_sandbox/receipts?externalRefNoPrefix=RUN-B-').expect(200)).body as {
+      receipts: { externalRefNo: string }[];
+    };
     expect(receipts.map((r) => r.externalRefNo)).toEqual(['RUN-B-1']);
   });
 

@@ -27,7 +27,9 @@ const post = (app: App, operation: 'savings/deposit' | 'savings/payment' | 'loan
 
 /** An open share account of product 1 (receipt limit 2500.00, daily limit 5000.00). */
 function shareAccount(data: SandboxData, skip = 0): Account {
-  const account = data.accounts.list().filter((a) => a.productId === 1 && a.productTypeId === PRODUCT_TYPE.ShareSavings.value && a.status === ACCOUNT_STATUS.Open.value)[skip];
+  const account = data.accounts
+    .list()
+    .filter((a) => a.productId === 1 && a.productTypeId === PRODUCT_TYPE.ShareSavings.value && a.status === ACCOUNT_STATUS.Open.value)[skip];
   if (!account) throw new Error('no open share account in the seed');
   return account;
 }
@@ -38,7 +40,11 @@ function reversibleLoan(data: SandboxData, skip = 0): { loan: Account; issue: nu
     .list()
     .filter((a) => a.productTypeId === PRODUCT_TYPE.Loan.value)
     .map((loan) => ({ loan, lines: data.transactions.where('account', loan.id).sort((x, y) => x.ReceiptNumber - y.ReceiptNumber) }))
-    .filter(({ lines }) => lines[0]?.TransactionsTypeID === TRANSACTION_TYPE.LoanAdvance.value && lines.slice(1).every((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanInterest.value))[skip];
+    .filter(
+      ({ lines }) =>
+        lines[0]?.TransactionsTypeID === TRANSACTION_TYPE.LoanAdvance.value &&
+        lines.slice(1).every((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanInterest.value),
+    )[skip];
   if (!found?.lines[0]) throw new Error('no reversible loan in the seed');
   return { loan: found.loan, issue: found.lines[0].ReceiptNumber, amount: found.lines[0].Amount.toString() };
 }
@@ -57,7 +63,9 @@ describe('sandbox savings deposit and payment', () => {
 
     const response = await post(app, 'savings/deposit', `{"cuAccountID":${account.id},"amount":0.10,"externalRefNo":"DEP-1","notes":"till 4"}`).expect(201);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.text).toBe(`{"cuAccountID":${account.id},"amount":0.10,"externalRefNo":"DEP-1","notes":"till 4","receiptNo":${nextReceipt},"hasOverride":false,"transactionOverrides":[]}`);
+    expect(response.text).toBe(
+      `{"cuAccountID":${account.id},"amount":0.10,"externalRefNo":"DEP-1","notes":"till 4","receiptNo":${nextReceipt},"hasOverride":false,"transactionOverrides":[]}`,
+    );
 
     expect(await balanceText(app, account.id)).toBe(before.plus(ScaledDecimal.parse('0.10')).toString());
     const lines = (await request(app).get(`/accounts/${account.id}/transactions`).expect(200)).text;
@@ -71,7 +79,10 @@ describe('sandbox savings deposit and payment', () => {
     const account = shareAccount(data);
     const open = account.balance.toString();
     const first = (await post(app, 'savings/payment', `{"accountNumber":"${account.accountNumber}","amount":25}`).expect(201)).body as Record<string, unknown>;
-    const second = (await post(app, 'savings/payment', `{"accountNumber":"${account.accountNumber}","amount":1.5}`).expect(201)).body as Record<string, unknown>;
+    const second = (await post(app, 'savings/payment', `{"accountNumber":"${account.accountNumber}","amount":1.5}`).expect(201)).body as Record<
+      string,
+      unknown
+    >;
     expect(second.receiptNo).toBe((first.receiptNo as number) + 1);
     const closing = ScaledDecimal.parse(open).plus(ScaledDecimal.parse('25.00'));
     const response = await request(app).get(`/accounts/${account.id}`);
@@ -83,7 +94,14 @@ describe('sandbox savings deposit and payment', () => {
       status: 'Open',
       isLoanAccount: false,
       fingerPrintURL: null,
-      principal: { name: account.description, openBalance: Number(open), creditAmount: 25, amountPaid: 25, closingBalance: Number(closing.toString()), id: String(account.id) },
+      principal: {
+        name: account.description,
+        openBalance: Number(open),
+        creditAmount: 25,
+        amountPaid: 25,
+        closingBalance: Number(closing.toString()),
+        id: String(account.id),
+      },
     });
     expect(first.totals).toEqual(first.principal);
     expect(first.balanceDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
@@ -99,7 +117,13 @@ describe('sandbox savings deposit and payment', () => {
     const body = response.body as { hasOverride: boolean; transactionOverrides: Array<Record<string, unknown>>; receiptNo?: number };
     expect(body.hasOverride).toBe(true);
     expect(body.transactionOverrides).toHaveLength(1);
-    expect(body.transactionOverrides[0]).toMatchObject({ cuAccountID: account.id, overrideType: OVERRIDE_TYPE.ReceiptLimit.value, overrideTypeText: 'ReceiptLimit', amount: 2500.01, authorised: false });
+    expect(body.transactionOverrides[0]).toMatchObject({
+      cuAccountID: account.id,
+      overrideType: OVERRIDE_TYPE.ReceiptLimit.value,
+      overrideTypeText: 'ReceiptLimit',
+      amount: 2500.01,
+      authorised: false,
+    });
     expect(String(body.transactionOverrides[0]?.message)).toContain('2500.00');
     expect(body.receiptNo).toBeUndefined();
     expect(await balanceText(app, account.id)).toBe(before);
@@ -121,7 +145,10 @@ describe('sandbox savings deposit and payment', () => {
   it('refuses an override with a wrong password or an unknown supervisor, saying the credentials were not accepted', async () => {
     const { app, data } = freshApp();
     const account = shareAccount(data);
-    for (const credentials of [{ ...SUPERVISOR, overridePassword: 'wrong' }, { overrideUserName: 'nobody', overridePassword: SUPERVISOR.overridePassword }]) {
+    for (const credentials of [
+      { ...SUPERVISOR, overridePassword: 'wrong' },
+      { overrideUserName: 'nobody', overridePassword: SUPERVISOR.overridePassword },
+    ]) {
       const response = await post(app, 'savings/deposit', JSON.stringify({ cuAccountID: account.id, amount: 3000, ...credentials })).expect(422);
       expect(String((response.body as { transactionOverrides: Array<{ message: string }> }).transactionOverrides[0]?.message)).toContain('not accepted');
       expect(response.text).not.toContain('"overridePassword"');
@@ -154,7 +181,9 @@ describe('sandbox savings deposit and payment', () => {
   it('refuses the same externalRefNo twice on one account with 409, but not on another account', async () => {
     const { app, data } = freshApp();
     const [a, b] = [shareAccount(data), shareAccount(data, 1)];
-    const first = (await post(app, 'savings/deposit', `{"cuAccountID":${a.id},"amount":10,"externalRefNo":"PAYPOINT-77"}`).expect(201)).body as { receiptNo: number };
+    const first = (await post(app, 'savings/deposit', `{"cuAccountID":${a.id},"amount":10,"externalRefNo":"PAYPOINT-77"}`).expect(201)).body as {
+      receiptNo: number;
+    };
     const again = await post(app, 'savings/payment', `{"cuAccountID":${a.id},"amount":10,"externalRefNo":"PAYPOINT-77"}`).expect(409);
     expect((again.body as { errorMessage: string }).errorMessage).toContain(`receipt ${first.receiptNo}`);
     await post(app, 'savings/deposit', `{"cuAccountID":${b.id},"amount":10,"externalRefNo":"PAYPOINT-77"}`).expect(201);
@@ -185,7 +214,11 @@ describe('sandbox savings deposit and payment', () => {
   it('reads names in any case, writes the core fields under their canonical names, and drops read-only input', async () => {
     const { app, data } = freshApp();
     const account = shareAccount(data);
-    const response = await post(app, 'savings/payment', `{"CUAccountID":${account.id},"Amount":5,"ReceiptNo":1,"HasOverride":true,"TempToken":"fingerprint-secret","ErrorMessage":"x"}`).expect(201);
+    const response = await post(
+      app,
+      'savings/payment',
+      `{"CUAccountID":${account.id},"Amount":5,"ReceiptNo":1,"HasOverride":true,"TempToken":"fingerprint-secret","ErrorMessage":"x"}`,
+    ).expect(201);
     expect(response.text).not.toContain('fingerprint-secret');
     expect(response.text).not.toMatch(/"ReceiptNo"|"HasOverride"|"ErrorMessage"|"TempToken"/);
     expect(response.body).toMatchObject({ CUAccountID: account.id, Amount: 5, hasOverride: false, receiptNo: data.transactions.nextKey() - 1 });
@@ -221,7 +254,9 @@ describe('sandbox savings deposit and payment', () => {
     const { app, data } = freshApp();
     const account = shareAccount(data);
     const before = account.balance;
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => post(app, 'savings/deposit', `{"cuAccountID":${account.id},"amount":1.${String(i).padStart(2, '0')}}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(app, 'savings/deposit', `{"cuAccountID":${account.id},"amount":1.${String(i).padStart(2, '0')}}`)),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(new Set(responses.map((r) => (r.body as { receiptNo: number }).receiptNo)).size).toBe(20);
     const total = Array.from({ length: 20 }, (_, i) => ScaledDecimal.parse(`1.${String(i).padStart(2, '0')}`)).reduce((sum, a) => sum.plus(a), before);
@@ -237,11 +272,17 @@ describe('sandbox loan issue reversal', () => {
     const { app, data } = freshApp();
     const { loan, issue, amount } = reversibleLoan(data, 1);
     const owed = loan.balance;
-    const response = await post(app, 'loan/reversal', reversal({ cuAccountID: loan.id, receiptNo: issue, amount: Number(amount), externalRefNo: 'REV-1' })).expect(201);
+    const response = await post(
+      app,
+      'loan/reversal',
+      reversal({ cuAccountID: loan.id, receiptNo: issue, amount: Number(amount), externalRefNo: 'REV-1' }),
+    ).expect(201);
     const body = response.body as Record<string, unknown>;
     expect(body).toMatchObject({ isLoanIssueReversal: true, isLoanAccount: true, customerID: loan.customerId, productID: loan.productId, hasOverride: false });
     expect(body.receiptNo).toBe(data.transactions.nextKey() - 1);
-    expect(response.text).toContain(`"totals":{"name":"${loan.description}","openBalance":${owed.toString()},"debitAmount":0.00,"creditAmount":${owed.toString()},"amountPaid":${owed.toString()},"closingBalance":0.00`);
+    expect(response.text).toContain(
+      `"totals":{"name":"${loan.description}","openBalance":${owed.toString()},"debitAmount":0.00,"creditAmount":${owed.toString()},"amountPaid":${owed.toString()},"closingBalance":0.00`,
+    );
 
     const account = (await request(app).get(`/accounts/${loan.id}`).expect(200)).text;
     expect(account).toContain('"balance":0.00');
@@ -256,7 +297,11 @@ describe('sandbox loan issue reversal', () => {
   it('closes the loan when the application is cancelled, moving it to the historical accounts', async () => {
     const { app, data } = freshApp();
     const { loan, issue } = reversibleLoan(data, 0);
-    await post(app, 'loan/reversal', reversal({ accountNumber: loan.accountNumber, receiptNo: issue, loanReversalOption: LOAN_REVERSAL_OPTION.CancelApplication.value })).expect(201);
+    await post(
+      app,
+      'loan/reversal',
+      reversal({ accountNumber: loan.accountNumber, receiptNo: issue, loanReversalOption: LOAN_REVERSAL_OPTION.CancelApplication.value }),
+    ).expect(201);
     expect(data.accounts.get(loan.id)).toMatchObject({ status: ACCOUNT_STATUS.Closed.value });
     expect(data.accounts.get(loan.id)?.balance.isZero()).toBe(true);
     const historical = (await request(app).get(`/customers/${loan.customerId}/historicalaccounts`).expect(200)).body as Array<{ id: number }>;
@@ -268,7 +313,11 @@ describe('sandbox loan issue reversal', () => {
     const { loan, issue, amount } = reversibleLoan(data, 0);
     const repaid = data.accounts
       .list()
-      .find((a) => a.productTypeId === PRODUCT_TYPE.Loan.value && data.transactions.where('account', a.id).some((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value))!;
+      .find(
+        (a) =>
+          a.productTypeId === PRODUCT_TYPE.Loan.value &&
+          data.transactions.where('account', a.id).some((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value),
+      )!;
     const repaidIssue = data.transactions.where('account', repaid.id).sort((x, y) => x.ReceiptNumber - y.ReceiptNumber)[0]!;
     const share = shareAccount(data);
     const shareLine = data.transactions.where('account', share.id)[0]!;
@@ -305,13 +354,19 @@ describe('sandbox receipt adjustments (ReceiptType SavingsAdjustment, LoanAdjust
     const receiptNo = await deposit(app, account, '50.00', 'ADJ-BASE');
     const afterDeposit = account.balance;
 
-    const down = await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: -20.0, externalRefNo: 'ADJ-1', notes: 'keyed 50, was 30' })).expect(201);
+    const down = await post(
+      app,
+      'savings/payment',
+      adjustment({ cuAccountID: account.id, receiptNo, amount: -20.0, externalRefNo: 'ADJ-1', notes: 'keyed 50, was 30' }),
+    ).expect(201);
     const downBody = down.body as { receiptNo: number; principal: { debitAmount: number; creditAmount: number; closingBalance: number } };
     expect(downBody.receiptNo).not.toBe(receiptNo);
     expect(downBody.principal).toMatchObject({ debitAmount: 20, creditAmount: 0 });
     expect(await balanceText(app, account.id)).toBe(afterDeposit.minus(ScaledDecimal.parse('20.00')).toString());
 
-    await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: 5.5, externalRefNo: 'ADJ-2', notes: 'and 5.50 more' })).expect(201);
+    await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: 5.5, externalRefNo: 'ADJ-2', notes: 'and 5.50 more' })).expect(
+      201,
+    );
     expect(await balanceText(app, account.id)).toBe(afterDeposit.minus(ScaledDecimal.parse('14.50')).toString());
 
     const lines = data.transactions.where('account', account.id).filter((t) => t.Description.startsWith(`Adjustment of receipt ${receiptNo}`));
@@ -330,7 +385,11 @@ describe('sandbox receipt adjustments (ReceiptType SavingsAdjustment, LoanAdjust
     await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, externalRefNo: 'ADJ-W1', notes: 'never paid' })).expect(201);
     expect(await balanceText(app, account.id)).toBe(before.toString());
 
-    const again = await post(app, 'savings/payment', adjustment({ cuAccountID: account.id, receiptNo, amount: -0.01, externalRefNo: 'ADJ-W2', notes: 'more' })).expect(400);
+    const again = await post(
+      app,
+      'savings/payment',
+      adjustment({ cuAccountID: account.id, receiptNo, amount: -0.01, externalRefNo: 'ADJ-W2', notes: 'more' }),
+    ).expect(400);
     expect((again.body as { errorMessage: string }).errorMessage).toContain(`would take receipt ${receiptNo} below zero (it stands at 0.00)`);
     expect(await balanceText(app, account.id)).toBe(before.toString());
   });
@@ -339,11 +398,27 @@ describe('sandbox receipt adjustments (ReceiptType SavingsAdjustment, LoanAdjust
     const { app, data } = freshApp();
     const loan = data.accounts
       .list()
-      .find((a) => a.productTypeId === PRODUCT_TYPE.Loan.value && a.status !== ACCOUNT_STATUS.Closed.value && data.transactions.where('account', a.id).some((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value && t.Credit))!;
+      .find(
+        (a) =>
+          a.productTypeId === PRODUCT_TYPE.Loan.value &&
+          a.status !== ACCOUNT_STATUS.Closed.value &&
+          data.transactions.where('account', a.id).some((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value && t.Credit),
+      )!;
     const repayment = data.transactions.where('account', loan.id).find((t) => t.TransactionsTypeID === TRANSACTION_TYPE.LoanRepayment.value && t.Credit)!;
     const owed = loan.balance;
 
-    const response = await post(app, 'savings/payment', JSON.stringify({ receiptType: LOAN_ADJUSTMENT, cuAccountID: loan.id, receiptNo: repayment.ReceiptNumber, amount: 1.0, externalRefNo: 'LADJ-1', notes: 'repaid 1.00 more' })).expect(201);
+    const response = await post(
+      app,
+      'savings/payment',
+      JSON.stringify({
+        receiptType: LOAN_ADJUSTMENT,
+        cuAccountID: loan.id,
+        receiptNo: repayment.ReceiptNumber,
+        amount: 1.0,
+        externalRefNo: 'LADJ-1',
+        notes: 'repaid 1.00 more',
+      }),
+    ).expect(201);
     expect((response.body as { isLoanAccount: boolean; principal: { creditAmount: number } }).isLoanAccount).toBe(true);
     expect((response.body as { principal: { creditAmount: number } }).principal.creditAmount).toBe(1);
     expect(await balanceText(app, loan.id)).toBe(owed.minus(ScaledDecimal.parse('1.00')).toString());

@@ -71,7 +71,11 @@ export function receiptHandlers(data: SandboxData, now?: () => Date): Map<string
       'POSTapi/transaction/loan/reversal',
       ({ req, res }) => {
         const body = new ReceiptBody(readJsonObject(req));
-        const instruction: ReversalInstruction = { ...creditInstruction(body), receiptNo: body.int('receiptNo'), loanReversalOption: body.int('loanReversalOption') };
+        const instruction: ReversalInstruction = {
+          ...creditInstruction(body),
+          receiptNo: body.int('receiptNo'),
+          loanReversalOption: body.int('loanReversalOption'),
+        };
         const result = body.problems.length > 0 ? rejected(body.problems) : ledger.reverseLoanIssue(instruction);
         const [status, fields] = answer(result, reversalFields);
         sendJson(res, status, body.echo(fields));
@@ -139,7 +143,14 @@ function transactionOverride(needed: OverrideNeeded, id: number): Fields {
 }
 
 /** ReceiptLineDto: one account's movement on the receipt (a credit, or a debit given apart). */
-function receiptLine(name: string, id: string, openBalance: ScaledDecimal, credit: ScaledDecimal, closingBalance: ScaledDecimal, debit = ScaledDecimal.zero(credit.scale)): Fields {
+function receiptLine(
+  name: string,
+  id: string,
+  openBalance: ScaledDecimal,
+  credit: ScaledDecimal,
+  closingBalance: ScaledDecimal,
+  debit = ScaledDecimal.zero(credit.scale),
+): Fields {
   return {
     name,
     openBalance,
@@ -177,7 +188,13 @@ function adjustmentFields(posting: Posting): Fields {
   const zero = ScaledDecimal.zero(size.scale);
   const credited = adjustment?.credit ?? true;
   const line = receiptLine(account.description, String(account.id), openBalance, credited ? size : zero, closingBalance, credited ? zero : size);
-  return { ...savingsDepositFields(posting), principal: line, accounts: [line], totals: line, isLoanAccount: account.productTypeId === PRODUCT_TYPE.Loan.value };
+  return {
+    ...savingsDepositFields(posting),
+    principal: line,
+    accounts: [line],
+    totals: line,
+    isLoanAccount: account.productTypeId === PRODUCT_TYPE.Loan.value,
+  };
 }
 
 function reversalFields({ account, amount, openBalance, closingBalance, valueDate, reversal }: Posting): Fields {

@@ -69,7 +69,7 @@ describe('additional GET paths', () => {
     expect(body.id).toBe(data.branches.get(3)?.AddressId);
   });
 
-  it('lists the product shares behind the member\'s open savings accounts', async () => {
+  it("lists the product shares behind the member's open savings accounts", async () => {
     const body = (await request(app).get(`/customers/${memberId}/productshares`)).body as Array<{ ProductId: number }>;
     const held = new Set(
       memberAccounts.filter((a) => a.status !== ACCOUNT_STATUS.Closed.value && a.productTypeId !== PRODUCT_TYPE.Loan.value).map((a) => a.productId),
@@ -107,7 +107,7 @@ describe('additional GET paths', () => {
     expect(messages.map((m) => m.Date)).toEqual(messages.map((m) => m.Date).sort());
   });
 
-  it('answers between with the member\'s transactions inside the period, a bare date meaning the whole day', async () => {
+  it("answers between with the member's transactions inside the period, a bare date meaning the whole day", async () => {
     const body = (await request(app).get(`/transactions/${memberId}/between?from=2025-01-01&to=2025-03-31`).expect(200)).body as Array<{ ValueDate: string }>;
     expect(body.every((t) => t.ValueDate >= '2025-01-01T00:00:00' && t.ValueDate <= '2025-03-31T23:59:59')).toBe(true);
     const all = (await request(app).get(`/transactions/${memberId}`).expect(200)).body as Array<{ ValueDate: string }>;
@@ -130,7 +130,14 @@ describe('additional GET paths', () => {
       CustomerId: number;
       From: string;
       To: string;
-      Accounts: Array<{ AccountId: number; OpeningBalance: number; ClosingBalance: number; TotalCredits: number; TotalDebits: number; Transactions: unknown[] }>;
+      Accounts: Array<{
+        AccountId: number;
+        OpeningBalance: number;
+        ClosingBalance: number;
+        TotalCredits: number;
+        TotalDebits: number;
+        Transactions: unknown[];
+      }>;
     };
     expect(body).toMatchObject({ CustomerId: memberId, From: '2024-07-01T00:00:00', To: '2025-06-30T23:59:59' });
     expect(body.Accounts.length).toBeGreaterThan(0);

@@ -82,20 +82,33 @@ export function relationHandlers(data: SandboxData): Map<string, Handler> {
     ['GETcustomers/{memberId}/accounts', ({ res, params }) => sendJson(res, 200, memberAccounts(params).filter(isOpen))],
     [
       'GETcustomers/{memberId}/historicalaccounts',
-      ({ res, params }) => sendJson(res, 200, memberAccounts(params).filter((a) => !isOpen(a))),
+      ({ res, params }) =>
+        sendJson(
+          res,
+          200,
+          memberAccounts(params).filter((a) => !isOpen(a)),
+        ),
     ],
     [
       'GETcustomers/{memberId}/bankaccounts',
       ({ res, params }) => {
         const memberId = pathId(params, 'memberId');
         customerOf(data, memberId);
-        sendJson(res, 200, data.bankAccounts.where('customer', memberId).map((h) => h.record));
+        sendJson(
+          res,
+          200,
+          data.bankAccounts.where('customer', memberId).map((h) => h.record),
+        );
       },
     ],
     [
       'GETcustomers/{memberId}/productshares',
       ({ res, params }) => {
-        const held = new Set(memberAccounts(params).filter((a) => isOpen(a) && isSavings(a)).map((a) => a.productId));
+        const held = new Set(
+          memberAccounts(params)
+            .filter((a) => isOpen(a) && isSavings(a))
+            .map((a) => a.productId),
+        );
         const shares = [...held].sort((a, b) => a - b).flatMap((id) => data.productShares.get(id) ?? []);
         sendJson(res, 200, shares);
       },
@@ -143,7 +156,11 @@ export function relationHandlers(data: SandboxData): Map<string, Handler> {
         const productId = pathId(params, 'id');
         if (!data.loanProducts.has(productId)) throw notFound(`no loan product with Id ${productId}`);
         const reasonIds = data.loanProductReasons.get(productId) ?? [];
-        sendJson(res, 200, reasonIds.flatMap((id) => data.loanReasons.get(id) ?? []));
+        sendJson(
+          res,
+          200,
+          reasonIds.flatMap((id) => data.loanReasons.get(id) ?? []),
+        );
       },
     ],
     [
@@ -218,8 +235,7 @@ function batchStatement(data: SandboxData, customer: Customer, from: string | nu
     const during = history.filter((t) => (from === null || t.ValueDate >= from) && (to === null || t.ValueDate <= to));
     if (during.length === 0 && !isOpen(account)) continue;
     const opening = before[before.length - 1]?.Balance ?? ScaledDecimal.zero();
-    const sum = (credit: boolean): ScaledDecimal =>
-      during.filter((t) => t.Credit === credit).reduce((total, t) => total.plus(t.Amount), ScaledDecimal.zero());
+    const sum = (credit: boolean): ScaledDecimal => during.filter((t) => t.Credit === credit).reduce((total, t) => total.plus(t.Amount), ScaledDecimal.zero());
     accounts.push({
       AccountId: account.id,
       AccountNumber: account.accountNumber,

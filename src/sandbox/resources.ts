@@ -57,7 +57,12 @@ export function resourceHandlers(data: SandboxData, limits: PageLimits): Map<str
   }
   handlers.set('GETtransactions/{memberId}', ({ res, params }) => sendJson(res, 200, memberTransactions(data, pathId(params, 'memberId'))));
   const historyIsAppendOnly: Handler = ({ req }) => {
-    throw new SandboxProblem(405, `${req.method} would change a member's whole transaction history; add a line with POST /transactions or a receipt operation`, undefined, { Allow: 'GET, HEAD' });
+    throw new SandboxProblem(
+      405,
+      `${req.method} would change a member's whole transaction history; add a line with POST /transactions or a receipt operation`,
+      undefined,
+      { Allow: 'GET, HEAD' },
+    );
   };
   handlers.set('PUTtransactions/{memberId}', historyIsAppendOnly);
   handlers.set('DELETEtransactions/{memberId}', historyIsAppendOnly);
@@ -79,7 +84,17 @@ function bindings(data: SandboxData): Binding[] {
     const keyField = fields.find((f) => f.name === records?.key);
     if (idParam === undefined || records === undefined || !keyField) throw new Error(`bad sandbox binding for ${root}`);
     const key = keyField.name;
-    return { root, idParam, schema: records.fields, fields, key: keyField, table, clientKey: records.clientKey, links, locationOf: locationOf ?? ((record) => `/${root}/${String(record[key])}`) };
+    return {
+      root,
+      idParam,
+      schema: records.fields,
+      fields,
+      key: keyField,
+      table,
+      clientKey: records.clientKey,
+      links,
+      locationOf: locationOf ?? ((record) => `/${root}/${String(record[key])}`),
+    };
   };
   const customers: Link = { table: data.customers, resource: 'customers' };
   return [
@@ -98,8 +113,11 @@ function bindings(data: SandboxData): Binding[] {
     bind('people', data.people, { MemberId: customers }),
     bind('productshares', data.productShares),
     bind('titles', data.titles),
-    bind('transactions', data.transactions, { AccountId: { table: data.accounts, resource: 'accounts' } }, (line) =>
-      `/transactions/${(data.accounts.get(line.AccountId as number) as Account).customerId}`,
+    bind(
+      'transactions',
+      data.transactions,
+      { AccountId: { table: data.accounts, resource: 'accounts' } },
+      (line) => `/transactions/${(data.accounts.get(line.AccountId as number) as Account).customerId}`,
     ),
   ];
 }

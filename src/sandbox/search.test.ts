@@ -29,22 +29,37 @@ describe('SEARCH sorting', () => {
   it('sorts decimals numerically, ascending by default and descending on request', async () => {
     const up = (await request(app).get('/accounts?sort=balance').expect(200)).body as Array<{ balance: number }>;
     expect(up).toHaveLength(data.accounts.size);
-    expectOrdered(up.map((a) => a.balance), (a, b) => a - b);
+    expectOrdered(
+      up.map((a) => a.balance),
+      (a, b) => a - b,
+    );
     const down = (await request(app).get('/accounts?sort=balance&ascending=false').expect(200)).body as Array<{ balance: number }>;
-    expectOrdered(down.map((a) => a.balance), (a, b) => b - a);
+    expectOrdered(
+      down.map((a) => a.balance),
+      (a, b) => b - a,
+    );
   });
 
   it('matches the sort field and parameter names case-insensitively', async () => {
     const body = (await request(app).get('/accounts?SORT=BALANCE&Ascending=False').expect(200)).body as Array<{ balance: number }>;
-    expectOrdered(body.map((a) => a.balance), (a, b) => b - a);
+    expectOrdered(
+      body.map((a) => a.balance),
+      (a, b) => b - a,
+    );
   });
 
   it('sorts strings alphabetically and datetimes chronologically', async () => {
     const collator = new Intl.Collator('en-GB');
     const customers = (await request(app).get('/customers?sort=Name').expect(200)).body as Array<{ Name: string }>;
-    expectOrdered(customers.map((c) => c.Name), (a, b) => collator.compare(a, b));
+    expectOrdered(
+      customers.map((c) => c.Name),
+      (a, b) => collator.compare(a, b),
+    );
     const transactions = (await request(app).get('/transactions?sort=ValueDate&ascending=false').expect(200)).body as Array<{ ValueDate: string }>;
-    expectOrdered(transactions.map((t) => Date.parse(`${t.ValueDate}Z`)), (a, b) => b - a);
+    expectOrdered(
+      transactions.map((t) => Date.parse(`${t.ValueDate}Z`)),
+      (a, b) => b - a,
+    );
   });
 
   it('is stable: rows with equal keys keep their id order, in both directions', async () => {
@@ -84,7 +99,11 @@ describe('SEARCH paging', () => {
     expect(seen).toHaveLength(last?.totalItems ?? -1);
     expect(new Set(seen).size).toBe(data.accounts.size);
 
-    const previous = (await request(app).get(pathOf(last?.previousUrl ?? '')).expect(200)).body as Envelope;
+    const previous = (
+      await request(app)
+        .get(pathOf(last?.previousUrl ?? ''))
+        .expect(200)
+    ).body as Envelope;
     expect(previous.pageNumber).toBe((last?.pageNumber ?? 0) - 1);
   });
 
@@ -102,9 +121,8 @@ describe('SEARCH paging', () => {
   });
 
   it('builds links from X-Forwarded-Proto and X-Forwarded-Host when the gateway sets them', async () => {
-    const page = (
-      await request(app).get('/banks').set('X-Forwarded-Proto', 'https').set('X-Forwarded-Host', 'api.example.com, internal:8080').expect(200)
-    ).body as Envelope;
+    const page = (await request(app).get('/banks').set('X-Forwarded-Proto', 'https').set('X-Forwarded-Host', 'api.example.com, internal:8080').expect(200))
+      .body as Envelope;
     expect(page.nextUrl).toBe('https://api.example.com/banks?page=2');
   });
 

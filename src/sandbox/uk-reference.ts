@@ -10,6 +10,8 @@
  */
 import { MESSAGE_TYPE } from './model';
 
+// The tables below keep their rows as laid out, to be read as tables.
+// prettier-ignore
 export const MALE_FORENAMES = [
   'James', 'John', 'David', 'Michael', 'Paul', 'Andrew', 'Mark', 'Richard', 'Peter', 'Stephen',
   'Christopher', 'Robert', 'Daniel', 'Thomas', 'Matthew', 'Gary', 'Ian', 'Kevin', 'Simon', 'Graham',
@@ -19,6 +21,7 @@ export const MALE_FORENAMES = [
   'Brian', 'Keith', 'Trevor', 'Derek', 'Alan', 'Colin', 'Barry', 'Martin', 'Philip', 'Nigel',
 ] as const;
 
+// prettier-ignore
 export const FEMALE_FORENAMES = [
   'Sarah', 'Emma', 'Claire', 'Helen', 'Rachel', 'Nicola', 'Lisa', 'Karen', 'Joanne', 'Michelle',
   'Susan', 'Julie', 'Amanda', 'Louise', 'Rebecca', 'Laura', 'Hannah', 'Jessica', 'Sophie', 'Charlotte',
@@ -28,6 +31,7 @@ export const FEMALE_FORENAMES = [
   'Siobhan', 'Bethan', 'Kirsty', 'Gemma', 'Stacey', 'Donna', 'Tracey', 'Dawn', 'Angela', 'Natalie',
 ] as const;
 
+// prettier-ignore
 export const SURNAMES = [
   'Smith', 'Jones', 'Taylor', 'Brown', 'Williams', 'Wilson', 'Johnson', 'Davies', 'Robinson', 'Wright',
   'Thompson', 'Evans', 'Walker', 'White', 'Roberts', 'Green', 'Hall', 'Wood', 'Jackson', 'Clarke',
@@ -43,6 +47,7 @@ export const SURNAMES = [
   'Armitage', 'Bairstow', 'Crowther', 'Firth', 'Hanson', 'Illingworth', 'Jowett', 'Pickles', 'Sugden', 'Thornton',
 ] as const;
 
+// prettier-ignore
 export const STREETS = [
   'Victoria Road', 'Church Lane', 'Station Road', 'Park Avenue', 'Mill Lane', 'Manor Road', 'Queen Street',
   'High Street', 'Albert Terrace', 'Beech Grove', 'Oak Avenue', 'Chestnut Close', 'Springfield Road',
@@ -56,6 +61,7 @@ export const STREETS = [
   'Coronation Street', 'Jubilee Way',
 ] as const;
 
+// prettier-ignore
 export const BUILDING_NAMES = [
   'Albion Court', 'Victoria House', 'Regent Mews', 'Wellington Court', 'Mill House', 'St James Court',
   'Parkside', 'The Maltings', 'Kingsway House', 'Waterside Apartments', 'Canal Wharf', 'Brewery Yard',
@@ -69,6 +75,7 @@ interface BranchCity {
 }
 
 /** The credit union's ten branches, each in a city that has an Ofcom drama telephone range. */
+// prettier-ignore
 export const BRANCH_CITIES: readonly BranchCity[] = [
   { name: 'Leeds', code: 'LDS', dialPrefix: '01134960' },
   { name: 'Sheffield', code: 'SHF', dialPrefix: '01144960' },
@@ -90,6 +97,7 @@ export interface Town {
   readonly branch: number;
 }
 
+// prettier-ignore
 export const TOWNS: readonly Town[] = [
   { name: 'Leeds', county: 'West Yorkshire', districts: ['LS1', 'LS2', 'LS4', 'LS6', 'LS7', 'LS8', 'LS11', 'LS12', 'LS15', 'LS17'], branch: 0 },
   { name: 'Bradford', county: 'West Yorkshire', districts: ['BD1', 'BD3', 'BD5', 'BD8', 'BD9'], branch: 0 },
@@ -129,6 +137,7 @@ export const DRAMA_MOBILE_PREFIX = '07700900';
 export const EMAIL_DOMAINS = ['example.com', 'example.net', 'example.org'] as const;
 
 /** ISO 3166-1 alpha-2 codes and names; the United Kingdom first, as the core lists it. */
+// prettier-ignore
 export const COUNTRIES: ReadonlyArray<readonly [code: string, name: string]> = [
   ['GB', 'United Kingdom'], ['IE', 'Ireland'], ['FR', 'France'], ['DE', 'Germany'], ['ES', 'Spain'],
   ['PT', 'Portugal'], ['IT', 'Italy'], ['NL', 'Netherlands'], ['BE', 'Belgium'], ['PL', 'Poland'],
@@ -140,6 +149,7 @@ export const COUNTRIES: ReadonlyArray<readonly [code: string, name: string]> = [
 ];
 
 /** UK banks and building societies. */
+// prettier-ignore
 export const BANK_NAMES = [
   'Barclays Bank UK PLC', 'HSBC UK Bank plc', 'Lloyds Bank plc', 'National Westminster Bank plc',
   'Santander UK plc', 'Nationwide Building Society', 'The Royal Bank of Scotland plc', 'Bank of Scotland plc',
@@ -160,6 +170,7 @@ export const BANK_NAMES = [
 /** Sort-code prefixes of the banks members most often hold their current account with. */
 export const CURRENT_ACCOUNT_SORT_CODE_PREFIXES = ['20', '30', '40', '60', '09', '07', '11', '04', '77', '08'] as const;
 
+// prettier-ignore
 export const EMPLOYER_NAMES = [
   'Airedale Engineering Ltd', 'Pennine Care Homes Ltd', 'Northgate Logistics Ltd', 'Calder Valley Foods Ltd',
   'Aire Street Dental Practice', 'Whitecross Print & Packaging Ltd', 'Holbeck Textiles Ltd',
@@ -177,6 +188,7 @@ export const EMPLOYER_NAMES = [
 ] as const;
 
 /** [code, description]; the loan products each allow a subset. */
+// prettier-ignore
 export const LOAN_REASONS: ReadonlyArray<readonly [code: string, description: string]> = [
   ['CAR', 'Car purchase'],
   ['CARREP', 'Car repairs or MOT'],
@@ -202,6 +214,7 @@ interface ThreadScript {
 }
 
 /** Conversations, each of a message type. */
+// prettier-ignore
 export const THREAD_SCRIPTS: readonly ThreadScript[] = [
   {
     messageType: MESSAGE_TYPE.GeneralEnquiry.value,

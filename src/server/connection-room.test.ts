@@ -184,7 +184,9 @@ describe('makeRoomAtCap', () => {
     const port = (server.address() as AddressInfo).port;
     const open = (): Promise<{ socket: tls.TLSSocket; client: Client }> =>
       new Promise((resolve) => {
-        const socket = tls.connect({ port, host: '127.0.0.1', ca: readFileSync(ca.cert), servername: 'localhost' }, () => resolve({ socket, client: watch(socket as unknown as net.Socket) }));
+        const socket = tls.connect({ port, host: '127.0.0.1', ca: readFileSync(ca.cert), servername: 'localhost' }, () =>
+          resolve({ socket, client: watch(socket as unknown as net.Socket) }),
+        );
         socket.on('error', () => undefined);
       });
     const busy = await open();

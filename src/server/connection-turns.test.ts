@@ -18,7 +18,9 @@ interface Seen {
   readonly startedWhileBusy: boolean;
 }
 
-async function startServer(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ server: http.Server; port: number; seen: Seen[] }> {
+async function startServer(
+  answer: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<{ server: http.Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   let busy = 0;
   const server = await openListener(

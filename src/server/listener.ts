@@ -73,7 +73,8 @@ function clientErrorAnswer(err: NodeJS.ErrnoException): { status: number; respon
     case 'HPE_HEADER_OVERFLOW':
       return {
         status: 431,
-        response: (id) => socketProblemResponse(new GatewayError('request_header_fields_too_large', 'The request headers are larger than this gateway accepts.'), id),
+        response: (id) =>
+          socketProblemResponse(new GatewayError('request_header_fields_too_large', 'The request headers are larger than this gateway accepts.'), id),
       };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return {

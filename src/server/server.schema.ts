@@ -26,11 +26,14 @@ export const listenerTlsSchema = z
     keyFile: pemPath('PEM private key of certFile'),
   })
   .strict()
-  .superRefine((tls, ctx) => {
-    if ((tls.certFile === null) !== (tls.keyFile === null)) {
-      ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
-    }
-  }, whenValid('certFile', 'keyFile'));
+  .superRefine(
+    (tls, ctx) => {
+      if ((tls.certFile === null) !== (tls.keyFile === null)) {
+        ctx.addIssue({ code: 'custom', path: [tls.certFile === null ? 'certFile' : 'keyFile'], message: 'certFile and keyFile go together' });
+      }
+    },
+    whenValid('certFile', 'keyFile'),
+  );
 
 const vendorTlsSchema = listenerTlsSchema
   .safeExtend({
@@ -40,11 +43,14 @@ const vendorTlsSchema = listenerTlsSchema
       .default('off')
       .describe('Ask vendors for a client certificate: off, optional (none allowed; one from an unknown CA refused at the handshake), required'),
   })
-  .superRefine((tls, ctx) => {
-    if (tls.clientCertificate !== 'off' && (tls.clientCaFile === null || tls.certFile === null)) {
-      ctx.addIssue({ code: 'custom', path: ['clientCertificate'], message: 'needs certFile, keyFile and clientCaFile' });
-    }
-  }, whenValid('clientCertificate', 'clientCaFile', 'certFile'));
+  .superRefine(
+    (tls, ctx) => {
+      if (tls.clientCertificate !== 'off' && (tls.clientCaFile === null || tls.certFile === null)) {
+        ctx.addIssue({ code: 'custom', path: ['clientCertificate'], message: 'needs certFile, keyFile and clientCaFile' });
+      }
+    },
+    whenValid('clientCertificate', 'clientCaFile', 'certFile'),
+  );
 
 export const serverSchema = z
   .object({
@@ -55,7 +61,9 @@ export const serverSchema = z
       .string()
       .min(1)
       .default('127.0.0.1')
-      .describe('Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart keeps loopback: kubectl port-forward reaches it)'),
+      .describe(
+        'Address the admin port binds to (env ADMIN_HOST); loopback unless a network policy guards it (the Helm chart keeps loopback: kubectl port-forward reaches it)',
+      ),
     maxConnections: z
       .number()
       .int()
@@ -67,15 +75,17 @@ export const serverSchema = z
       .int()
       .min(1)
       .default(256)
-      .describe('Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the least recently active connection not answering a complete request (silent, slow headers or body, idle), else itself'),
+      .describe(
+        'Most open connections on the admin port (a few admins and their browsers need far fewer); at it, a new one closes the least recently active connection not answering a complete request (silent, slow headers or body, idle), else itself',
+      ),
     adminHeadersTimeoutMs: ms
       .default(3000)
-      .describe("Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port; capped at requestTimeoutMs"),
+      .describe(
+        "Time an admin client has to send a request's headers (admins send small ones at once); drops slow-header clients sooner than on the vendor port; capped at requestTimeoutMs",
+      ),
     statusPort: port.default(8082).describe('Metrics and health port (env STATUS_PORT)'),
-    keepAliveTimeoutMs: ms
-      .default(65_000)
-      .describe('Idle keep-alive time; above the 60 s idle timeout of common load balancers'),
-    headersTimeoutMs: ms.default(10_000).describe('Time a client has to send a request\'s headers; drops slow-header clients'),
+    keepAliveTimeoutMs: ms.default(65_000).describe('Idle keep-alive time; above the 60 s idle timeout of common load balancers'),
+    headersTimeoutMs: ms.default(10_000).describe("Time a client has to send a request's headers; drops slow-header clients"),
     requestTimeoutMs: ms.default(30_000).describe('Time a client has to send a whole request'),
     maxHeaderSize: z.number().int().min(1024).default(16_384).describe('Largest request header block in bytes'),
     trustedProxies: z
@@ -94,7 +104,9 @@ export const serverSchema = z
       .regex(/^[A-Za-z0-9-]+$/)
       .nullable()
       .default(null)
-      .describe("Header in which a TLS-terminating ingress passes the vendor's URL-encoded PEM certificate (e.g. ssl-client-cert); believed only from trustedProxies"),
+      .describe(
+        "Header in which a TLS-terminating ingress passes the vendor's URL-encoded PEM certificate (e.g. ssl-client-cert); believed only from trustedProxies",
+      ),
   })
   .strict();
 

@@ -13,9 +13,7 @@ export const shutdownSchema = z
       .int()
       .min(0)
       .default(0)
-      .describe(
-        'After the signal, keep serving this long with readiness at 503 so load balancers stop sending first; 0 when a preStop hook waits instead',
-      ),
+      .describe('After the signal, keep serving this long with readiness at 503 so load balancers stop sending first; 0 when a preStop hook waits instead'),
     drainTimeoutMs: z
       .number()
       .int()
@@ -26,4 +24,3 @@ export const shutdownSchema = z
   .strict();
 
 export type ShutdownConfig = z.infer<typeof shutdownSchema>;
-

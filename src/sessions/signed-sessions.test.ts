@@ -5,7 +5,15 @@ const START = Date.parse('2026-11-24T12:00:00Z');
 const MINUTE = 60_000;
 
 function sessionsAt(clock: { now: number }, overrides: Partial<SignedSessionOptions> = {}): SignedSessions {
-  return new SignedSessions({ namespace: 'admin', secret: 'bootstrap-token-for-tests-0123', idleMs: 30 * MINUTE, maxMs: 12 * 60 * MINUTE, epochs: new MemorySessionEpochs(), now: () => clock.now, ...overrides });
+  return new SignedSessions({
+    namespace: 'admin',
+    secret: 'bootstrap-token-for-tests-0123',
+    idleMs: 30 * MINUTE,
+    maxMs: 12 * 60 * MINUTE,
+    epochs: new MemorySessionEpochs(),
+    now: () => clock.now,
+    ...overrides,
+  });
 }
 
 describe('signed sessions', () => {
@@ -60,7 +68,7 @@ describe('signed sessions', () => {
     const clock = { now: START };
     const epochs = new MemorySessionEpochs();
     const sessions = sessionsAt(clock, { epochs });
-    const { value } = await sessions.issue('otto', 'f', );
+    const { value } = await sessions.issue('otto', 'f');
     const [payload, mac] = value.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, s: 'bootstrap', t: START + 1e9 })).toString('base64url');

@@ -87,7 +87,9 @@ export class SignedSessions {
     const now = this.now();
     const expiresAtMs = Math.min(now + this.options.idleMs, session.startedAtMs + this.options.maxMs);
     const claims: SessionClaims = { ...session, expiresAtMs };
-    const payload = Buffer.from(JSON.stringify({ s: claims.subject, f: claims.fingerprint, t: claims.startedAtMs, e: expiresAtMs, v: claims.epoch })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ s: claims.subject, f: claims.fingerprint, t: claims.startedAtMs, e: expiresAtMs, v: claims.epoch })).toString(
+      'base64url',
+    );
     return { value: `${payload}.${this.mac(payload)}`, maxAgeSeconds: Math.max(0, Math.floor((expiresAtMs - now) / 1000)), claims };
   }
 

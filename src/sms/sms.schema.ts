@@ -42,11 +42,14 @@ export const smsSchema = z
     http: smsHttpSchema.prefault({}).describe('The http provider (sms.provider http)'),
   })
   .strict()
-  .superRefine((sms, ctx) => {
-    if (sms.provider !== 'http') return;
-    if (sms.http.url === null) ctx.addIssue({ code: 'custom', path: ['http', 'url'], message: 'required when sms.provider is http' });
-    if (sms.http.bearerToken === null) ctx.addIssue({ code: 'custom', path: ['http', 'bearerToken'], message: 'required when sms.provider is http' });
-  }, whenValid('provider', 'http.url', 'http.bearerToken'));
+  .superRefine(
+    (sms, ctx) => {
+      if (sms.provider !== 'http') return;
+      if (sms.http.url === null) ctx.addIssue({ code: 'custom', path: ['http', 'url'], message: 'required when sms.provider is http' });
+      if (sms.http.bearerToken === null) ctx.addIssue({ code: 'custom', path: ['http', 'bearerToken'], message: 'required when sms.provider is http' });
+    },
+    whenValid('provider', 'http.url', 'http.bearerToken'),
+  );
 
 export type SmsConfig = z.infer<typeof smsSchema>;
 export type SmsHttpConfig = z.infer<typeof smsHttpSchema>;

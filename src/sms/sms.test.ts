@@ -152,7 +152,9 @@ describe('createSmsProvider', () => {
 
     const provider = await startProvider((attempt, res) => status(attempt === 1 ? 400 : 500)(attempt, res));
     try {
-      const http = createSmsProvider(smsSchema.parse({ provider: 'http', http: { url: provider.url, bearerToken: TOKEN, maxRetries: 0 } }), { onSent: (o) => outcomes.push(o) });
+      const http = createSmsProvider(smsSchema.parse({ provider: 'http', http: { url: provider.url, bearerToken: TOKEN, maxRetries: 0 } }), {
+        onSent: (o) => outcomes.push(o),
+      });
       expect(http.provider.kind).toBe('http');
       expect(http.outbox).toBeNull();
       await expect(http.provider.send(MESSAGE)).rejects.toThrow(SmsSendError);

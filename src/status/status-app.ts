@@ -56,10 +56,10 @@ export function createStatusApp(deps: StatusAppDeps): Express {
       : starting
         ? 'starting: the listeners are not open yet'
         : access.loaded
-        ? null
-        : access.problem !== null
-          ? `the access config in Redis is inconsistent: ${access.problem}`
-          : 'the access config is not loaded yet';
+          ? null
+          : access.problem !== null
+            ? `the access config in Redis is inconsistent: ${access.problem}`
+            : 'the access config is not loaded yet';
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       ...(reason === null ? {} : { reason }),

@@ -109,7 +109,10 @@ export class WatchedPem<T> {
     try {
       pems = readAll(files);
     } catch (err) {
-      logger.error({ keys: files.map((file) => file.key), reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message }, 'TLS files unreadable: keeping the last good set');
+      logger.error(
+        { keys: files.map((file) => file.key), reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message },
+        'TLS files unreadable: keeping the last good set',
+      );
       return;
     }
     const next = fingerprint(pems);
@@ -118,7 +121,10 @@ export class WatchedPem<T> {
     try {
       built = build(pems);
     } catch (err) {
-      logger.error({ keys: files.map((file) => file.key), reason: (err as Error).message }, 'TLS files changed but are not a usable set (half-written, or a key that does not match): keeping the last good set');
+      logger.error(
+        { keys: files.map((file) => file.key), reason: (err as Error).message },
+        'TLS files changed but are not a usable set (half-written, or a key that does not match): keeping the last good set',
+      );
       return;
     }
     this.current = built;

@@ -34,14 +34,20 @@ export class OtlpHttpJsonExporter implements SpanExporter {
     }
     const send = this.url.protocol === 'https:' ? https.request : http.request;
     const sent = new Promise<void>((resolve) => {
-      const request = send(this.url, { method: 'POST', agent: this.agent, timeout: this.timeoutMs, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
-        response.resume();
-        response.once('end', () => {
-          const ok = (response.statusCode ?? 0) < 300;
-          resultCallback(ok ? { code: ExportResultCode.SUCCESS } : { code: ExportResultCode.FAILED, error: new Error(`collector answered ${response.statusCode}`) });
-          resolve();
-        });
-      });
+      const request = send(
+        this.url,
+        { method: 'POST', agent: this.agent, timeout: this.timeoutMs, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (response) => {
+          response.resume();
+          response.once('end', () => {
+            const ok = (response.statusCode ?? 0) < 300;
+            resultCallback(
+              ok ? { code: ExportResultCode.SUCCESS } : { code: ExportResultCode.FAILED, error: new Error(`collector answered ${response.statusCode}`) },
+            );
+            resolve();
+          });
+        },
+      );
       request.once('timeout', () => request.destroy(new Error('collector did not answer in time')));
       request.once('error', (error) => {
         resultCallback({ code: ExportResultCode.FAILED, error });

@@ -13,7 +13,18 @@
  * Reads the tracing config; exports spans over HTTP.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
@@ -71,7 +82,8 @@ function requestTrace(tracer: Tracer, headers: IncomingHttpHeaders, name: string
   const parent = trace.setSpan(incoming, server);
   return {
     traceId: server.spanContext().traceId,
-    child: (childName, attributes) => wrap(tracer.startSpan(childName, { kind: childName === 'core call' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes }, parent), parent),
+    child: (childName, attributes) =>
+      wrap(tracer.startSpan(childName, { kind: childName === 'core call' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes }, parent), parent),
     end(attributes, failed) {
       server.setAttributes(attributes);
       if (failed) server.setStatus({ code: SpanStatusCode.ERROR });

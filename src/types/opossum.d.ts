@@ -69,14 +69,22 @@ declare module 'opossum' {
       enableSnapshots?: boolean;
       rotateBucketController?: EventEmitter;
       autoRenewAbortController?: boolean;
-      state?: { state?: { closed?: boolean; open?: boolean; halfOpen?: boolean; warmUp?: boolean; shutdown?: boolean; enabled?: boolean; lastTimerAt?: number }; status?: Status };
+      state?: {
+        state?: { closed?: boolean; open?: boolean; halfOpen?: boolean; warmUp?: boolean; shutdown?: boolean; enabled?: boolean; lastTimerAt?: number };
+        status?: Status;
+      };
     }
   }
 
   class CircuitBreaker<TI extends unknown[] = unknown[], TR = unknown> extends EventEmitter {
     /** True when the error was made by the breaker (open, timeout, shutdown, semaphore), not the action. */
     static isOurError(error: Error): boolean;
-    static newStatus(options: { rollingCountBuckets?: number; rollingCountTimeout?: number; rollingPercentilesEnabled?: boolean; stats?: unknown }): CircuitBreaker.Status;
+    static newStatus(options: {
+      rollingCountBuckets?: number;
+      rollingCountTimeout?: number;
+      rollingPercentilesEnabled?: boolean;
+      stats?: unknown;
+    }): CircuitBreaker.Status;
 
     constructor(action: (...args: TI) => TR | Promise<TR>, options?: CircuitBreaker.Options);
 

@@ -35,7 +35,11 @@ export function field(label, options = {}) {
   /** @type {Control} */
   const input =
     tag === 'select'
-      ? h('select', { id }, (options.options ?? []).map((o) => h('option', { value: o }, o)))
+      ? h(
+          'select',
+          { id },
+          (options.options ?? []).map((o) => h('option', { value: o }, o)),
+        )
       : h(tag, { id, type: tag === 'input' ? type : undefined, required, placeholder, value, autocomplete });
   return {
     wrap: h('label', { for: id }, label, input),

@@ -29,7 +29,7 @@ export function session({ path, requestedBy, secretField, subjectField }) {
   return {
     async current() {
       const res = await fetch(path, { credentials: 'same-origin' });
-      return res.ok ? (await res.json())[subjectField] ?? null : null;
+      return res.ok ? ((await res.json())[subjectField] ?? null) : null;
     },
     /** @param {string} secret */
     async signIn(secret) {

@@ -11,7 +11,20 @@ import { h } from './dom.js';
  */
 export function table(headers, rows) {
   const body = rows instanceof HTMLTableSectionElement ? rows : h('tbody', {}, rows);
-  return h('table', {}, h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))), body);
+  return h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((t) => h('th', { scope: 'col' }, t)),
+      ),
+    ),
+    body,
+  );
 }
 
 /**
@@ -19,5 +32,9 @@ export function table(headers, rows) {
  * @param {...(Child | Child[])} cells
  */
 export function row(...cells) {
-  return h('tr', {}, cells.map((cell) => (cell instanceof HTMLTableCellElement ? cell : h('td', {}, cell))));
+  return h(
+    'tr',
+    {},
+    cells.map((cell) => (cell instanceof HTMLTableCellElement ? cell : h('td', {}, cell))),
+  );
 }

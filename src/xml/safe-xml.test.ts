@@ -55,13 +55,17 @@ describe('SafeXmlParser', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('keeps references undecoded for the reader, drops namespace prefixes, and keeps an element\'s attributes beside it', () => {
+  it("keeps references undecoded for the reader, drops namespace prefixes, and keeps an element's attributes beside it", () => {
     const root = parser.parse('<d:r xmlns:d="urn:x" xmlns:i="urn:i"><d:a i:nil="true">&amp;&#65;</d:a></d:r>');
     expect(root).toEqual({ name: 'r', children: [{ a: [{ '#text': '&amp;&#65;' }], ':@': { nil: 'true' } }], namespace: 'urn:x' });
   });
 
   it.each([
-    ['a default namespace', '<r xmlns="http://schemas.datacontract.org/2004/07/Core.Dto" xmlns:i="urn:i"/>', 'http://schemas.datacontract.org/2004/07/Core.Dto'],
+    [
+      'a default namespace',
+      '<r xmlns="http://schemas.datacontract.org/2004/07/Core.Dto" xmlns:i="urn:i"/>',
+      'http://schemas.datacontract.org/2004/07/Core.Dto',
+    ],
     ['the namespace its prefix is bound to, not the default', "<d:r xmlns='urn:default' xmlns:d='urn:d&amp;x'><a/></d:r>", 'urn:d&x'],
     ['after a declaration, comments and PIs that hold tags', '<?xml version="1.0"?><!-- <x xmlns="urn:no"> --><?pi <y>?><r a=">" xmlns="urn:yes"/>', 'urn:yes'],
     ['none', '<r><a xmlns="urn:child"/></r>', ''],

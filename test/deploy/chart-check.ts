@@ -86,13 +86,18 @@ async function main(): Promise<void> {
       .filter((file) => /\.ya?ml$/.test(file))
       .map((file) => ({ name: `${chart}/ci/${file}`, chart, args: ['-f', `${chart}/ci/${file}`] }));
   });
-  cases.push({ name: `${DEPLOYMENT_GUIDE} helm install example`, chart: 'helm/core-banking-gateway', args: guideExampleArgs(readFileSync(path.join(ROOT, DEPLOYMENT_GUIDE), 'utf8')) });
+  cases.push({
+    name: `${DEPLOYMENT_GUIDE} helm install example`,
+    chart: 'helm/core-banking-gateway',
+    args: guideExampleArgs(readFileSync(path.join(ROOT, DEPLOYMENT_GUIDE), 'utf8')),
+  });
 
   for (const chart of charts) {
     // The defaults name no Redis and no Secrets: the chart must refuse rather than render a broken release.
     const refused = run(helm, ['template', RELEASE, chart, '-n', NAMESPACE]);
     if (refused.ok) failures.push(`${chart}: rendered with its defaults, expected a refusal`);
-    else if (!/config\.redis|secrets\./.test(refused.stderr)) failures.push(`${chart}: refused with its defaults, but not naming config.redis or secrets.: ${refused.stderr.trim()}`);
+    else if (!/config\.redis|secrets\./.test(refused.stderr))
+      failures.push(`${chart}: refused with its defaults, but not naming config.redis or secrets.: ${refused.stderr.trim()}`);
     else console.log(`ok   ${chart} with its defaults is refused: ${refused.stderr.trim().split('\n')[0] ?? ''}`);
   }
 

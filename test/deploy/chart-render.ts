@@ -143,17 +143,24 @@ export function renderBySubstitution(templateFile: string, values: Values): unkn
       if (file) {
         text = readFileSync(path.join(CHART_DIR, file[1] as string), 'utf8');
         if (file[2] !== undefined) text = text.replaceAll(file[2], String(operand(file[3] as string)));
-      }
-      else if (yamlOf && operand(yamlOf[1] as string) !== undefined) text = stringify(operand(yamlOf[1] as string));
+      } else if (yamlOf && operand(yamlOf[1] as string) !== undefined) text = stringify(operand(yamlOf[1] as string));
       else text = `${placeholder()}: ${expression.replace(/[^A-Za-z0-9.-]+/g, '-')}`;
-      out.push(...text.trimEnd().split('\n').map((l) => (l ? indent + l : l)));
+      out.push(
+        ...text
+          .trimEnd()
+          .split('\n')
+          .map((l) => (l ? indent + l : l)),
+      );
       continue;
     }
     out.push(line.replace(/\{\{-?\s*(.+?)\s*-?\}\}/g, (_m, expression: string) => scalar(expression)));
   }
   const documents = parseAllDocuments(out.join('\n'));
   for (const document of documents) {
-    if (document.errors.length > 0) throw new Error(`${path.basename(templateFile)} is not valid YAML after substitution: ${document.errors.map((e) => e.message).join('; ')}\n${out.join('\n')}`);
+    if (document.errors.length > 0)
+      throw new Error(
+        `${path.basename(templateFile)} is not valid YAML after substitution: ${document.errors.map((e) => e.message).join('; ')}\n${out.join('\n')}`,
+      );
   }
   return documents.map((document) => document.toJS() as unknown).filter((doc) => doc !== null);
 }

@@ -54,7 +54,9 @@ describe('the Dockerfile', () => {
   });
 
   it('runs node with a 16 MiB semi-space and an old generation of 75 % of the container memory, the flags both benchmarks read from here', () => {
-    const env = find('ENV').map((i) => i.args).join(' ');
+    const env = find('ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size-percentage=75"/);
     expect(imageNodeOptions()).toEqual(['--max-semi-space-size=16', '--max-old-space-size-percentage=75']);
   });
@@ -92,11 +94,19 @@ describe('the Dockerfile', () => {
   });
 
   it('sets NODE_ENV=production', () => {
-    expect(find('ENV').map((i) => i.args).join(' ')).toMatch(/\bNODE_ENV=production\b/);
+    expect(
+      find('ENV')
+        .map((i) => i.args)
+        .join(' '),
+    ).toMatch(/\bNODE_ENV=production\b/);
   });
 
   it('exposes the vendor, admin and status ports', () => {
-    expect(find('EXPOSE').flatMap((i) => i.args.split(/\s+/)).sort()).toEqual(['8080', '8081', '8082']);
+    expect(
+      find('EXPOSE')
+        .flatMap((i) => i.args.split(/\s+/))
+        .sort(),
+    ).toEqual(['8080', '8081', '8082']);
   });
 
   it('checks its health on /health/live of the status port', () => {

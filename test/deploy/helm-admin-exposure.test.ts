@@ -15,7 +15,11 @@ import { helmBinary } from './helm-binary';
 const ROOT = path.resolve(__dirname, '../..');
 const CHART = 'helm/core-banking-gateway';
 /** What the chart requires of every release (the helm install example of docs/deployment.md names the same). */
-const REQUIRED = ['--set=config.redis.url=redis://redis.data.svc:6379', '--set=secrets.adminToken.existingSecret=gateway-admin', '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper'];
+const REQUIRED = [
+  '--set=config.redis.url=redis://redis.data.svc:6379',
+  '--set=secrets.adminToken.existingSecret=gateway-admin',
+  '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper',
+];
 const EXPOSED = '--set=config.server.adminHost=0.0.0.0';
 const OPS_PEER = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } }, podSelector: { matchLabels: { app: 'gatewayctl' } } };
 
@@ -38,7 +42,11 @@ function helmRun(args: readonly string[]): { ok: boolean; stdout: string; stderr
 
 function template(...args: string[]): { ok: boolean; manifests: Manifest[]; stderr: string } {
   const run = helmRun(['template', 'gateway', CHART, '-n', 'payments', ...REQUIRED, ...args]);
-  const manifests = run.ok ? parseAllDocuments(run.stdout).map((doc) => doc.toJS() as Manifest | null).filter((m): m is Manifest => m !== null) : [];
+  const manifests = run.ok
+    ? parseAllDocuments(run.stdout)
+        .map((doc) => doc.toJS() as Manifest | null)
+        .filter((m): m is Manifest => m !== null)
+    : [];
   return { ok: run.ok, manifests, stderr: run.stderr };
 }
 
@@ -61,7 +69,10 @@ describe('the chart by default', () => {
   });
 
   it('renders no admin Service, and a NetworkPolicy that admits no one to the admin port', () => {
-    expect(manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name)).toEqual(['gateway-core-banking-gateway', 'gateway-core-banking-gateway-status']);
+    expect(manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name)).toEqual([
+      'gateway-core-banking-gateway',
+      'gateway-core-banking-gateway-status',
+    ]);
     const policy = manifests.find((m) => m.kind === 'NetworkPolicy');
     expect(policy).toBeDefined();
     expect(adminRule(policy)).toBeUndefined();
@@ -69,7 +80,8 @@ describe('the chart by default', () => {
 
   it('keeps the probes on the status port, which still binds every address', () => {
     const deployment = manifests.find((m) => m.kind === 'Deployment') as Manifest;
-    const container = (deployment.spec as { template: { spec: { containers: Array<Record<string, { httpGet: { port: string } }>> } } }).template.spec.containers[0];
+    const container = (deployment.spec as { template: { spec: { containers: Array<Record<string, { httpGet: { port: string } }>> } } }).template.spec
+      .containers[0];
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(container?.[probe]?.httpGet.port).toBe('status');
     const configMap = manifests.find((m) => m.kind === 'ConfigMap') as Manifest;
     expect(configMap.data?.GATEWAY__server__host).toBe('"0.0.0.0"');
@@ -83,13 +95,22 @@ describe('the chart by default', () => {
 });
 
 describe('the chart with the admin port exposed', () => {
-  const EXPOSURE_MESSAGE = 'config.server.adminHost 0.0.0.0 exposes the admin port to every pod in the cluster: set networkPolicy.enabled=true and name who may reach it in networkPolicy.adminFrom';
+  const EXPOSURE_MESSAGE =
+    'config.server.adminHost 0.0.0.0 exposes the admin port to every pod in the cluster: set networkPolicy.enabled=true and name who may reach it in networkPolicy.adminFrom';
 
   it.each([
     ['without the NetworkPolicy', ['--set=networkPolicy.enabled=false', `--set-json=networkPolicy.adminFrom=${JSON.stringify([OPS_PEER])}`], EXPOSURE_MESSAGE],
     ['with the NetworkPolicy but an empty allow-list', ['--set=networkPolicy.enabled=true'], EXPOSURE_MESSAGE],
-    ['with a peer of every namespace', [`--set-json=networkPolicy.adminFrom=${JSON.stringify([{ namespaceSelector: {}, podSelector: { matchLabels: { app: 'x' } } }])}`], 'networkPolicy.adminFrom[0]: an empty namespaceSelector admits every namespace'],
-    ['with a peer of every address', [`--set-json=networkPolicy.adminFrom=${JSON.stringify([OPS_PEER, { ipBlock: { cidr: '::/0' } }])}`], 'networkPolicy.adminFrom[1]: ipBlock ::/0 admits every address'],
+    [
+      'with a peer of every namespace',
+      [`--set-json=networkPolicy.adminFrom=${JSON.stringify([{ namespaceSelector: {}, podSelector: { matchLabels: { app: 'x' } } }])}`],
+      'networkPolicy.adminFrom[0]: an empty namespaceSelector admits every namespace',
+    ],
+    [
+      'with a peer of every address',
+      [`--set-json=networkPolicy.adminFrom=${JSON.stringify([OPS_PEER, { ipBlock: { cidr: '::/0' } }])}`],
+      'networkPolicy.adminFrom[1]: ipBlock ::/0 admits every address',
+    ],
   ])('refuses to render %s, saying what to set', (_label, args, message) => {
     const rendered = template(EXPOSED, ...args);
     expect(rendered.ok).toBe(false);

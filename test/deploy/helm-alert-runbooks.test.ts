@@ -31,7 +31,11 @@ beforeAll(() => {
 });
 
 function template(...args: string[]): { ok: boolean; stdout: string; stderr: string } {
-  const run = spawnSync(helm, ['template', 'gateway', CHART, '-n', 'payments', ...RELEASE, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(helm, ['template', 'gateway', CHART, '-n', 'payments', ...RELEASE, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { ok: run.status === 0, stdout: run.stdout, stderr: run.stderr };
 }
 

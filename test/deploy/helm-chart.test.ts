@@ -14,7 +14,17 @@ import { parseDocument, isMap, isPair, isScalar, type YAMLMap } from 'yaml';
 import { loadConfig } from '../../src/config/config';
 import { configSchema } from '../../src/config/config.schema';
 import { secretKeys } from '../../src/config/config-files';
-import { CHART_DIR, deepMerge, lookup, readYamlFile, RequiredValueMissing, renderBySubstitution, templateFiles, valueReferences, type Values } from './chart-render';
+import {
+  CHART_DIR,
+  deepMerge,
+  lookup,
+  readYamlFile,
+  RequiredValueMissing,
+  renderBySubstitution,
+  templateFiles,
+  valueReferences,
+  type Values,
+} from './chart-render';
 
 const ROOT = path.resolve(__dirname, '../..');
 const defaults = readYamlFile(path.join(CHART_DIR, 'values.yaml'));
@@ -37,7 +47,9 @@ function render(values: Values): Manifest[] {
 function configKeys(config: Values): string[] {
   return Object.entries(config).flatMap(([section, keys]) =>
     Object.entries(keys as Values).flatMap(([key, value]) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).map((inner) => `${section}.${key}.${inner}`) : [`${section}.${key}`],
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.keys(value).map((inner) => `${section}.${key}.${inner}`)
+        : [`${section}.${key}`],
     ),
   );
 }
@@ -70,7 +82,19 @@ describe('the Helm chart', () => {
   it.each(examples)('renders every template to valid YAML with %s', (_name, values) => {
     const kinds = render(values).map((manifest) => manifest.kind);
     expect(kinds.sort()).toEqual(
-      ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'PrometheusRule', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceMonitor'].sort(),
+      [
+        'ConfigMap',
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'PrometheusRule',
+        'Service',
+        'Service',
+        'Service',
+        'ServiceAccount',
+        'ServiceMonitor',
+      ].sort(),
     );
   });
 
@@ -83,7 +107,13 @@ describe('the Helm chart', () => {
     for (const file of templateFiles().concat(path.join(CHART_DIR, 'templates/_helpers.tpl'), path.join(CHART_DIR, 'templates/NOTES.txt'))) {
       for (const keyPath of valueReferences(readFileSync(file, 'utf8'))) {
         if (!lookup(defaults, keyPath).found) missing.push(`values.yaml: ${keyPath.join('.')}`);
-        if (!lookup(schema, keyPath.flatMap((key) => ['properties', key])).found) missing.push(`values.schema.json: ${keyPath.join('.')}`);
+        if (
+          !lookup(
+            schema,
+            keyPath.flatMap((key) => ['properties', key]),
+          ).found
+        )
+          missing.push(`values.schema.json: ${keyPath.join('.')}`);
       }
     }
     expect(missing).toEqual([]);
@@ -160,13 +190,26 @@ describe('the Helm chart', () => {
     const samples: Record<string, string> = { 'redis.url': 'redis://r:6379', 'core.url': 'http://core:80', 'log.level': 'warn', 'access.file': '/etc/a.yaml' };
     for (const [keyPath, name] of table) {
       const sample = samples[keyPath] ?? '4321';
-      const config = loadConfig({ env: { [name]: sample, ADMIN_TOKEN: 'a-token-from-the-secret-0001', GATEWAY__twoFactor__pepper: 'p'.repeat(32), GATEWAY__sandbox__allowWithRealCore: 'true' } }) as unknown as Values;
+      const config = loadConfig({
+        env: {
+          [name]: sample,
+          ADMIN_TOKEN: 'a-token-from-the-secret-0001',
+          GATEWAY__twoFactor__pepper: 'p'.repeat(32),
+          GATEWAY__sandbox__allowWithRealCore: 'true',
+        },
+      }) as unknown as Values;
       expect({ keyPath, value: String(lookup(config, keyPath.split('.')).value) }).toEqual({ keyPath, value: sample });
     }
   });
 
   it.each(examples)('gives the gateway a configuration it accepts with %s', (_name, values) => {
-    const env = { ...configEnvironment(values.config as Values), ADMIN_TOKEN: 'a-token-from-the-secret-0001', GATEWAY__redis__password: 'from-the-secret', GATEWAY__twoFactor__pepper: 'a-pepper-from-the-secret-of-32-chars-0001', GATEWAY__sms__http__bearerToken: 'sms-token-from-the-secret' };
+    const env = {
+      ...configEnvironment(values.config as Values),
+      ADMIN_TOKEN: 'a-token-from-the-secret-0001',
+      GATEWAY__redis__password: 'from-the-secret',
+      GATEWAY__twoFactor__pepper: 'a-pepper-from-the-secret-of-32-chars-0001',
+      GATEWAY__sms__http__bearerToken: 'sms-token-from-the-secret',
+    };
     const config = loadConfig({ env });
     const redis = (values.config as { redis: Values }).redis;
     expect(config.redis).toMatchObject({ sentinels: redis.sentinels, nodes: redis.nodes });
@@ -180,7 +223,12 @@ describe('the Helm chart', () => {
     const container = (pod.containers as Values[])[0] as Values;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.startupProbe).toMatchObject({ httpGet: { path: '/health/live', port: 'status' } });
     expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/health/live', port: 'status' } });
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/health/ready', port: 'status' } });
@@ -192,10 +240,12 @@ describe('the Helm chart', () => {
     const lifecycle = values.lifecycle as { preStopSleepSeconds: number; terminationGracePeriodSeconds: number };
     const shutdown = (values.config as { shutdown: { lameDuckMs: number; drainTimeoutMs: number } }).shutdown;
     expect(container.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', String(lifecycle.preStopSleepSeconds)] } } });
-    expect((pod.terminationGracePeriodSeconds as number) * 1000).toBeGreaterThan(lifecycle.preStopSleepSeconds * 1000 + shutdown.lameDuckMs + shutdown.drainTimeoutMs);
+    expect((pod.terminationGracePeriodSeconds as number) * 1000).toBeGreaterThan(
+      lifecycle.preStopSleepSeconds * 1000 + shutdown.lameDuckMs + shutdown.drainTimeoutMs,
+    );
     expect(shutdown.drainTimeoutMs).toBeGreaterThanOrEqual((values.config as { core: { timeoutMs: number } }).core.timeoutMs);
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
-    const env = (container.env as Array<{ name: string; value?: unknown }>);
+    const env = container.env as Array<{ name: string; value?: unknown }>;
     expect(env.filter((variable) => variable.value !== undefined)).toEqual([]);
   });
 

@@ -30,7 +30,10 @@ const under = (folder: string) => (file: string) => file.startsWith(`src/${folde
 const policyOf = (file: string): string | undefined => /^src\/policies\/([^/]+)\//.exec(file)?.[1];
 
 const RULES: readonly Rule[] = [
-  { name: 'policies/, pipeline/ and request/ never import admin/', forbids: ({ from, to }) => ['policies', 'pipeline', 'request'].some((f) => under(f)(from)) && under('admin')(to) },
+  {
+    name: 'policies/, pipeline/ and request/ never import admin/',
+    forbids: ({ from, to }) => ['policies', 'pipeline', 'request'].some((f) => under(f)(from)) && under('admin')(to),
+  },
   { name: 'access/ never imports admin/', forbids: ({ from, to }) => under('access')(from) && under('admin')(to) },
   { name: 'access/ never imports cli/', forbids: ({ from, to }) => under('access')(from) && under('cli')(to) },
   {
@@ -84,10 +87,12 @@ describe('dependency rules', () => {
   });
 
   it('lets the admin app import downwards, and a policy import its own files', () => {
-    expect(breaking([
-      { from: 'src/admin/admin-app.ts', to: 'src/access/audit-log.ts' },
-      { from: 'src/admin/operations/access-writer.ts', to: 'src/access/access-store.ts' },
-      { from: 'src/policies/rate-limit/rate-limit.ts', to: 'src/policies/rate-limit/rate-limit.schema.ts' },
-    ])).toEqual([]);
+    expect(
+      breaking([
+        { from: 'src/admin/admin-app.ts', to: 'src/access/audit-log.ts' },
+        { from: 'src/admin/operations/access-writer.ts', to: 'src/access/access-store.ts' },
+        { from: 'src/policies/rate-limit/rate-limit.ts', to: 'src/policies/rate-limit/rate-limit.schema.ts' },
+      ]),
+    ).toEqual([]);
   });
 });

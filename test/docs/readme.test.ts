@@ -10,7 +10,12 @@ import path from 'node:path';
 import { anchors, readPage, REPOSITORY_ROOT as ROOT } from '../support/markdown';
 
 /** The README and every guide (docs/spec is the product spec, copied as it is). */
-const PAGES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const GUIDES = ['docs/vendor-guide.md', 'docs/admin-guide.md', 'docs/operations.md', 'docs/deployment.md', 'docs/performance.md', 'docs/contract.md'];
 const SCRIPTS = (JSON.parse(readPage('package.json')) as { scripts: Record<string, string> }).scripts;
 const README_MAX_LINES = 200;
@@ -19,9 +24,14 @@ const isExternal = (target: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(targ
 const linkTargets = (page: string): string[] => [...readPage(page).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string).filter((t) => !isExternal(t));
 /** Every `something.md` the page names, in a link, in inline code or in prose; web addresses aside. */
 const namedMarkdownPaths = (page: string): string[] =>
-  [...readPage(page).replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '').matchAll(/(?<![\w./-])((?:\.{1,2}\/)*[\w-]+(?:\/[\w.-]+)*\.md)\b/g)].map((m) => m[1] as string);
+  [
+    ...readPage(page)
+      .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '')
+      .matchAll(/(?<![\w./-])((?:\.{1,2}\/)*[\w-]+(?:\/[\w.-]+)*\.md)\b/g),
+  ].map((m) => m[1] as string);
 /** A named path resolves from the page's folder (links) or from the repository root (`docs/x.md` in prose). */
-const resolves = (page: string, target: string): boolean => existsSync(path.resolve(ROOT, path.dirname(page), target)) || existsSync(path.resolve(ROOT, target));
+const resolves = (page: string, target: string): boolean =>
+  existsSync(path.resolve(ROOT, path.dirname(page), target)) || existsSync(path.resolve(ROOT, target));
 const npmScripts = (page: string): string[] => [...readPage(page).matchAll(/npm run (?:-s )?([a-z][\w:-]*)/g)].map((m) => m[1] as string);
 /** Links with an anchor into a Markdown page: `#x` on the same page, `page.md#x` on another. */
 const anchorLinks = (page: string): Array<{ file: string; anchor: string }> =>

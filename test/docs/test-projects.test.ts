@@ -32,7 +32,8 @@ function allTestFiles(): string[] {
   );
 }
 
-const filesOf = (project: JestProject): string[] => project.testMatch.filter((pattern) => pattern.endsWith('.test.ts')).map((pattern) => pattern.replace('<rootDir>/', ''));
+const filesOf = (project: JestProject): string[] =>
+  project.testMatch.filter((pattern) => pattern.endsWith('.test.ts')).map((pattern) => pattern.replace('<rootDir>/', ''));
 const projectNamed = (name: string): JestProject => config.projects.find((project) => project.displayName === name) as JestProject;
 
 describe('the jest projects', () => {

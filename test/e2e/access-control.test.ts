@@ -47,7 +47,12 @@ function matrixDocument(): AccessDocument {
   };
 }
 
-async function vendorCall(gateway: TestGateway, path: string, key: IssuedTestKey | null, method = 'GET'): Promise<{ status: number; code?: string; ms: number }> {
+async function vendorCall(
+  gateway: TestGateway,
+  path: string,
+  key: IssuedTestKey | null,
+  method = 'GET',
+): Promise<{ status: number; code?: string; ms: number }> {
   const started = performance.now();
   const res = await fetch(`${gateway.url}${path}`, {
     method,
@@ -71,7 +76,11 @@ async function admin(gateway: TestGateway, method: string, path: string, body?: 
 /** A named admin made by the bootstrap owner, enrolled with its one-time code: its token. */
 async function namedAdmin(gateway: TestGateway, body: { id: string; name: string; role: string }): Promise<string> {
   const { enrolmentCode } = (await (await admin(gateway, 'POST', '/admins', body)).json()) as { enrolmentCode: string };
-  const enrolled = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enrolmentCode }) });
+  const enrolled = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enrolmentCode }),
+  });
   return ((await enrolled.json()) as { token: string }).token;
 }
 
@@ -159,7 +168,14 @@ describe('two instances on one Redis', () => {
   it('lets exactly the vendor limit through in one window, whichever instance each request hits', async () => {
     const limited = testKey('k-limited', 'teller');
     const doc = (await (await admin(a, 'GET', '/access')).json()) as AccessDocument;
-    doc.vendors.push({ id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: 10, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [limited.record] });
+    doc.vendors.push({
+      id: 'tight',
+      name: 'Tight',
+      status: 'active',
+      rateLimit: { points: 10, durationSeconds: 60 },
+      licences: [{ id: 'l', api: 'GET*' }],
+      keys: [limited.record],
+    });
     expect((await admin(a, 'PUT', '/access', doc)).status).toBe(200);
     await within(1000, async () => (await vendorCall(b, '/genders', limited)).status === 200);
     // One request already spent by the propagation check above (on B).
@@ -222,7 +238,14 @@ describe('Redis stopped mid-run', () => {
   it('falls back to the insurance limiter, ceil(points / instances), while Redis is down', async () => {
     const tight = testKey('k-tight', 'teller');
     const doc = (await (await admin(a, 'GET', '/access')).json()) as AccessDocument;
-    doc.vendors.push({ id: 'tight2', name: 'Tight', status: 'active', rateLimit: { points: 6, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [tight.record] });
+    doc.vendors.push({
+      id: 'tight2',
+      name: 'Tight',
+      status: 'active',
+      rateLimit: { points: 6, durationSeconds: 60 },
+      licences: [{ id: 'l', api: 'GET*' }],
+      keys: [tight.record],
+    });
     expect((await admin(a, 'PUT', '/access', doc)).status).toBe(200);
     await within(1000, async () => a.access.index?.authenticate(tight.secret).ok === true);
     await redis.stop(true);

@@ -36,7 +36,9 @@ function uniquePrefix(): string {
 }
 
 async function gatewayOn(keyPrefix: string, seed: 'always' | 'never' = 'never'): Promise<TestGateway> {
-  const gateway = await startTestGateway({ redis: { url: REDIS_URL, keyPrefix, seedAccessFile: seed, accessStageTtlMs: STAGE_TTL_MS, configPollIntervalMs: 100 } });
+  const gateway = await startTestGateway({
+    redis: { url: REDIS_URL, keyPrefix, seedAccessFile: seed, accessStageTtlMs: STAGE_TTL_MS, configPollIntervalMs: 100 },
+  });
   gateways.push(gateway);
   return gateway;
 }
@@ -163,7 +165,10 @@ describe('a store whose records vanished while its version stayed', () => {
     await within(2000, () => metric(serving, 'gateway_access_config_inconsistent 1'));
     expect(await metric(serving, 'gateway_access_config_inconsistencies_total 1')).toBe(true);
     expect(await vendorStatus(serving, SANDBOX_KEYS.demo)).toBe(200);
-    expect(await readiness(serving)).toMatchObject({ status: 200, body: { accessConfig: { loaded: true, problem: expect.stringContaining('has lost records') as unknown } } });
+    expect(await readiness(serving)).toMatchObject({
+      status: 200,
+      body: { accessConfig: { loaded: true, problem: expect.stringContaining('has lost records') as unknown } },
+    });
 
     // Admin changes answer 503 naming the problem, on both instances, instead of retrying into a 409.
     for (const gateway of [serving, started]) {
@@ -177,7 +182,9 @@ describe('a store whose records vanished while its version stayed', () => {
     }
 
     // The mend: the serving instance's own document written whole; the other then loads it.
-    const exported = await fetch(`http://127.0.0.1:${serving.adminPort}/v1/access`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, accept: 'application/json' } });
+    const exported = await fetch(`http://127.0.0.1:${serving.adminPort}/v1/access`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, accept: 'application/json' },
+    });
     const put = await fetch(`http://127.0.0.1:${serving.adminPort}/v1/access`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },

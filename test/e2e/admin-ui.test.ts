@@ -88,7 +88,10 @@ describe('the admin web UI, memory store', () => {
     await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
     await page.getByLabel('Admin token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: /not valid/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not valid/ })
+      .waitFor();
     const cookies = await context.cookies();
     expect(cookies).toEqual([]);
   });
@@ -105,7 +108,12 @@ describe('the admin web UI, memory store', () => {
     for (const path of paths) {
       const res = await fetch(`http://127.0.0.1:${gateway.adminPort}${path}`);
       await res.arrayBuffer();
-      expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy')]).toEqual([path, 200, 'text/javascript; charset=utf-8', expect.stringContaining("script-src 'self'")]);
+      expect([path, res.status, res.headers.get('content-type'), res.headers.get('content-security-policy')]).toEqual([
+        path,
+        200,
+        'text/javascript; charset=utf-8',
+        expect.stringContaining("script-src 'self'"),
+      ]);
     }
     for (const path of ['/ui/', '/ui-kit/', '/ui/%2e%2e/ui-routes.ts', '/ui-kit/%2e%2e/gateway.ts', '/ui/index.html']) {
       const res = await fetch(`http://127.0.0.1:${gateway.adminPort}${path}`);
@@ -238,7 +246,10 @@ describe('the admin web UI, a session ending while the page is open', () => {
   it('shows the sign-in form at the next request instead of the screen', async () => {
     const page = await signedIn(gateway, TEST_ADMIN_TOKEN);
     const cookie = (await page.context().cookies()).find((c) => c.name === 'cbg_admin_session');
-    const ended = await fetch(`http://127.0.0.1:${gateway.adminPort}/ui/session`, { method: 'DELETE', headers: { cookie: `cbg_admin_session=${cookie?.value}`, 'x-requested-by': 'cbg-admin-ui' } });
+    const ended = await fetch(`http://127.0.0.1:${gateway.adminPort}/ui/session`, {
+      method: 'DELETE',
+      headers: { cookie: `cbg_admin_session=${cookie?.value}`, 'x-requested-by': 'cbg-admin-ui' },
+    });
     expect(ended.status).toBe(204);
     await page.getByRole('link', { name: 'Vendors' }).click();
     await page.getByLabel('Admin token').waitFor();
@@ -293,7 +304,10 @@ describe('the admin web UI, four eyes on Redis', () => {
     const operator = await signedIn(gateway, await createAdmin(gateway, 'ui-olga', 'operator'));
     expect(await operator.getByRole('link', { name: 'Admins' }).count()).toBe(0);
     await operator.goto(`http://127.0.0.1:${gateway.adminPort}/#/admins`);
-    await operator.getByRole('alert').filter({ hasText: /operator role may not/ }).waitFor();
+    await operator
+      .getByRole('alert')
+      .filter({ hasText: /operator role may not/ })
+      .waitFor();
   });
 });
 

@@ -90,10 +90,18 @@ function withBody(lines: readonly string[], body: string, options: { chunked?: b
   return rawRequest([...lines, `Content-Length: ${options.contentLength ?? Buffer.byteLength(body)}`], sent);
 }
 
-const deposit = (contentType: string, body: () => string): Route['request'] =>
+const deposit =
+  (contentType: string, body: () => string): Route['request'] =>
   (extra = [], options = {}) =>
     withBody(
-      [`POST ${DEPOSIT} HTTP/1.1`, 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, `Content-Type: ${contentType}`, `Idempotency-Key: ${randomUUID()}`, ...extra],
+      [
+        `POST ${DEPOSIT} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `X-Vendor-Token: ${SANDBOX_KEYS.demo}`,
+        `Content-Type: ${contentType}`,
+        `Idempotency-Key: ${randomUUID()}`,
+        ...extra,
+      ],
       body(),
       options,
     );
@@ -109,20 +117,36 @@ const ROUTES: readonly Route[] = [
   { name: 'keyed JSON deposit', request: deposit('application/json', () => '{"cuAccountID":50001,"amount":0.01}') },
   {
     name: 'keyed XML deposit',
-    request: deposit('application/xml', () => '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>0.01</Amount></ReceiptPaymentDto>'),
+    request: deposit(
+      'application/xml',
+      () => '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>0.01</Amount></ReceiptPaymentDto>',
+    ),
   },
 ];
 
 const UNAUTHENTICATED = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', 'X-Vendor-Token: not-a-key']);
 const TOO_LARGE = rawRequest(
-  [`POST ${DEPOSIT} HTTP/1.1`, 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Content-Type: application/json', 'Idempotency-Key: too-large', 'Content-Length: 70000'],
+  [
+    `POST ${DEPOSIT} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `X-Vendor-Token: ${SANDBOX_KEYS.demo}`,
+    'Content-Type: application/json',
+    'Idempotency-Key: too-large',
+    'Content-Length: 70000',
+  ],
   `{"cuAccountID":50001,"amount":0.01,"notes":"${'x'.repeat(70000 - 45)}"}`,
 );
 const HUGE_HEADERS = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Filler: ${'y'.repeat(40_000)}`]);
 const BAD_SECOND = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', 'Content-Length: 1', 'Content-Length: 2']);
 const STRAY = 'GARBAGE \x00\x01 not http\r\n\r\n';
 const CONNECT = 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n';
-const UPGRADE = rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Connection: Upgrade', 'Upgrade: websocket']);
+const UPGRADE = rawRequest([
+  'GET /accounts/50001 HTTP/1.1',
+  'Host: 127.0.0.1',
+  `X-Vendor-Token: ${SANDBOX_KEYS.demo}`,
+  'Connection: Upgrade',
+  'Upgrade: websocket',
+]);
 
 interface Variant {
   readonly name: string;
@@ -143,21 +167,76 @@ const VARIANTS: readonly Variant[] = [
   { name: 'a malformed second request pipelined', parts: (r) => [r.request() + BAD_SECOND], coreAtLeast: 0, coreAtMost: 1 },
   { name: 'a malformed second request while the first is with the core', parts: (r) => [r.request(), 50, BAD_SECOND], coreAtLeast: 1, coreAtMost: 1 },
   { name: 'a request pipelined behind a 401', parts: (r) => [UNAUTHENTICATED + r.request()], coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'a request pipelined behind a Connection: close request', parts: (r) => [r.request(['Connection: close']) + r.request()], coreAtLeast: 1, coreAtMost: 1 },
-  { name: 'a request pipelined behind a refused GET body (400, unread body)', parts: (r) => [rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Content-Length: 4'], 'abcd') + r.request()], coreAtLeast: 0, coreAtMost: 0 },
+  {
+    name: 'a request pipelined behind a Connection: close request',
+    parts: (r) => [r.request(['Connection: close']) + r.request()],
+    coreAtLeast: 1,
+    coreAtMost: 1,
+  },
+  {
+    name: 'a request pipelined behind a refused GET body (400, unread body)',
+    parts: (r) => [
+      rawRequest(['GET /accounts/50001 HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Content-Length: 4'], 'abcd') + r.request(),
+    ],
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
   { name: 'a request sent after a 401 has been answered', parts: (r) => [UNAUTHENTICATED, 100, r.request()], coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'a 401 pipelined behind a request that is with the core', parts: (r) => [r.request() + UNAUTHENTICATED + r.request()], coreAtLeast: 1, coreAtMost: 1 },
+  {
+    name: 'a 401 pipelined behind a request that is with the core',
+    parts: (r) => [r.request() + UNAUTHENTICATED + r.request()],
+    coreAtLeast: 1,
+    coreAtMost: 1,
+  },
   { name: 'a request pipelined behind a 413', parts: (r) => [TOO_LARGE + r.request()], coreAtLeast: 0, coreAtMost: 0 },
   { name: 'a request pipelined behind a 431', parts: (r) => [HUGE_HEADERS + r.request()], coreAtLeast: 0, coreAtMost: 0 },
   { name: 'two good requests pipelined', parts: (r) => [r.request() + r.request()], coreAtLeast: 2, coreAtMost: 2 },
-  { name: 'a half-sent body, then the vendor half-closes', parts: (r) => [r.request([], { contentLength: 200, bodyPart: 10 })], end: true, coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'a good request, then a half-sent one, then the vendor half-closes', parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })], end: true, coreAtLeast: 0, coreAtMost: 1 },
-  { name: 'a good request, then a half-sent one, then silence', parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })], coreAtLeast: 1, coreAtMost: 1 },
+  {
+    name: 'a half-sent body, then the vendor half-closes',
+    parts: (r) => [r.request([], { contentLength: 200, bodyPart: 10 })],
+    end: true,
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
+  {
+    name: 'a good request, then a half-sent one, then the vendor half-closes',
+    parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })],
+    end: true,
+    coreAtLeast: 0,
+    coreAtMost: 1,
+  },
+  {
+    name: 'a good request, then a half-sent one, then silence',
+    parts: (r) => [r.request(), 30, r.request([], { contentLength: 200, bodyPart: 10 })],
+    coreAtLeast: 1,
+    coreAtMost: 1,
+  },
   { name: 'stray bytes after the answer has arrived', parts: (r) => [r.request(), CORE_DELAY_MS * 3, STRAY], coreAtLeast: 1, coreAtMost: 1 },
-  { name: 'a bad chunk size inside a chunked body', parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/\r\n\r\n([0-9a-f]+)\r\n/, '\r\n\r\nzz$1\r\n')], coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'a chunked body whose last chunk never comes, then half-close', parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/0\r\n\r\n$/, '')], end: true, coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'Expect: 100-continue, then stray bytes while with the core', parts: (r) => [r.request(['Expect: 100-continue']), 50, STRAY], coreAtLeast: 0, coreAtMost: 1 },
-  { name: 'an HTTP/1.0 request with a request pipelined behind', parts: (r) => [r.request().replace(' HTTP/1.1\r\n', ' HTTP/1.0\r\n') + r.request()], coreAtLeast: 0, coreAtMost: 1 },
+  {
+    name: 'a bad chunk size inside a chunked body',
+    parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/\r\n\r\n([0-9a-f]+)\r\n/, '\r\n\r\nzz$1\r\n')],
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
+  {
+    name: 'a chunked body whose last chunk never comes, then half-close',
+    parts: (r) => [r.request(['Transfer-Encoding: chunked'], { chunked: true }).replace(/0\r\n\r\n$/, '')],
+    end: true,
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
+  {
+    name: 'Expect: 100-continue, then stray bytes while with the core',
+    parts: (r) => [r.request(['Expect: 100-continue']), 50, STRAY],
+    coreAtLeast: 0,
+    coreAtMost: 1,
+  },
+  {
+    name: 'an HTTP/1.0 request with a request pipelined behind',
+    parts: (r) => [r.request().replace(' HTTP/1.1\r\n', ' HTTP/1.0\r\n') + r.request()],
+    coreAtLeast: 0,
+    coreAtMost: 1,
+  },
   { name: 'bare LF line endings', parts: (r) => [r.request().replace(/\r\n/g, '\n')], coreAtLeast: 0, coreAtMost: 1 },
   ...TE_REFUSED.map((coding) => ({
     name: `Transfer-Encoding: ${coding}, with a good request pipelined behind`,
@@ -165,9 +244,24 @@ const VARIANTS: readonly Variant[] = [
     coreAtLeast: 0,
     coreAtMost: 0,
   })),
-  { name: 'Transfer-Encoding in two header lines (gzip, then chunked)', parts: (r) => [r.request(['Transfer-Encoding: gzip', 'Transfer-Encoding: chunked'], { chunked: true })], coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'Content-Length with Transfer-Encoding: chunked', parts: (r) => [r.request(['Transfer-Encoding: chunked', 'Content-Length: 5'], { chunked: true }) + r.request()], coreAtLeast: 0, coreAtMost: 0 },
-  { name: 'Transfer-Encoding by obs-fold', parts: (r) => [r.request(['Transfer-Encoding: gzip,', ' chunked'], { chunked: true }) + r.request()], coreAtLeast: 0, coreAtMost: 0 },
+  {
+    name: 'Transfer-Encoding in two header lines (gzip, then chunked)',
+    parts: (r) => [r.request(['Transfer-Encoding: gzip', 'Transfer-Encoding: chunked'], { chunked: true })],
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
+  {
+    name: 'Content-Length with Transfer-Encoding: chunked',
+    parts: (r) => [r.request(['Transfer-Encoding: chunked', 'Content-Length: 5'], { chunked: true }) + r.request()],
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
+  {
+    name: 'Transfer-Encoding by obs-fold',
+    parts: (r) => [r.request(['Transfer-Encoding: gzip,', ' chunked'], { chunked: true }) + r.request()],
+    coreAtLeast: 0,
+    coreAtMost: 0,
+  },
   { name: 'CONNECT pipelined right behind a request', parts: (r) => [r.request() + CONNECT], coreAtLeast: 1, coreAtMost: 1 },
   { name: 'CONNECT while the request is with the core', parts: (r) => [r.request(), 50, CONNECT], coreAtLeast: 1, coreAtMost: 1 },
   { name: 'CONNECT while the request is with the core, then half-close', parts: (r) => [r.request(), 50, CONNECT], end: true, coreAtLeast: 1, coreAtMost: 1 },
@@ -175,7 +269,12 @@ const VARIANTS: readonly Variant[] = [
   { name: 'the vendor half-closes right after a complete request', parts: (r) => [r.request()], end: true, coreAtLeast: 1, coreAtMost: 1 },
   { name: 'the vendor half-closes while the request is with the core', parts: (r) => [r.request(), 50], end: true, coreAtLeast: 1, coreAtMost: 1 },
   { name: 'two requests pipelined, then half-close', parts: (r) => [r.request() + r.request()], end: true, coreAtLeast: 2, coreAtMost: 2 },
-  { name: 'Transfer-Encoding: CHUNKED (mixed case, plain chunked)', parts: (r) => [r.request(['Transfer-Encoding: ChUnKeD'], { chunked: true })], coreAtLeast: 0, coreAtMost: 1 },
+  {
+    name: 'Transfer-Encoding: CHUNKED (mixed case, plain chunked)',
+    parts: (r) => [r.request(['Transfer-Encoding: ChUnKeD'], { chunked: true })],
+    coreAtLeast: 0,
+    coreAtMost: 1,
+  },
 ];
 
 /** The route with every request it builds carrying `X-Request-Id: <tag><n>`, so the core's requests can be told apart by variant. */
@@ -187,9 +286,11 @@ function tagged(route: Route, tag: string): Route {
 /** Runs the tasks, at most `limit` at a time. */
 async function inBatches(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<void> {
   const queue = [...tasks];
-  await Promise.all(Array.from({ length: limit }, async () => {
-    for (let task = queue.shift(); task; task = queue.shift()) await task();
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let task = queue.shift(); task; task = queue.shift()) await task();
+    }),
+  );
 }
 
 describe('every request the core saw is answered on the vendor socket', () => {
@@ -233,7 +334,9 @@ describe('every request the core saw is answered on the vendor socket', () => {
       const conversation = conversations.get(variant.name) as Conversation;
       const saw = coreSaw(variant.tag);
       const answered = new Set(conversation.responses.map((response) => response.headers['x-request-id']));
-      table.push(`| ${route.name} | ${variant.name} | core saw ${saw.length} | vendor got ${conversation.responses.map((r) => r.status).join(', ') || 'nothing'}${conversation.closed ? ', then close' : ''} |`);
+      table.push(
+        `| ${route.name} | ${variant.name} | core saw ${saw.length} | vendor got ${conversation.responses.map((r) => r.status).join(', ') || 'nothing'}${conversation.closed ? ', then close' : ''} |`,
+      );
       expect(saw.filter((id) => !answered.has(id))).toEqual([]);
       expect(saw.length).toBeLessThanOrEqual(variant.coreAtMost);
       expect(saw.length).toBeGreaterThanOrEqual(variant.coreAtLeast);
@@ -282,7 +385,10 @@ describe('CONNECT, and a vendor that half-closes, over plain TCP and TLS', () =>
     it.each(CASES)('$name: the vendor gets the answer of the deposit the core saw', async (variant) => {
       const gateway = gateways[transport] as TestGateway;
       const id = `${transport}-${randomUUID()}`;
-      const request: Route = { name: keyedDeposit.name, request: (extra = [], options = {}) => keyedDeposit.request([`X-Request-Id: ${id}`, ...extra], options) };
+      const request: Route = {
+        name: keyedDeposit.name,
+        request: (extra = [], options = {}) => keyedDeposit.request([`X-Request-Id: ${id}`, ...extra], options),
+      };
       const conversation = await converse(gateway.vendorPort, variant.parts(request), { end: variant.end ?? false, dial });
       const saw = core.parsed.filter((parsed) => parsed.headers['x-request-id'] === id).length;
       expect(saw).toBeGreaterThanOrEqual(variant.coreAtLeast);

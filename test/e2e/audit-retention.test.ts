@@ -38,7 +38,10 @@ describe('audit retention', () => {
       stderr: { write: () => undefined },
     });
     expect(code).toBe(0);
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { target: string; action: string });
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { target: string; action: string });
     expect(lines.map((e) => e.target)).toEqual(Array.from({ length: 10 }, (_, i) => `users/auditor/permissions/p${i + 3}`));
     expect(new Set(lines.map((e) => e.action))).toEqual(new Set(['permission.grant']));
   });

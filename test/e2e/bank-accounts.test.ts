@@ -79,7 +79,12 @@ describe('bank accounts with SMS two-factor verification', () => {
     await call('POST', '/bankaccounts/verification', { CustomerId: customer, MobileNumber: mobileOf(customer) });
     const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(customer));
     // The read-only partner holds no licence for POSTbankaccounts/add at all.
-    const other = await call('POST', '/bankaccounts/add', { CustomerId: customer, PersonId: customer, Name: 'X', AccountNumber: '12121212', SortCode: '112233', TwoFactorCode: code }, { 'X-Vendor-Token': SANDBOX_KEYS.readonlyPartner });
+    const other = await call(
+      'POST',
+      '/bankaccounts/add',
+      { CustomerId: customer, PersonId: customer, Name: 'X', AccountNumber: '12121212', SortCode: '112233', TwoFactorCode: code },
+      { 'X-Vendor-Token': SANDBOX_KEYS.readonlyPartner },
+    );
     expect(other.status).toBe(403);
   });
 
@@ -113,18 +118,38 @@ describe('bank accounts with SMS two-factor verification', () => {
     const [first, second] = holders as [(typeof holders)[0], (typeof holders)[0]];
     await call('POST', '/bankaccounts/verification', { CustomerId: first.customer, MobileNumber: mobileOf(first.customer) });
     const addCode = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(first.customer));
-    const redirected = await call('PUT', `/bankaccounts/${String(first.account.Id)}`, { ...update(first), AccountNumber: '13572468', SortCode: '998877', TwoFactorCode: addCode });
+    const redirected = await call('PUT', `/bankaccounts/${String(first.account.Id)}`, {
+      ...update(first),
+      AccountNumber: '13572468',
+      SortCode: '998877',
+      TwoFactorCode: addCode,
+    });
     expect(redirected.body).toMatchObject({ code: 'two_factor_invalid' });
     expect((await call('GET', `/bankaccounts/${String(first.account.Id)}`)).body).toMatchObject({ AccountNumber: first.account.AccountNumber });
 
-    const sent = await call('POST', '/bankaccounts/verification', { CustomerId: second.customer, MobileNumber: mobileOf(second.customer), AccountNumber: '24681357', SortCode: '40-10-10' });
+    const sent = await call('POST', '/bankaccounts/verification', {
+      CustomerId: second.customer,
+      MobileNumber: mobileOf(second.customer),
+      AccountNumber: '24681357',
+      SortCode: '40-10-10',
+    });
     expect(sent.status).toBe(200);
     const outbox = await readSmsOutbox(adminUrl, TEST_ADMIN_TOKEN);
     expect(outbox[0]?.text).toContain('ending 1357');
     const code = await latestCodeSentTo(adminUrl, TEST_ADMIN_TOKEN, mobileOf(second.customer));
-    const elsewhere = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, { ...update(second), AccountNumber: '13572468', SortCode: '401010', TwoFactorCode: code });
+    const elsewhere = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, {
+      ...update(second),
+      AccountNumber: '13572468',
+      SortCode: '401010',
+      TwoFactorCode: code,
+    });
     expect(elsewhere.body).toMatchObject({ code: 'two_factor_invalid' });
-    const moved = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, { ...update(second), AccountNumber: '24681357', SortCode: '401010', TwoFactorCode: code });
+    const moved = await call('PUT', `/bankaccounts/${String(second.account.Id)}`, {
+      ...update(second),
+      AccountNumber: '24681357',
+      SortCode: '401010',
+      TwoFactorCode: code,
+    });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ AccountNumber: '24681357', SortCode: '401010' });
   });

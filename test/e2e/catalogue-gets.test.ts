@@ -192,7 +192,13 @@ const CASES: Record<string, { path: (i: Ids) => string; check: (body: unknown) =
   },
   'GETcustomers/{memberId}/marketingpreferences': {
     path: (i) => `/customers/${i.memberId}/marketingpreferences`,
-    check: (b) => expect(b).toMatchObject({ MarketingPost: expect.any(Boolean), MarketingEmail: expect.any(Boolean), MarketingTelephone: expect.any(Boolean), MarketingText: expect.any(Boolean) }),
+    check: (b) =>
+      expect(b).toMatchObject({
+        MarketingPost: expect.any(Boolean),
+        MarketingEmail: expect.any(Boolean),
+        MarketingTelephone: expect.any(Boolean),
+        MarketingText: expect.any(Boolean),
+      }),
   },
   'GETcustomers/{memberId}/totalpledgedsavings': {
     path: (i) => `/customers/${i.memberId}/totalpledgedsavings`,
@@ -213,7 +219,9 @@ const CASES: Record<string, { path: (i: Ids) => string; check: (body: unknown) =
 
 describe('every catalogue GET through the gateway', () => {
   it('has a case for every GET route of the catalogue', () => {
-    const getRoutes = ROUTES.filter((r) => r.method === 'GET').map((r) => r.apiId).sort();
+    const getRoutes = ROUTES.filter((r) => r.method === 'GET')
+      .map((r) => r.apiId)
+      .sort();
     expect(Object.keys(CASES).sort()).toEqual(getRoutes);
   });
 
@@ -233,7 +241,8 @@ describe('HEAD and Cache-Control on every catalogue GET', () => {
     const head = await call(`${gateway.url}${path}`, { method: 'HEAD', headers });
     expect(head.status).toBe(got.status);
     expect(head.body).toBe('');
-    for (const name of ['content-type', 'content-length', 'cache-control']) expect({ name, value: head.headers[name] }).toEqual({ name, value: got.headers[name] });
+    for (const name of ['content-type', 'content-length', 'cache-control'])
+      expect({ name, value: head.headers[name] }).toEqual({ name, value: got.headers[name] });
     expect(got.headers['cache-control']).toBe('no-store');
   });
 });
@@ -273,7 +282,7 @@ describe('SEARCH through the gateway', () => {
   });
 
   it.each(['sort=NoSuchField', 'paged=maybe', 'page=0', 'pageSize=100000', 'ascending=sideways', 'page=abc&paged=true'])(
-    'passes on the core\'s 400 for %s',
+    "passes on the core's 400 for %s",
     async (query) => {
       const { status, body } = await get(`/accounts?${query}`);
       expect(status).toBe(400);

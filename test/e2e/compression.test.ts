@@ -102,7 +102,10 @@ describe('compression of XML answers and problems, threshold 0', () => {
     const receipt = await rawCall(
       `${gateway.url}/api/transaction/savings/deposit`,
       { ...DEMO, 'Content-Type': 'application/xml', 'Accept-Encoding': 'gzip' },
-      { method: 'POST', body: '<ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>1.00</Amount><ExternalRefNo>GZ-1</ExternalRefNo></ReceiptPaymentDto>' },
+      {
+        method: 'POST',
+        body: '<ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>1.00</Amount><ExternalRefNo>GZ-1</ExternalRefNo></ReceiptPaymentDto>',
+      },
     );
     expect(receipt.status).toBe(201);
     expect(receipt.headers['content-type']).toMatch(/^application\/xml/);

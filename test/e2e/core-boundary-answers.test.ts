@@ -33,7 +33,10 @@ describe("the core's answers", () => {
   beforeAll(async () => {
     core = await startRecordingCore((request, res) => respond(request, res));
     const config = testConfig({ core: { url: core.url, maxBufferedResponseBytes: 2048 }, log: { level: 'debug' } });
-    const running = await checkedAgainstOpenApi(await startGateway(config, createLogger('debug', { write: (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)) })), config);
+    const running = await checkedAgainstOpenApi(
+      await startGateway(config, createLogger('debug', { write: (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)) })),
+      config,
+    );
     gateway = Object.assign(running, { url: `http://127.0.0.1:${running.vendorPort}`, statusUrl: `http://127.0.0.1:${running.statusPort}`, config });
   });
   afterAll(async () => {
@@ -78,7 +81,8 @@ describe("the core's answers", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toBe('{"AccountId":50001}');
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json', etag: '"v1"', 'cache-control': 'no-store', 'content-length': '19' });
-    for (const name of ['set-cookie', 'x-core-node', 'server', 'via', 'x-powered-by', 'access-control-allow-origin']) expect(answer.headers[name]).toBeUndefined();
+    for (const name of ['set-cookie', 'x-core-node', 'server', 'via', 'x-powered-by', 'access-control-allow-origin'])
+      expect(answer.headers[name]).toBeUndefined();
   });
 
   it("makes the core's strong ETag weak on an answer the gateway compresses, and keeps it on the identity answer", async () => {
@@ -113,26 +117,33 @@ describe("the core's answers", () => {
     ['an absolute URL to another host', 201, 'https://evil.example/phish', undefined],
     ['a refusal pointing somewhere', 400, '/accounts/50001', undefined],
     ['a created record on the core', 201, '/bankaccounts/7', '/bankaccounts/7'],
-  ])("passes a money movement's Location only as a gateway path on a 201, for the first answer and its replay (%s)", async (_label, status, location, expected) => {
-    respond = (_request, res) => {
-      res.writeHead(status, { 'content-type': 'application/json', location });
-      res.end('{"receiptNo":0,"errorMessage":null}');
-    };
-    const headers = { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `location-${status}-${location}` };
-    const first = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
-    expect(first.status).toBe(status);
-    expect(first.headers.location).toBe(expected);
-    if (status === 201) {
-      const replay = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
-      expect(replay.headers['idempotent-replayed']).toBe('true');
-      expect(replay.headers.location).toBe(expected);
-    }
-  });
+  ])(
+    "passes a money movement's Location only as a gateway path on a 201, for the first answer and its replay (%s)",
+    async (_label, status, location, expected) => {
+      respond = (_request, res) => {
+        res.writeHead(status, { 'content-type': 'application/json', location });
+        res.end('{"receiptNo":0,"errorMessage":null}');
+      };
+      const headers = { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `location-${status}-${location}` };
+      const first = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+      expect(first.status).toBe(status);
+      expect(first.headers.location).toBe(expected);
+      if (status === 201) {
+        const replay = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers, body: DEPOSIT_BODY });
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.headers.location).toBe(expected);
+      }
+    },
+  );
 
   it('answers a core 4xx on a bank-account write that is not a DTO as a catalogue problem: no HTML, host or path, with code and requestId', async () => {
     const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
     const refusals: Array<[string, number, string]> = [
-      ['text/html', 400, '<html><body><h1>Bad Request</h1><pre>at Cbs.BankAccounts.Update() in D:\\cbs\\src\\BankAccounts.cs:line 88 on cbs-app-03.internal</pre></body></html>'],
+      [
+        'text/html',
+        400,
+        '<html><body><h1>Bad Request</h1><pre>at Cbs.BankAccounts.Update() in D:\\cbs\\src\\BankAccounts.cs:line 88 on cbs-app-03.internal</pre></body></html>',
+      ],
       ['application/problem+json', 404, '{"type":"about:blank","title":"Not Found","status":404}'],
     ];
     for (const [contentType, status, text] of refusals) {
@@ -141,7 +152,11 @@ describe("the core's answers", () => {
         else res.writeHead(status, { 'content-type': contentType }).end(text);
       };
       const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
-      const answer = await call(`${gateway.url}/bankaccounts/7`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+      const answer = await call(`${gateway.url}/bankaccounts/7`, {
+        method: 'PUT',
+        headers: { ...DEMO, 'content-type': 'application/json' },
+        body: JSON.stringify(rename),
+      });
       expect(answer.status).toBe(status);
       expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(JSON.parse(answer.body)).toMatchObject({ code: status === 404 ? 'not_found' : 'invalid_request', requestId: answer.headers['x-request-id'] });
@@ -149,40 +164,64 @@ describe("the core's answers", () => {
     }
   });
 
-  it.each(['7e0', '0x7', '7.0', '0b111'])('refuses PUT /bankaccounts/%s with 400 naming the path id: the core never gets a write for another spelling of account 7', async (pathId) => {
-    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
-    respond = (request, res) => {
-      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account));
-    };
-    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
-    const answer = await call(`${gateway.url}/bankaccounts/${pathId}`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
-    expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'bankaccountid' }] });
-    expect(core.parsed.filter((request) => request.method === 'PUT')).toEqual([]);
-  });
+  it.each(['7e0', '0x7', '7.0', '0b111'])(
+    'refuses PUT /bankaccounts/%s with 400 naming the path id: the core never gets a write for another spelling of account 7',
+    async (pathId) => {
+      const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+      respond = (request, res) => {
+        if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+        else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account));
+      };
+      const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+      const answer = await call(`${gateway.url}/bankaccounts/${pathId}`, {
+        method: 'PUT',
+        headers: { ...DEMO, 'content-type': 'application/json' },
+        body: JSON.stringify(rename),
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'bankaccountid' }] });
+      expect(core.parsed.filter((request) => request.method === 'PUT')).toEqual([]);
+    },
+  );
 
   it('answers a core 4xx on a receipt as the receipt with errorMessage and the problem alongside, never its HTML, and keeps an override', async () => {
     respond = (_request, res) => {
-      res.writeHead(400, { 'content-type': 'text/html' }).end('<html><pre>System.NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></html>');
+      res
+        .writeHead(400, { 'content-type': 'text/html' })
+        .end('<html><pre>System.NullReferenceException at D:\\cbs\\Receipts.cs:42 on cbs-app-03.internal</pre></html>');
     };
     const headers = { ...DEMO, 'content-type': 'application/json' };
     const refused = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'html-400' }, body: DEPOSIT_BODY });
     expect(refused.status).toBe(400);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(JSON.parse(refused.body)).toMatchObject({ code: 'invalid_request', requestId: refused.headers['x-request-id'], errorMessage: expect.any(String), externalRefNo: 'B-1' });
+    expect(JSON.parse(refused.body)).toMatchObject({
+      code: 'invalid_request',
+      requestId: refused.headers['x-request-id'],
+      errorMessage: expect.any(String),
+      externalRefNo: 'B-1',
+    });
     expect(refused.body).not.toMatch(/<html|cbs-app|Receipts\.cs|NullReference/);
 
     const override = { hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }] };
     respond = (_request, res) => {
       res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify(override));
     };
-    const needsOverride = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': 'override-422' }, body: DEPOSIT_BODY });
+    const needsOverride = await call(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { ...headers, 'Idempotency-Key': 'override-422' },
+      body: DEPOSIT_BODY,
+    });
     expect(needsOverride.status).toBe(422);
-    expect(JSON.parse(needsOverride.body)).toMatchObject({ code: 'unprocessable_content', requestId: needsOverride.headers['x-request-id'], hasOverride: true, transactionOverrides: [{ cuTransactionOverrideID: 9 }] });
+    expect(JSON.parse(needsOverride.body)).toMatchObject({
+      code: 'unprocessable_content',
+      requestId: needsOverride.headers['x-request-id'],
+      hasOverride: true,
+      transactionOverrides: [{ cuTransactionOverrideID: 9 }],
+    });
   });
 
-  const XML_DEPOSIT = '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>10.00</Amount><ExternalRefNo>B-1</ExternalRefNo></ReceiptPaymentDto>';
+  const XML_DEPOSIT =
+    '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>10.00</Amount><ExternalRefNo>B-1</ExternalRefNo></ReceiptPaymentDto>';
   const INSIDES = /stackTrace|StackTrace|C:\\src|sqlText|select \* from|internalHost|<Item>/;
   /** The answer with the problem's own `errors` taken out: what is left must carry no member of the core's own. */
   const withoutProblemErrors = (text: string): string => text.replace(/<errors><i>.*?<\/errors>(?=<\/problem>)/s, '');
@@ -193,14 +232,22 @@ describe("the core's answers", () => {
     ['a 409 JSON with neither errorMessage nor overrides', 409, { internalHost: 'db01.corp', sqlText: 'select * from receipts' }],
   ])("answers %s on a receipt as a catalogue problem, never echoing the core's other members (JSON and XML)", async (_label, status, coreBody) => {
     respond = (_request, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(coreBody));
-    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `odd-json-${status}` }, body: DEPOSIT_BODY });
+    const json = await call(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `odd-json-${status}` },
+      body: DEPOSIT_BODY,
+    });
     expect(json.status).toBe(status);
     expect(json.body).not.toMatch(INSIDES);
     const answer = JSON.parse(json.body) as Record<string, unknown>;
     expect(answer).toMatchObject({ requestId: json.headers['x-request-id'], status });
     expect(answer.message).toBeUndefined();
     expect(answer.stackTrace).toBeUndefined();
-    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': `odd-xml-${status}` }, body: XML_DEPOSIT });
+    const xml = await call(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': `odd-xml-${status}` },
+      body: XML_DEPOSIT,
+    });
     expect(xml.status).toBe(status);
     expect(xml.body).not.toMatch(INSIDES);
     expect(xml.body).toContain('<requestId>');
@@ -216,11 +263,23 @@ describe("the core's answers", () => {
       transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit', sqlText: 'select * from overrides' }],
     };
     respond = (_request, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
-    const json = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': 'receipt-409-json' }, body: DEPOSIT_BODY });
+    const json = await call(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': 'receipt-409-json' },
+      body: DEPOSIT_BODY,
+    });
     expect(json.status).toBe(409);
-    expect(JSON.parse(json.body)).toMatchObject({ code: 'conflict', errorMessage: 'Duplicate receipt', transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }] });
+    expect(JSON.parse(json.body)).toMatchObject({
+      code: 'conflict',
+      errorMessage: 'Duplicate receipt',
+      transactionOverrides: [{ cuTransactionOverrideID: 9, description: 'Large deposit' }],
+    });
     expect(json.body).not.toMatch(INSIDES);
-    const xml = await call(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': 'receipt-409-xml' }, body: XML_DEPOSIT });
+    const xml = await call(`${gateway.url}${DEPOSIT}`, {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/xml', accept: 'application/xml', 'Idempotency-Key': 'receipt-409-xml' },
+      body: XML_DEPOSIT,
+    });
     expect(xml.status).toBe(409);
     expect(xml.body).toContain('<ErrorMessage>Duplicate receipt</ErrorMessage>');
     expect(xml.body).toContain('<Description>Large deposit</Description>');
@@ -236,7 +295,11 @@ describe("the core's answers", () => {
     ['a JSON 200 that is no object', 200, { 'content-type': 'application/json' }, '"posted"'],
   ])("answers %s on a receipt as 502 with the outcome unknown, never stored as the key's success", async (label, status, headers, text) => {
     respond = (_request, res) => res.writeHead(status, headers).end(text);
-    const request = { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `not-a-receipt-${label}` }, body: DEPOSIT_BODY };
+    const request = {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/json', 'Idempotency-Key': `not-a-receipt-${label}` },
+      body: DEPOSIT_BODY,
+    };
     const first = await call(`${gateway.url}${DEPOSIT}`, request);
     expect(first.status).toBe(502);
     expect(JSON.parse(first.body)).toMatchObject({ code: 'bad_gateway', requestId: first.headers['x-request-id'] });
@@ -255,7 +318,11 @@ describe("the core's answers", () => {
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>updated on core-01.internal</html>');
     };
     const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
-    const answer = await call(`${gateway.url}/bankaccounts/7`, { method: 'PUT', headers: { ...DEMO, 'content-type': 'application/json' }, body: JSON.stringify(rename) });
+    const answer = await call(`${gateway.url}/bankaccounts/7`, {
+      method: 'PUT',
+      headers: { ...DEMO, 'content-type': 'application/json' },
+      body: JSON.stringify(rename),
+    });
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
     expect(answer.body).not.toMatch(/<html|core-01/);
@@ -267,7 +334,10 @@ describe("the core's answers", () => {
   ])('answers 502 to a buffered answer over core.maxBufferedResponseBytes (%s), and never sends that key again', async (_label, declared) => {
     const big = JSON.stringify({ receiptNumber: 1, padding: 'x'.repeat(5000) });
     respond = (_request, res) => {
-      res.writeHead(200, declared ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) } : { 'content-type': 'application/json' });
+      res.writeHead(
+        200,
+        declared ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) } : { 'content-type': 'application/json' },
+      );
       if (declared) res.end(big);
       else for (let i = 0; i < big.length; i += 500) res.write(big.slice(i, i + 500));
       if (!declared) res.end();
@@ -297,7 +367,13 @@ describe('where a call came from, as the core is told', () => {
   });
   beforeEach(() => core.reset());
 
-  const spoofed = { ...DEMO, Host: 'evil.example', 'X-Forwarded-For': '6.6.6.6, 7.7.7.7', 'X-Forwarded-Host': 'evil.example, api.bank.example', 'X-Forwarded-Proto': 'https' };
+  const spoofed = {
+    ...DEMO,
+    Host: 'evil.example',
+    'X-Forwarded-For': '6.6.6.6, 7.7.7.7',
+    'X-Forwarded-Host': 'evil.example, api.bank.example',
+    'X-Forwarded-Proto': 'https',
+  };
 
   async function forwardedSeen(overrides: Parameters<typeof startTestGateway>[0]): Promise<{ seen: http.IncomingHttpHeaders; page: string; port: number }> {
     const gateway = await startTestGateway({ core: { url: core.url }, ...overrides });
@@ -344,7 +420,16 @@ describe("a vendor's slow upload", () => {
   beforeAll(async () => {
     core = await startRecordingCore();
     const access = writeAccessFile({
-      vendors: [{ id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 10_000, durationSeconds: 60 }, licences: [{ id: 'l', api: '*' }], keys: [writer.record] }],
+      vendors: [
+        {
+          id: 'acme',
+          name: 'Acme',
+          status: 'active',
+          rateLimit: { points: 10_000, durationSeconds: 60 },
+          licences: [{ id: 'l', api: '*' }],
+          keys: [writer.record],
+        },
+      ],
       users: [{ id: 'writer', permissions: [{ id: 'p', api: '*' }] }],
     });
     gateway = await startTestGateway({
@@ -363,7 +448,10 @@ describe("a vendor's slow upload", () => {
     const body = '{"Name":"Ada Lovelace"}';
     return rawExchange(
       gateway.vendorPort,
-      rawRequest(['POST /customers HTTP/1.1', 'Host: x', `X-Vendor-Token: ${writer.secret}`, 'Content-Type: application/json', `Content-Length: ${body.length}`], body.slice(0, 1)),
+      rawRequest(
+        ['POST /customers HTTP/1.1', 'Host: x', `X-Vendor-Token: ${writer.secret}`, 'Content-Type: application/json', `Content-Length: ${body.length}`],
+        body.slice(0, 1),
+      ),
       { timeoutMs: 4000 },
     ).then((exchange) => exchange.responses[0]?.status ?? 0);
   }
@@ -374,7 +462,11 @@ describe("a vendor's slow upload", () => {
     expect(core.parsed).toHaveLength(0);
     const health = (await (await fetch(`${gateway.statusUrl}/health/ready`)).json()) as { breakers: Record<string, string> };
     expect(health.breakers.resources).toBe('closed');
-    const next = await call(`${gateway.url}/customers`, { method: 'POST', headers: { 'X-Vendor-Token': writer.secret, 'content-type': 'application/json' }, body: '{}' });
+    const next = await call(`${gateway.url}/customers`, {
+      method: 'POST',
+      headers: { 'X-Vendor-Token': writer.secret, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(next.status).toBe(200);
     expect(core.parsed).toHaveLength(1);
   });

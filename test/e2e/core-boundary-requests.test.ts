@@ -19,11 +19,20 @@ const DEMO = SANDBOX_KEYS.demo;
 
 const SMUGGLED_DEPOSIT_BODY = '{"cuAccountID":50001,"amount":1234.56,"externalRefNo":"SMUGGLED-2"}';
 const SMUGGLED_DEPOSIT = rawRequest(
-  ['POST /api/transaction/savings/deposit HTTP/1.1', 'Host: core', 'X-Vendor-Id: demo-vendor', 'Content-Type: application/json', `Content-Length: ${SMUGGLED_DEPOSIT_BODY.length}`],
+  [
+    'POST /api/transaction/savings/deposit HTTP/1.1',
+    'Host: core',
+    'X-Vendor-Id: demo-vendor',
+    'Content-Type: application/json',
+    `Content-Length: ${SMUGGLED_DEPOSIT_BODY.length}`,
+  ],
   SMUGGLED_DEPOSIT_BODY,
 );
 const SMUGGLED_ADD_BODY = '{"CustomerId":1,"PersonId":1,"Name":"Smuggled","AccountNumber":"99999999","SortCode":"99-99-99"}';
-const SMUGGLED_ADD = rawRequest(['POST /bankaccounts/add HTTP/1.1', 'Host: core', 'Content-Type: application/json', `Content-Length: ${SMUGGLED_ADD_BODY.length}`], SMUGGLED_ADD_BODY);
+const SMUGGLED_ADD = rawRequest(
+  ['POST /bankaccounts/add HTTP/1.1', 'Host: core', 'Content-Type: application/json', `Content-Length: ${SMUGGLED_ADD_BODY.length}`],
+  SMUGGLED_ADD_BODY,
+);
 const SMUGGLED_DELETE = rawRequest(['DELETE /customers/10001 HTTP/1.1', 'Host: core']);
 
 function chunked(payload: string): string {
@@ -68,7 +77,10 @@ describe('requests to the core', () => {
   describe('the exploit of the security review', () => {
     it('refuses a GET whose Connection header names Content-Length (400), and the smuggled deposit never reaches the core', async () => {
       const before = balance();
-      const exchange = await rawExchange(gateway.vendorPort, readonlyGet(['Connection: Content-Length', `Content-Length: ${SMUGGLED_DEPOSIT.length}`], '/accounts/50001', SMUGGLED_DEPOSIT));
+      const exchange = await rawExchange(
+        gateway.vendorPort,
+        readonlyGet(['Connection: Content-Length', `Content-Length: ${SMUGGLED_DEPOSIT.length}`], '/accounts/50001', SMUGGLED_DEPOSIT),
+      );
       expect(exchange.responses.map((r) => r.status)).toEqual([400]);
       expect(JSON.parse(exchange.responses[0]?.body ?? '{}')).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Connection' }] });
       expect(exchange.closed).toBe(true);
@@ -79,7 +91,10 @@ describe('requests to the core', () => {
 
     it('refuses the chunked form (Connection: Transfer-Encoding), and the smuggled bank-account add never reaches the core', async () => {
       const before = bankAccounts();
-      const exchange = await rawExchange(gateway.vendorPort, readonlyGet(['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked(SMUGGLED_ADD)));
+      const exchange = await rawExchange(
+        gateway.vendorPort,
+        readonlyGet(['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked(SMUGGLED_ADD)),
+      );
       expect(exchange.responses.map((r) => r.status)).toEqual([400]);
       expect(exchange.closed).toBe(true);
       expectCoreSawOnly(0);
@@ -88,7 +103,10 @@ describe('requests to the core', () => {
 
     it('refuses a smuggled DELETE in a GET body, with or without a Connection trick', async () => {
       for (const extra of [['Connection: Content-Length'], []]) {
-        const exchange = await rawExchange(gateway.vendorPort, readonlyGet([...extra, `Content-Length: ${SMUGGLED_DELETE.length}`], '/accounts/50001', SMUGGLED_DELETE));
+        const exchange = await rawExchange(
+          gateway.vendorPort,
+          readonlyGet([...extra, `Content-Length: ${SMUGGLED_DELETE.length}`], '/accounts/50001', SMUGGLED_DELETE),
+        );
         expect(exchange.responses.map((r) => r.status)).toEqual([400]);
       }
       expectCoreSawOnly(0);
@@ -101,11 +119,23 @@ describe('requests to the core', () => {
     ['Connection: Content-Length on a GET with a body', readonlyGet(['Connection: Content-Length', 'Content-Length: 5'], '/accounts/50001', 'hello'), [400]],
     ['Connection: content-length in lower case, no body', readonlyGet(['Connection: content-length']), [400]],
     ['Connection: close, Content-Length', readonlyGet(['Connection: close, Content-Length', 'Content-Length: 5'], '/accounts/50001', 'hello'), [400]],
-    ['Connection: Transfer-Encoding with a chunked body', readonlyGet(['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')), [400]],
+    [
+      'Connection: Transfer-Encoding with a chunked body',
+      readonlyGet(['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')),
+      [400],
+    ],
     ['Connection: Host', readonlyGet(['Connection: Host']), [400]],
     ['Connection: keep-alive,   HOST with spaces and capitals', readonlyGet(['Connection: keep-alive,   HOST']), [400]],
-    ['a second Connection header naming Transfer-Encoding', readonlyGet(['Connection: keep-alive', 'Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')), [400]],
-    ['Content-Length and Transfer-Encoding together', readonlyGet(['Content-Length: 5', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')), [400]],
+    [
+      'a second Connection header naming Transfer-Encoding',
+      readonlyGet(['Connection: keep-alive', 'Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')),
+      [400],
+    ],
+    [
+      'Content-Length and Transfer-Encoding together',
+      readonlyGet(['Content-Length: 5', 'Transfer-Encoding: chunked'], '/accounts/50001', chunked('hello')),
+      [400],
+    ],
     ['two different Content-Length headers', readonlyGet(['Content-Length: 5', 'Content-Length: 6'], '/accounts/50001', 'hello!'), [400]],
     ['two equal Content-Length headers', readonlyGet(['Content-Length: 5', 'Content-Length: 5'], '/accounts/50001', 'hello'), [400]],
     ['a Content-Length list', readonlyGet(['Content-Length: 5, 5'], '/accounts/50001', 'hello'), [400]],
@@ -126,7 +156,11 @@ describe('requests to the core', () => {
     ['an encoded slash in a path parameter (no route has that path)', readonlyGet([], '/accounts/..%2f..%2fapi%2ftransaction%2fsavings%2fdeposit'), [404]],
     ['an encoded dot-dot path parameter (no route has that path)', readonlyGet([], '/accounts/%2e%2e'), [404]],
     ['a path parameter with characters outside the safe set', readonlyGet([], '/accounts/50001%0d%0aX-Injected:%201'), [400]],
-    ['a write with the read-only key', rawRequest(['POST /customers HTTP/1.1', 'Host: x', `X-Vendor-Token: ${READONLY}`, 'Content-Type: application/json', 'Content-Length: 2'], '{}'), [403]],
+    [
+      'a write with the read-only key',
+      rawRequest(['POST /customers HTTP/1.1', 'Host: x', `X-Vendor-Token: ${READONLY}`, 'Content-Type: application/json', 'Content-Length: 2'], '{}'),
+      [403],
+    ],
   ];
 
   it.each(refusedFraming)('refuses %s, and the core sees nothing', async (_name, bytes, statuses) => {
@@ -166,13 +200,18 @@ describe('requests to the core', () => {
     const seen = core.parsed[0];
     expect(seen?.method).toBe('GET');
     expect(seen?.url).toBe('/accounts/50001');
-    expect(Object.values(seen?.headers ?? {}).join('\n')).not.toMatch(/evil\.example|10\.0\.0\.1|demo-vendor|vendor-side|session=1|trusted-proxy|\/admin|deposit/);
+    expect(Object.values(seen?.headers ?? {}).join('\n')).not.toMatch(
+      /evil\.example|10\.0\.0\.1|demo-vendor|vendor-side|session=1|trusted-proxy|\/admin|deposit/,
+    );
   });
 
   it('tells the core who called, never what the vendor claims: identity and forwarding from the gateway', async () => {
     const exchange = await rawExchange(
       gateway.vendorPort,
-      readonlyGet(['X-Vendor-Id: demo-vendor', 'X-Vendor-User: demo.teller', 'X-Forwarded-For: 6.6.6.6', 'X-Forwarded-Host: evil.example', 'X-Forwarded-Proto: https'], '/accounts/50001'),
+      readonlyGet(
+        ['X-Vendor-Id: demo-vendor', 'X-Vendor-User: demo.teller', 'X-Forwarded-For: 6.6.6.6', 'X-Forwarded-Host: evil.example', 'X-Forwarded-Proto: https'],
+        '/accounts/50001',
+      ),
     );
     expect(exchange.responses.map((r) => r.status)).toEqual([200]);
     expectCoreSawOnly(1);
@@ -238,10 +277,24 @@ describe('requests to the core', () => {
   it('refuses a money movement whose target carries a query, an authority and a fragment: nothing is posted', async () => {
     const before = balance();
     const body = '{"cuAccountID":50001,"amount":10.00,"externalRefNo":"Q-1"}';
-    for (const target of ['/api/transaction/savings/deposit?x=1', 'http://evil.example:9999/api/transaction/savings/deposit?x=1#frag', '/api/transaction/savings/deposit#frag']) {
+    for (const target of [
+      '/api/transaction/savings/deposit?x=1',
+      'http://evil.example:9999/api/transaction/savings/deposit?x=1#frag',
+      '/api/transaction/savings/deposit#frag',
+    ]) {
       const exchange = await rawExchange(
         gateway.vendorPort,
-        rawRequest([`POST ${target} HTTP/1.1`, 'Host: x', `X-Vendor-Token: ${DEMO}`, 'Content-Type: application/json', 'Idempotency-Key: q-1', `Content-Length: ${body.length}`], body),
+        rawRequest(
+          [
+            `POST ${target} HTTP/1.1`,
+            'Host: x',
+            `X-Vendor-Token: ${DEMO}`,
+            'Content-Type: application/json',
+            'Idempotency-Key: q-1',
+            `Content-Length: ${body.length}`,
+          ],
+          body,
+        ),
       );
       expect(exchange.responses.map((r) => r.status)).toEqual([400]);
     }
@@ -250,8 +303,41 @@ describe('requests to the core', () => {
   });
 
   it('lets the read-only key make the core see nothing but reads of paths and queries the gateway built (generated header sets)', async () => {
-    const names = ['Connection', 'Content-Length', 'Transfer-Encoding', 'Host', 'X-Forwarded-For', 'X-Forwarded-Host', 'X-Vendor-Id', 'X-HTTP-Method-Override', 'X-Original-URL', 'Forwarded', 'Via', 'Upgrade', 'TE', 'Keep-Alive', 'Trailer', 'x_vendor_id', 'Cookie', 'X-Extra'];
-    const values = ['Content-Length', 'Transfer-Encoding', 'chunked', 'close', 'keep-alive', 'POST', '0', '5', 'evil.example', '/api/transaction/savings/deposit', 'demo-vendor', 'identity', 'h2c, Host'];
+    const names = [
+      'Connection',
+      'Content-Length',
+      'Transfer-Encoding',
+      'Host',
+      'X-Forwarded-For',
+      'X-Forwarded-Host',
+      'X-Vendor-Id',
+      'X-HTTP-Method-Override',
+      'X-Original-URL',
+      'Forwarded',
+      'Via',
+      'Upgrade',
+      'TE',
+      'Keep-Alive',
+      'Trailer',
+      'x_vendor_id',
+      'Cookie',
+      'X-Extra',
+    ];
+    const values = [
+      'Content-Length',
+      'Transfer-Encoding',
+      'chunked',
+      'close',
+      'keep-alive',
+      'POST',
+      '0',
+      '5',
+      'evil.example',
+      '/api/transaction/savings/deposit',
+      'demo-vendor',
+      'identity',
+      'h2c, Host',
+    ];
     const targets = ['/accounts/50001', '/accounts?page=2', '/customers/10001', '/accounts/50001?x=1', 'http://evil.example/accounts/50001'];
     const runs: Array<{ id: string; refused: boolean; ok: boolean }> = [];
     core.reset();

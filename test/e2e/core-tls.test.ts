@@ -32,7 +32,14 @@ async function startTlsCore(ca: TestCa, options: { maxVersion?: tls.SecureVersio
   const server = ca.issue('localhost', { dns: ['localhost'], ips: ['127.0.0.1'] });
   const clients: string[] = [];
   const core = https.createServer(
-    { key: readFileSync(server.key), cert: readFileSync(server.cert), ca: readFileSync(ca.cert), requestCert: true, rejectUnauthorized: true, maxVersion: options.maxVersion },
+    {
+      key: readFileSync(server.key),
+      cert: readFileSync(server.cert),
+      ca: readFileSync(ca.cert),
+      requestCert: true,
+      rejectUnauthorized: true,
+      maxVersion: options.maxVersion,
+    },
     (req, res) => {
       const peer = (req.socket as tls.TLSSocket).getPeerCertificate();
       clients.push(String(peer.subject?.CN ?? ''));
@@ -103,7 +110,8 @@ describe('mutual TLS to the core', () => {
     const gateway = await start({ caFile: bundle, certFile: client.cert, keyFile: client.key, serverName: 'localhost' });
     expect((await get(gateway)).status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${gateway.statusPort}/metrics`)).text();
-    const gauge = (use: string): number => Number(new RegExp(`^gateway_tls_certificate_expiry_timestamp_seconds\\{use="${use}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    const gauge = (use: string): number =>
+      Number(new RegExp(`^gateway_tls_certificate_expiry_timestamp_seconds\\{use="${use}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
     const expiry = (file: string): number => Math.floor(new Date(new X509Certificate(readFileSync(file)).validTo).getTime() / 1000);
     expect(gauge('core_ca')).toBe(expiry(ca.cert));
     expect(gauge('core_ca')).toBeLessThan(expiry(longLived.cert));
@@ -135,10 +143,21 @@ describe('mutual TLS to the core', () => {
       // The peer does speak TLS 1.2: a plain client gets through to it.
       const client = ca.issue('probe', { client: true });
       const version = await new Promise<string | null>((resolve, reject) => {
-        const socket = tls.connect({ port: old.port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(ca.cert), cert: readFileSync(client.cert), key: readFileSync(client.key), maxVersion: 'TLSv1.2' }, () => {
-          resolve(socket.getProtocol());
-          socket.destroy();
-        });
+        const socket = tls.connect(
+          {
+            port: old.port,
+            host: '127.0.0.1',
+            servername: 'localhost',
+            ca: readFileSync(ca.cert),
+            cert: readFileSync(client.cert),
+            key: readFileSync(client.key),
+            maxVersion: 'TLSv1.2',
+          },
+          () => {
+            resolve(socket.getProtocol());
+            socket.destroy();
+          },
+        );
         socket.on('error', reject);
       });
       expect(version).toBe('TLSv1.2');

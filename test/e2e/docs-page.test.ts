@@ -76,7 +76,7 @@ describe('GET /docs, the API reference page', () => {
     },
   );
 
-  it('gives the public files the request context every answer has: the client\'s sane X-Request-Id, no-cache, an access-log line\'s metrics as unmatched', async () => {
+  it("gives the public files the request context every answer has: the client's sane X-Request-Id, no-cache, an access-log line's metrics as unmatched", async () => {
     const quoted = await fetch(`${gateway.url}/openapi.json`, { headers: { 'X-Request-Id': 'vendor-trace-0001' } });
     await quoted.arrayBuffer();
     expect([quoted.headers.get('x-request-id'), quoted.headers.get('cache-control')]).toEqual(['vendor-trace-0001', 'no-cache']);
@@ -84,17 +84,20 @@ describe('GET /docs, the API reference page', () => {
     expect(metrics).toMatch(/^gateway_requests_total\{api="unmatched",status="200",vendor="anonymous"\} [1-9]/m);
   });
 
-  it.each(['/openapi.json', '/docs', '/docs/assets/init.js'])('answers a CORS preflight to %s without a key: any origin, GET and HEAD, If-None-Match', async (path) => {
-    const res = await fetch(`${gateway.url}${path}`, {
-      method: 'OPTIONS',
-      headers: { Origin: 'https://docs.vendor.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
-    });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
-    expect(res.headers.get('access-control-allow-headers')).toMatch(/If-None-Match/);
-    expect(res.headers.get('x-request-id')).toBeTruthy();
-  });
+  it.each(['/openapi.json', '/docs', '/docs/assets/init.js'])(
+    'answers a CORS preflight to %s without a key: any origin, GET and HEAD, If-None-Match',
+    async (path) => {
+      const res = await fetch(`${gateway.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://docs.vendor.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
+      expect(res.headers.get('access-control-allow-headers')).toMatch(/If-None-Match/);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    },
+  );
 
   it('lets a cross-origin script read the ETag and X-Request-Id of the page', async () => {
     const res = await fetch(`${gateway.url}/docs`, { headers: { Origin: 'https://docs.vendor.example' } });

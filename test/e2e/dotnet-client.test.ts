@@ -45,8 +45,18 @@ async function compileClient(): Promise<string> {
   }
   const out = testTempDir('dotnet');
   copyFileSync(NEWTONSOFT, path.join(out, 'Newtonsoft.Json.dll'));
-  const sources = readdirSync(SOURCES).filter((name) => name.endsWith('.cs')).map((name) => path.join(SOURCES, name));
-  await run('mcs', ['-langversion:7', '-warnaserror', `-out:${path.join(out, 'RoundTrips.exe')}`, '-r:System.Runtime.Serialization.dll', '-r:System.Xml.dll', `-r:${path.join(out, 'Newtonsoft.Json.dll')}`, ...sources]);
+  const sources = readdirSync(SOURCES)
+    .filter((name) => name.endsWith('.cs'))
+    .map((name) => path.join(SOURCES, name));
+  await run('mcs', [
+    '-langversion:7',
+    '-warnaserror',
+    `-out:${path.join(out, 'RoundTrips.exe')}`,
+    '-r:System.Runtime.Serialization.dll',
+    '-r:System.Xml.dll',
+    `-r:${path.join(out, 'Newtonsoft.Json.dll')}`,
+    ...sources,
+  ]);
   return path.join(out, 'RoundTrips.exe');
 }
 
@@ -57,7 +67,11 @@ async function getJson<T>(gateway: TestGateway, target: string): Promise<T> {
 }
 
 /** Loans whose only lines are their issue and interest since: their issue can be reversed. */
-async function reversibleLoans(gateway: TestGateway, accounts: readonly Account[], wanted: number): Promise<Array<{ id: number; issue: number; amount: string }>> {
+async function reversibleLoans(
+  gateway: TestGateway,
+  accounts: readonly Account[],
+  wanted: number,
+): Promise<Array<{ id: number; issue: number; amount: string }>> {
   const found = [];
   for (const loan of accounts.filter((a) => a.productTypeId === 2)) {
     const lines = (await getJson<TransactionLine[]>(gateway, `/accounts/${loan.id}/transactions`)).sort((a, b) => a.ReceiptNumber - b.ReceiptNumber);
@@ -83,7 +97,14 @@ describe('a .NET client (Mono, DataContractSerializer and Newtonsoft.Json)', () 
     const accounts = await getJson<Account[]>(gateway, '/accounts');
     const share = accounts.find((a) => a.productId === 1 && a.productTypeId === 1 && a.status === 0) as Account;
     const loans = await reversibleLoans(gateway, accounts, 2);
-    const args = [client, gateway.url, SANDBOX_KEYS.demo, String(share.id), share.accountNumber, ...loans.flatMap((l) => [String(l.id), String(l.issue), l.amount])];
+    const args = [
+      client,
+      gateway.url,
+      SANDBOX_KEYS.demo,
+      String(share.id),
+      share.accountNumber,
+      ...loans.flatMap((l) => [String(l.id), String(l.issue), l.amount]),
+    ];
     const { stdout } = await run('mono', args, { timeout: 60_000 }).catch((err: { stdout?: string; message: string }) => {
       throw new Error(`the .NET client failed:\n${err.stdout ?? err.message}`);
     });

@@ -59,7 +59,12 @@ async function auditOf(g: TestGateway, token: string): Promise<Entry[]> {
 describe('codes the bootstrap token was handed during set-up', () => {
   it('redeem nothing once set-up closes, are cleared (and audited) by the write that closes it, and an owner re-enrols them', async () => {
     await withPair(async (g1, g2) => {
-      const codes = await setUp(g1, [['olga', 'owner'], ['anna', 'approver'], ['late1', 'owner'], ['late2', 'approver']]);
+      const codes = await setUp(g1, [
+        ['olga', 'owner'],
+        ['anna', 'approver'],
+        ['late1', 'owner'],
+        ['late2', 'approver'],
+      ]);
       const olga = (await enrol(g1, codes.olga)).body.token as string;
       const anna = (await enrol(g2, codes.anna)).body.token as string;
       // One person (the bootstrap holder) would otherwise hold four tokens and approve alone.
@@ -88,9 +93,16 @@ describe('the bootstrap token racing the second approver’s enrolment on anothe
   it('never creates an admin after the write that closed set-up', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       await withPair(async (g1, g2) => {
-        const codes = await setUp(g1, [['olga', 'owner'], ['anna', 'approver']]);
+        const codes = await setUp(g1, [
+          ['olga', 'owner'],
+          ['anna', 'approver'],
+        ]);
         const olga = (await enrol(g1, codes.olga)).body.token as string;
-        const creates = Array.from({ length: RACERS }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => call(g1.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id: `racer${i}`, name: 'r', role: 'owner' })));
+        const creates = Array.from({ length: RACERS }, (_, i) =>
+          new Promise((r) => setTimeout(r, i)).then(() =>
+            call(g1.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id: `racer${i}`, name: 'r', role: 'owner' }),
+          ),
+        );
         const closing = new Promise((r) => setTimeout(r, RACERS / 3)).then(() => enrol(g2, codes.anna));
         const answers = await Promise.all([...creates, closing]);
         expect(answers.at(-1)?.status).toBe(200);
@@ -105,11 +117,17 @@ describe('the bootstrap token racing the second approver’s enrolment on anothe
   it('never approves a change after the write that closed set-up', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       await withPair(async (g1, g2) => {
-        const codes = await setUp(g1, [['olga', 'owner'], ['anna', 'approver']]);
+        const codes = await setUp(g1, [
+          ['olga', 'owner'],
+          ['anna', 'approver'],
+        ]);
         const olga = (await enrol(g1, codes.olga)).body.token as string;
         const ids: string[] = [];
-        for (let i = 0; i < RACERS; i++) ids.push((await call(g1.adminPort, olga, 'POST', '/vendors/acme/licences', { id: `l${i}`, api: '*' })).body.id as string);
-        const approvals = ids.map((id, i) => new Promise((r) => setTimeout(r, i)).then(() => call(g1.adminPort, TEST_ADMIN_TOKEN, 'POST', `/changes/${id}/approve`)));
+        for (let i = 0; i < RACERS; i++)
+          ids.push((await call(g1.adminPort, olga, 'POST', '/vendors/acme/licences', { id: `l${i}`, api: '*' })).body.id as string);
+        const approvals = ids.map((id, i) =>
+          new Promise((r) => setTimeout(r, i)).then(() => call(g1.adminPort, TEST_ADMIN_TOKEN, 'POST', `/changes/${id}/approve`)),
+        );
         const closing = new Promise((r) => setTimeout(r, RACERS / 3)).then(() => enrol(g2, codes.anna));
         const answers = await Promise.all([...approvals, closing]);
         expect(answers.at(-1)?.status).toBe(200);
@@ -128,7 +146,11 @@ describe('a change filed with a token or role its maker no longer holds', () => 
 
   beforeAll(async () => {
     [g1, g2] = await pair();
-    const codes = await setUp(g1, [['otto', 'operator'], ['olga', 'owner'], ['anna', 'approver']]);
+    const codes = await setUp(g1, [
+      ['otto', 'operator'],
+      ['olga', 'owner'],
+      ['anna', 'approver'],
+    ]);
     for (const id of Object.keys(codes)) t[id] = (await enrol(g1, codes[id])).body.token as string;
   });
   afterAll(async () => {

@@ -57,7 +57,14 @@ beforeAll(async () => {
   const codes: Record<string, unknown> = {};
   // abe starts as a viewer: set-up closes (clearing the codes still out) when olga and anna have
   // enrolled, so a third approver of their own is made in set-up and raised afterwards.
-  for (const [id, role] of [['otto', 'operator'], ['vic', 'viewer'], ['abe', 'viewer'], ['olga', 'owner'], ['anna', 'approver']] as const) codes[id] = await setUp(id, role);
+  for (const [id, role] of [
+    ['otto', 'operator'],
+    ['vic', 'viewer'],
+    ['abe', 'viewer'],
+    ['olga', 'owner'],
+    ['anna', 'approver'],
+  ] as const)
+    codes[id] = await setUp(id, role);
   for (const id of Object.keys(codes)) tokens[id] = await enrol(codes[id]);
   const raise = await call(tokens.olga as string, 'PATCH', '/admins/abe', { role: 'approver' });
   expect((await call(tokens.anna as string, 'POST', `/changes/${raise.body.id as string}/approve`)).status).toBe(200);
@@ -100,10 +107,12 @@ async function tryEverything(held: Record<string, string>, tag: string, rejecter
     file(created);
     expect(created.body).not.toHaveProperty('token');
     // The code of a creation that is only pending redeems nothing.
-    if (created.status === 202) expect(REFUSED_CODE).toContain((await call(null, 'POST', '/admins/enrol', { enrolmentCode: created.body.enrolmentCode })).status);
+    if (created.status === 202)
+      expect(REFUSED_CODE).toContain((await call(null, 'POST', '/admins/enrol', { enrolmentCode: created.body.enrolmentCode })).status);
     const reenrol = await call(token, 'POST', '/admins/anna/enrolment');
     file(reenrol);
-    if (reenrol.status === 202) expect(REFUSED_CODE).toContain((await call(null, 'POST', '/admins/enrol', { enrolmentCode: reenrol.body.enrolmentCode })).status);
+    if (reenrol.status === 202)
+      expect(REFUSED_CODE).toContain((await call(null, 'POST', '/admins/enrol', { enrolmentCode: reenrol.body.enrolmentCode })).status);
     file(await call(token, 'PATCH', '/admins/otto', { role: 'owner' }));
     // Another admin's token: revoked at most, never handed over.
     const other = await call(token, 'POST', '/admins/vic/token');
@@ -147,7 +156,10 @@ describe('four eyes against one person', () => {
 
   it('counts the admins an owner created (and enrolled with the codes they were handed) as that owner', async () => {
     const held: Record<string, string> = { olga: tokens.olga as string };
-    for (const [id, role] of [['sock', 'approver'], ['puppet', 'owner']] as const) {
+    for (const [id, role] of [
+      ['sock', 'approver'],
+      ['puppet', 'owner'],
+    ] as const) {
       const filed = await call(tokens.olga as string, 'POST', '/admins', { id, name: id, role });
       expect(filed.status).toBe(202);
       expect(filed.body).not.toHaveProperty('token');

@@ -16,10 +16,27 @@ const teller = testKey('k-teller', 'teller');
 function seed(): AccessDocument {
   return {
     vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', licences: [{ id: 'l-read', api: 'GET*' }, { id: 'l-post', api: 'POST*' }], keys: [teller.record] },
+      {
+        id: 'acme',
+        name: 'Acme',
+        status: 'active',
+        licences: [
+          { id: 'l-read', api: 'GET*' },
+          { id: 'l-post', api: 'POST*' },
+        ],
+        keys: [teller.record],
+      },
       { id: 'gone', name: 'Compromised', status: 'active', licences: [], keys: [] },
     ],
-    users: [{ id: 'teller', permissions: [{ id: 'p-all', api: '*' }, { id: 'p-get', api: 'GET*' }] }],
+    users: [
+      {
+        id: 'teller',
+        permissions: [
+          { id: 'p-all', api: '*' },
+          { id: 'p-get', api: 'GET*' },
+        ],
+      },
+    ],
   };
 }
 
@@ -50,7 +67,16 @@ beforeAll(async () => {
   const codes: Record<string, unknown> = {};
   // Set-up closes (clearing the codes still out) once two approvers hold tokens: the other
   // approvers are made as viewers, enrol first, and are raised afterwards with four eyes.
-  const people = [['otto', 'operator'], ['opa', 'operator'], ['opb', 'operator'], ['opc', 'operator'], ['anna', 'viewer'], ['abe', 'viewer'], ['zed', 'owner'], ['olga', 'owner']];
+  const people = [
+    ['otto', 'operator'],
+    ['opa', 'operator'],
+    ['opb', 'operator'],
+    ['opc', 'operator'],
+    ['anna', 'viewer'],
+    ['abe', 'viewer'],
+    ['zed', 'owner'],
+    ['olga', 'owner'],
+  ];
   for (const [id, role] of people) {
     const res = await call(g1.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id, name: id, role });
     expect(res.status).toBe(201);
@@ -144,7 +170,8 @@ describe('a pending change applies only on the records it was previewed on', () 
     expect([rate.status, licence.status, permission.status]).toEqual([202, 202, 202]);
     expect((await call(g1.adminPort, token('olga'), 'DELETE', '/vendors/acme/licences/l-post')).status).toBe(204);
     expect((await call(g1.adminPort, token('olga'), 'DELETE', '/users/teller/permissions/p-get')).status).toBe(204);
-    for (const filed of [licence, permission]) expect((await call(g2.adminPort, token('anna'), 'POST', `/changes/${filed.body.id as string}/approve`)).status).toBe(409);
+    for (const filed of [licence, permission])
+      expect((await call(g2.adminPort, token('anna'), 'POST', `/changes/${filed.body.id as string}/approve`)).status).toBe(409);
     expect((await call(g1.adminPort, token('olga'), 'PATCH', '/vendors/acme', { status: 'suspended' })).status).toBe(200);
     expect((await call(g2.adminPort, token('anna'), 'POST', `/changes/${rate.body.id as string}/approve`)).status).toBe(409);
     const acme = (await call(g1.adminPort, token('anna'), 'GET', '/vendors/acme')).body;
@@ -179,8 +206,12 @@ describe('set-up never opens again', () => {
       const [a, b] = await pair();
       try {
         const codes: Record<string, unknown> = {};
-        for (const id of ['ann', 'ben']) codes[id] = (await call(a.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id, name: id, role: 'approver' })).body.enrolmentCode;
-        const enrolled = await Promise.all([call(a.adminPort, null, 'POST', '/admins/enrol', { enrolmentCode: codes.ann }), call(b.adminPort, null, 'POST', '/admins/enrol', { enrolmentCode: codes.ben })]);
+        for (const id of ['ann', 'ben'])
+          codes[id] = (await call(a.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id, name: id, role: 'approver' })).body.enrolmentCode;
+        const enrolled = await Promise.all([
+          call(a.adminPort, null, 'POST', '/admins/enrol', { enrolmentCode: codes.ann }),
+          call(b.adminPort, null, 'POST', '/admins/enrol', { enrolmentCode: codes.ben }),
+        ]);
         expect(enrolled.map((r) => r.status)).toEqual([200, 200]);
         expect((await call(a.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins/ben/token')).status).toBe(200);
         const evil = await call(b.adminPort, TEST_ADMIN_TOKEN, 'POST', '/admins', { id: 'evil', name: 'evil', role: 'owner' });

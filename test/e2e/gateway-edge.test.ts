@@ -35,7 +35,15 @@ describe('vendor port edge', () => {
   ])('refuses an Idempotency-Key sent as %s with 400 naming the header, without reaching the core', async (_label, keyLines) => {
     const body = '{"cuAccountID":50001,"amount":0.01}';
     const bytes = rawRequest(
-      ['POST /api/transaction/savings/deposit HTTP/1.1', 'Host: 127.0.0.1', `X-Vendor-Token: ${SANDBOX_KEYS.demo}`, 'Content-Type: application/json', ...keyLines, `Content-Length: ${body.length}`, 'Connection: close'],
+      [
+        'POST /api/transaction/savings/deposit HTTP/1.1',
+        'Host: 127.0.0.1',
+        `X-Vendor-Token: ${SANDBOX_KEYS.demo}`,
+        'Content-Type: application/json',
+        ...keyLines,
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+      ],
       body,
     );
     const { responses } = await rawExchange(gateway.vendorPort, bytes);

@@ -88,7 +88,9 @@ describe('Grafana dashboard', () => {
   it('shows traffic, error ratio and p50/p99 per API id, upstream latency per group, breakers, 429s, auth failures, Redis and config age', () => {
     const panelReading = (metric: string, ...parts: string[]): string[] =>
       queries.filter((q) => q.expr.includes(metric) && parts.every((p) => q.expr.includes(p))).map((q) => q.panel);
-    expect(panelReading('gateway_requests_total', 'by (api)', 'rate(')).toEqual(expect.arrayContaining(['Request rate by API id', 'Error ratio (5xx) by API id']));
+    expect(panelReading('gateway_requests_total', 'by (api)', 'rate(')).toEqual(
+      expect.arrayContaining(['Request rate by API id', 'Error ratio (5xx) by API id']),
+    );
     expect(panelReading('gateway_request_duration_seconds_bucket', 'histogram_quantile(0.5,', 'by (api, le)')).toHaveLength(1);
     expect(panelReading('gateway_request_duration_seconds_bucket', 'histogram_quantile(0.99,', 'by (api, le)')).toHaveLength(1);
     expect(panelReading('gateway_upstream_duration_seconds_bucket', 'by (group, le)')).toHaveLength(2);

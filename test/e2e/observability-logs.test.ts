@@ -32,7 +32,16 @@ const SECRETS = {
 
 function accessDocument(): AccessDocument {
   return {
-    vendors: [{ id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 10_000, durationSeconds: 60 }, licences: [{ id: 'l', api: '*' }], keys: [teller.record] }],
+    vendors: [
+      {
+        id: 'acme',
+        name: 'Acme',
+        status: 'active',
+        rateLimit: { points: 10_000, durationSeconds: 60 },
+        licences: [{ id: 'l', api: '*' }],
+        keys: [teller.record],
+      },
+    ],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };
 }
@@ -64,7 +73,10 @@ describe('log output', () => {
   beforeAll(async () => {
     core = await startFakeCore();
     const config = testConfig({ core: { url: core.url }, access: { file: writeAccessFile(accessDocument()) }, log: { level: 'debug' } });
-    gateway = await checkedAgainstOpenApi(await startGateway(config, createLogger('debug', { write: (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)) })), config);
+    gateway = await checkedAgainstOpenApi(
+      await startGateway(config, createLogger('debug', { write: (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)) })),
+      config,
+    );
     vendorUrl = `http://127.0.0.1:${gateway.vendorPort}`;
     adminUrl = `http://127.0.0.1:${gateway.adminPort}/v1`;
     const json = { 'content-type': 'application/json', 'X-Vendor-Token': SECRETS.vendorKey };
@@ -161,6 +173,10 @@ describe('log output', () => {
   });
 
   it('logs the request Node refused, with its own request id', () => {
-    expect(lines().find((line) => line.msg === 'request refused before parsing')).toMatchObject({ status: 431, reason: 'HPE_HEADER_OVERFLOW', requestId: expect.any(String) });
+    expect(lines().find((line) => line.msg === 'request refused before parsing')).toMatchObject({
+      status: 431,
+      reason: 'HPE_HEADER_OVERFLOW',
+      requestId: expect.any(String),
+    });
   });
 });

@@ -19,9 +19,30 @@ const TIGHT_POINTS = 2;
 function accessDocument(): AccessDocument {
   return {
     vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: '*' }], keys: [keys.acme.record] },
-      { id: 'reader', name: 'Reader', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.reader.record] },
-      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] },
+      {
+        id: 'acme',
+        name: 'Acme',
+        status: 'active',
+        rateLimit: { points: 100_000, durationSeconds: 60 },
+        licences: [{ id: 'l', api: '*' }],
+        keys: [keys.acme.record],
+      },
+      {
+        id: 'reader',
+        name: 'Reader',
+        status: 'active',
+        rateLimit: { points: 100_000, durationSeconds: 60 },
+        licences: [{ id: 'l', api: 'GET*' }],
+        keys: [keys.reader.record],
+      },
+      {
+        id: 'tight',
+        name: 'Tight',
+        status: 'active',
+        rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 },
+        licences: [{ id: 'l', api: 'GET*' }],
+        keys: [keys.tight.record],
+      },
     ],
     users: [
       { id: 'teller', permissions: [{ id: 'p', api: '*' }] },
@@ -49,7 +70,14 @@ function times(n: number, planned: Planned): Planned[] {
 const PLAN: Planned[] = [
   ...times(5, { key: keys.acme, method: 'GET', path: '/accounts/1', core: ok, api: 'GETaccounts/{accountId}', vendor: 'acme' }),
   ...times(3, { key: keys.acme, method: 'GET', path: '/accounts?paged=true&page=2', core: ok, api: 'GETaccounts', vendor: 'acme' }),
-  ...times(2, { key: keys.reader, method: 'GET', path: '/customers/7/accounts', core: { kind: 'answer', status: 404 }, api: 'GETcustomers/{memberId}/accounts', vendor: 'reader' }),
+  ...times(2, {
+    key: keys.reader,
+    method: 'GET',
+    path: '/customers/7/accounts',
+    core: { kind: 'answer', status: 404 },
+    api: 'GETcustomers/{memberId}/accounts',
+    vendor: 'reader',
+  }),
   { key: keys.acme, method: 'GET', path: '/genders/1', core: { kind: 'answer', status: 500 }, api: 'GETgenders/{genderId}', vendor: 'acme' },
   { key: keys.acme, method: 'GET', path: '/titles/1', core: { kind: 'hang' }, api: 'GETtitles/{titleId}', vendor: 'acme' },
   { key: keys.acme, method: 'POST', path: '/customers', core: { kind: 'reset' }, api: 'POSTcustomers', vendor: 'acme' },
@@ -94,7 +122,10 @@ describe('metrics after a mixed run', () => {
       core.behaviour = planned.core;
       const res = await fetch(`${gateway.url}${planned.path}`, {
         method: planned.method,
-        headers: { ...(planned.key ? { 'X-Vendor-Token': planned.key.secret } : {}), ...(planned.method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...(planned.key ? { 'X-Vendor-Token': planned.key.secret } : {}),
+          ...(planned.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+        },
         body: planned.method === 'POST' ? '{}' : undefined,
       });
       await res.arrayBuffer();
@@ -135,7 +166,9 @@ describe('metrics after a mixed run', () => {
   it('times every call the core answered or let time out in gateway_upstream_duration_seconds', () => {
     const byGroup = Object.fromEntries(samples(exposition, 'gateway_upstream_duration_seconds_count').map((s) => [s.labels.group, s.value]));
     // The core's answers (every 200, the 404s on a matched route, the 500 told as 502) and the timeout; not the reset.
-    const reachedCore = sent.filter((s) => [200, 504].includes(s.status) || (s.status === 502 && s.core === 'answer') || (s.status === 404 && s.api !== 'unmatched'));
+    const reachedCore = sent.filter(
+      (s) => [200, 504].includes(s.status) || (s.status === 502 && s.core === 'answer') || (s.status === 404 && s.api !== 'unmatched'),
+    );
     expect(byGroup.resources).toBe(reachedCore.length);
   });
 

@@ -39,13 +39,32 @@ describe('a client generated from /openapi.json', () => {
     copyFileSync(PROGRAM, path.join(dir, 'program.mts'));
     writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noUncheckedIndexedAccess: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: true, types: ['node'] }, files: ['program.mts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['program.mts'],
+      }),
     );
     const typecheck = await run(process.execPath, [bin('tsc'), '-p', path.join(dir, 'tsconfig.json')]).catch((err: { stdout: string }) => err);
     expect(typecheck.stdout).toBe('');
 
     const { stdout } = await run(process.execPath, [bin('tsx'), path.join(dir, 'program.mts'), gateway.url, SANDBOX_KEYS.demo, 'TYPED-CLIENT-1']);
-    const read = JSON.parse(stdout) as { accounts: number; firstBalance: number; names: string[]; nextUrl: string | null; receiptNo: number; errorCode: string };
+    const read = JSON.parse(stdout) as {
+      accounts: number;
+      firstBalance: number;
+      names: string[];
+      nextUrl: string | null;
+      receiptNo: number;
+      errorCode: string;
+    };
     expect(read.accounts).toBeGreaterThan(100);
     expect(read.firstBalance).toBeGreaterThan(0);
     expect(read.names).toHaveLength(5);

@@ -49,7 +49,10 @@ describe('the public files behind a trusted proxy', () => {
     const keyed = await fetch(`${gateway.url}/api/Accounts/1`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, 'X-Forwarded-For': '198.51.100.8' } });
     await keyed.arrayBuffer();
     expect(keyed.status).not.toBe(429);
-    const preflight = await fetch(`${gateway.url}/openapi.json`, { method: 'OPTIONS', headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET', 'X-Forwarded-For': '198.51.100.8' } });
+    const preflight = await fetch(`${gateway.url}/openapi.json`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://docs.example', 'Access-Control-Request-Method': 'GET', 'X-Forwarded-For': '198.51.100.8' },
+    });
     expect(preflight.status).toBe(204);
   });
 

@@ -56,8 +56,18 @@ const ATTACKS: Attack[] = [
     body: () => '<!DOCTYPE a><!DOCTYPE b><ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount></ReceiptPaymentDto>',
     expected: 400,
   },
-  { name: 'parameter entity without DOCTYPE', contentType: 'application/xml', body: () => '<ReceiptPaymentDto><!ENTITY % p SYSTEM "http://127.0.0.1:9/x">%p;</ReceiptPaymentDto>', expected: 400 },
-  { name: 'a million &#65;', contentType: 'application/xml', body: () => `<ReceiptPaymentDto><Notes>${'&#65;'.repeat(1_000_000)}</Notes></ReceiptPaymentDto>`, expected: 413 },
+  {
+    name: 'parameter entity without DOCTYPE',
+    contentType: 'application/xml',
+    body: () => '<ReceiptPaymentDto><!ENTITY % p SYSTEM "http://127.0.0.1:9/x">%p;</ReceiptPaymentDto>',
+    expected: 400,
+  },
+  {
+    name: 'a million &#65;',
+    contentType: 'application/xml',
+    body: () => `<ReceiptPaymentDto><Notes>${'&#65;'.repeat(1_000_000)}</Notes></ReceiptPaymentDto>`,
+    expected: 413,
+  },
   {
     name: 'a million &#65; sent chunked',
     contentType: 'application/xml',
@@ -71,7 +81,12 @@ const ATTACKS: Attack[] = [
     body: () => '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Notes>&#9999999;</Notes></ReceiptPaymentDto>',
     expected: 400,
   },
-  { name: '&#0; (a forbidden character)', contentType: 'application/xml', body: () => '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Notes>&#0;</Notes></ReceiptPaymentDto>', expected: 400 },
+  {
+    name: '&#0; (a forbidden character)',
+    contentType: 'application/xml',
+    body: () => '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount><Notes>&#0;</Notes></ReceiptPaymentDto>',
+    expected: 400,
+  },
   { name: '<__proto__> as the root', contentType: 'application/xml', body: () => '<__proto__><polluted>yes</polluted></__proto__>', expected: 400 },
   {
     name: '<__proto__> inside the receipt',
@@ -83,15 +98,27 @@ const ATTACKS: Attack[] = [
     name: '<constructor><prototype> inside a list item',
     path: PAYMENT,
     contentType: 'application/xml',
-    body: () => '<ReceiptSavingsDepositWebDto><Fees><FeeLineDto><constructor><prototype><polluted>yes</polluted></prototype></constructor></FeeLineDto></Fees></ReceiptSavingsDepositWebDto>',
+    body: () =>
+      '<ReceiptSavingsDepositWebDto><Fees><FeeLineDto><constructor><prototype><polluted>yes</polluted></prototype></constructor></FeeLineDto></Fees></ReceiptSavingsDepositWebDto>',
     expected: 400,
   },
-  { name: '10,000-deep XML (over the size limit)', contentType: 'application/xml', body: () => `${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}`, expected: 413 },
+  {
+    name: '10,000-deep XML (over the size limit)',
+    contentType: 'application/xml',
+    body: () => `${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}`,
+    expected: 413,
+  },
   { name: '10,000-deep XML left open (under the size limit)', contentType: 'application/xml', body: () => '<a>'.repeat(10_000), expected: 400 },
   { name: '10,000-deep JSON', contentType: 'application/json', body: () => `${'['.repeat(10_000)}${']'.repeat(10_000)}`, expected: 400 },
   { name: '10,000-deep JSON objects', contentType: 'application/json', body: () => `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`, expected: 400 },
   { name: 'a 10 MB body', contentType: 'application/json', body: () => `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`, expected: 413 },
-  { name: 'a 10 MB body sent chunked', contentType: 'application/json', body: () => `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`, chunked: true, expected: 413 },
+  {
+    name: 'a 10 MB body sent chunked',
+    contentType: 'application/json',
+    body: () => `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`,
+    chunked: true,
+    expected: 413,
+  },
   { name: 'malformed JSON', contentType: 'application/json', body: () => '{"cuAccountID": 1, "amount": 1.0,', expected: 400 },
   { name: 'JSON with a trailing garbage', contentType: 'application/json', body: () => '{"cuAccountID":1,"amount":1} {"again":true}', expected: 400 },
   { name: 'JSON duplicate keys with different values', contentType: 'application/json', body: () => '{"amount":1,"amount":1000000}', expected: 400 },
@@ -99,10 +126,16 @@ const ATTACKS: Attack[] = [
     name: 'wrong types',
     path: PAYMENT,
     contentType: 'application/json',
-    body: () => '{"cuAccountID":"1","accountNumber":12345,"amount":"0.10","fees":{"amount":1},"isArrears":"true","arrearsDays":[1],"receiptType":"SavingsDeposit"}',
+    body: () =>
+      '{"cuAccountID":"1","accountNumber":12345,"amount":"0.10","fees":{"amount":1},"isArrears":"true","arrearsDays":[1],"receiptType":"SavingsDeposit"}',
     expected: 400,
   },
-  { name: 'JSON __proto__ and constructor.prototype', contentType: 'application/json', body: () => '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}', expected: 400 },
+  {
+    name: 'JSON __proto__ and constructor.prototype',
+    contentType: 'application/json',
+    body: () => '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}',
+    expected: 400,
+  },
   { name: 'a number too large for a decimal', contentType: 'application/json', body: () => `{"cuAccountID":1,"amount":1${'0'.repeat(400)}}`, expected: 400 },
   { name: 'an exponent amount', contentType: 'application/json', body: () => '{"cuAccountID":1,"amount":1e308}', expected: 400 },
   { name: 'invalid UTF-8', contentType: 'application/json', body: () => Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), expected: 400 },
@@ -154,20 +187,31 @@ describe('hostile receipt bodies', () => {
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   beforeAll(async () => {
-    const contracts = createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false });
+    const contracts = createBodyContracts({
+      enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')),
+      adjustmentNotesRequired: false,
+    });
     const app = express();
     app.use(requestContext(requestContextSchema.parse({})));
     app.use(routeMatch(new RouteMatcher(ROUTES)));
     app.use(body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024, defaultXmlNamespace: '' }));
     app.use((_req, res) => {
-      res.status(201).type('application/json').send(context(res).body?.coreJson ?? '{}');
+      res
+        .status(201)
+        .type('application/json')
+        .send(context(res).body?.coreJson ?? '{}');
     });
     app.use(createErrorHandler(createLogger('silent')));
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // Warm the path up, so the budget measures the step rather than the JIT's first compile.
-    for (let i = 0; i < 20; i++) await timedPost(`${url}${DEPOSIT}`, { contentType: 'application/xml' }, '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount></ReceiptPaymentDto>');
+    for (let i = 0; i < 20; i++)
+      await timedPost(
+        `${url}${DEPOSIT}`,
+        { contentType: 'application/xml' },
+        '<ReceiptPaymentDto><CUAccountID>1</CUAccountID><Amount>1</Amount></ReceiptPaymentDto>',
+      );
   });
 
   afterAll(async () => {
@@ -187,7 +231,11 @@ describe('hostile receipt bodies', () => {
   it('leaves Object.prototype untouched and keeps serving valid receipts', async () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const ok = await timedPost(`${url}${DEPOSIT}`, { contentType: 'application/xml' }, '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>0.10</Amount></ReceiptPaymentDto>');
+    const ok = await timedPost(
+      `${url}${DEPOSIT}`,
+      { contentType: 'application/xml' },
+      '<ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>0.10</Amount></ReceiptPaymentDto>',
+    );
     expect(ok.status).toBe(201);
   });
 });

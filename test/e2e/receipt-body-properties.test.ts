@@ -45,22 +45,33 @@ const contractOf = (struct: ReceiptStruct): BodyContract => contracts.get(struct
 
 /** Characters XML can carry, weighted towards the ones that need escaping or could be mangled. */
 const textUnit = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => !/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(c)) },
+  {
+    weight: 3,
+    arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => !/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(c)),
+  },
   { weight: 1, arbitrary: fc.constantFrom('&', '<', '>', '"', "'", '\r', '\n', '\r\n', '\t', ' ', ']]>', '&amp;', '&#65;', '<![CDATA[', '0') },
 );
 const text = fc.string({ unit: textUnit, maxLength: 12 });
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '7', '8', '9'), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '7', '8', '9'), minLength: min, maxLength: max });
 
 /** Decimal text in JSON number syntax, within .NET decimal's bounds (at most 28 digits in all). */
 const decimalText = fc
   .tuple(fc.boolean(), fc.constantFrom('0', '1', '9'), digits(0, 12), fc.option(digits(1, 15), { nil: undefined }))
   .map(([negative, lead, rest, fraction]) => `${negative ? '-' : ''}${lead === '0' ? '0' : lead + rest}${fraction === undefined ? '' : `.${fraction}`}`);
-const positiveDecimal = fc.tuple(digits(0, 12), fc.option(digits(1, 15), { nil: undefined })).map(([rest, fraction]) => new LosslessNumber(`1${rest}${fraction === undefined ? '' : `.${fraction}`}`));
+const positiveDecimal = fc
+  .tuple(digits(0, 12), fc.option(digits(1, 15), { nil: undefined }))
+  .map(([rest, fraction]) => new LosslessNumber(`1${rest}${fraction === undefined ? '' : `.${fraction}`}`));
 
 const int32 = fc.integer({ min: -2147483648, max: 2147483647 });
 const dateTimeText = fc
-  .tuple(fc.integer({ min: 1900, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.option(fc.integer({ min: 0, max: 86399 }), { nil: undefined }))
+  .tuple(
+    fc.integer({ min: 1900, max: 2099 }),
+    fc.integer({ min: 1, max: 12 }),
+    fc.integer({ min: 1, max: 28 }),
+    fc.option(fc.integer({ min: 0, max: 86399 }), { nil: undefined }),
+  )
   .map(([y, m, d, seconds]) => {
     const date = `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
     if (seconds === undefined) return date;
@@ -102,8 +113,16 @@ function structValue(struct: AnyStruct, depth = 0): fc.Arbitrary<Record<string, 
 
 /** A valid receipt: any structure value, fixed up to satisfy the spec's cross-field rules. */
 function validReceipt(struct: ReceiptStruct): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(structValue(struct), int32, positiveDecimal, int32, text.filter((t) => t.trim() !== ''), fc.constantFrom(...enums.table('LoanStatusReversalOptions').entries.map((e) => e.value))).map(
-    ([value, accountId, amount, receiptNo, note, option]) => {
+  return fc
+    .tuple(
+      structValue(struct),
+      int32,
+      positiveDecimal,
+      int32,
+      text.filter((t) => t.trim() !== ''),
+      fc.constantFrom(...enums.table('LoanStatusReversalOptions').entries.map((e) => e.value)),
+    )
+    .map(([value, accountId, amount, receiptNo, note, option]) => {
       const receipt: Record<string, unknown> = { ...value, cuAccountID: value.cuAccountID ?? accountId, amount, receiptNo: value.receiptNo ?? receiptNo };
       // CUAccountID 0 beside an account number means unset (a .NET int), so it would not survive a round trip.
       if (String(receipt.cuAccountID) === '0' && typeof receipt.accountNumber === 'string' && receipt.accountNumber.trim() !== '') receipt.cuAccountID = 1;
@@ -114,26 +133,28 @@ function validReceipt(struct: ReceiptStruct): fc.Arbitrary<Record<string, unknow
         receipt.loanReversalOption = option;
       }
       return receipt;
-    },
-  );
+    });
 }
 
 describe('round trips of generated receipts', () => {
-  it.each(RECEIPT_STRUCTS.map((s) => [s.name, s] as const))(`%s survives JSON → XML → JSON and JSON → JSON unchanged (${ROUND_TRIP_RUNS} runs)`, (_name, struct) => {
-    const contract = contractOf(struct);
-    fc.assert(
-      fc.property(validReceipt(struct), (receipt) => {
-        const coreJson = writeCanonicalJson(struct, receipt);
-        const fromJson = contract.decode({ format: 'json', json: parseJsonBody(coreJson, 32) });
-        expect(fromJson.coreJson).toBe(coreJson);
-        const xml = renderResponseBody(contract, coreJson, 'xml');
-        const fromXml = contract.decode({ format: 'xml', xml: xmlParser.parse(xml) });
-        expect(fromXml.coreJson).toBe(coreJson);
-        expect(renderResponseBody(contract, fromXml.coreJson, 'json')).toBe(coreJson);
-      }),
-      { numRuns: ROUND_TRIP_RUNS },
-    );
-  });
+  it.each(RECEIPT_STRUCTS.map((s) => [s.name, s] as const))(
+    `%s survives JSON → XML → JSON and JSON → JSON unchanged (${ROUND_TRIP_RUNS} runs)`,
+    (_name, struct) => {
+      const contract = contractOf(struct);
+      fc.assert(
+        fc.property(validReceipt(struct), (receipt) => {
+          const coreJson = writeCanonicalJson(struct, receipt);
+          const fromJson = contract.decode({ format: 'json', json: parseJsonBody(coreJson, 32) });
+          expect(fromJson.coreJson).toBe(coreJson);
+          const xml = renderResponseBody(contract, coreJson, 'xml');
+          const fromXml = contract.decode({ format: 'xml', xml: xmlParser.parse(xml) });
+          expect(fromXml.coreJson).toBe(coreJson);
+          expect(renderResponseBody(contract, fromXml.coreJson, 'json')).toBe(coreJson);
+        }),
+        { numRuns: ROUND_TRIP_RUNS },
+      );
+    },
+  );
 });
 
 const bodyParser = new BodyParser(32);
@@ -162,7 +183,32 @@ const mutatedFixture = fc
         fc.nat({ max: 40 }),
         fc.oneof(
           fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from(b)),
-          fc.constantFrom('<', '>', '</', '&', '&#', ';', '"', '{', '}', '[', ']', ',', ':', '<![CDATA[', ']]>', '<!DOCTYPE x>', '<__proto__>', '"__proto__":', '-', '.', 'e9', '9'.repeat(40)).map((s) => Buffer.from(s)),
+          fc
+            .constantFrom(
+              '<',
+              '>',
+              '</',
+              '&',
+              '&#',
+              ';',
+              '"',
+              '{',
+              '}',
+              '[',
+              ']',
+              ',',
+              ':',
+              '<![CDATA[',
+              ']]>',
+              '<!DOCTYPE x>',
+              '<__proto__>',
+              '"__proto__":',
+              '-',
+              '.',
+              'e9',
+              '9'.repeat(40),
+            )
+            .map((s) => Buffer.from(s)),
         ),
       ),
       { minLength: 1, maxLength: 4 },
@@ -180,9 +226,14 @@ const mutatedFixture = fc
 describe('fuzzing the decoder in-process', () => {
   it(`refuses any byte string with a 4xx and nothing else (${DECODE_FUZZ_RUNS} runs)`, () => {
     fc.assert(
-      fc.property(fc.constantFrom(...RECEIPT_STRUCTS), fc.constantFrom('json' as const, 'xml' as const), fc.uint8Array({ maxLength: 512 }), (struct, format, bytes) => {
-        decodeOrRefuse(contractOf(struct), bytes, format);
-      }),
+      fc.property(
+        fc.constantFrom(...RECEIPT_STRUCTS),
+        fc.constantFrom('json' as const, 'xml' as const),
+        fc.uint8Array({ maxLength: 512 }),
+        (struct, format, bytes) => {
+          decodeOrRefuse(contractOf(struct), bytes, format);
+        },
+      ),
       { numRuns: DECODE_FUZZ_RUNS },
     );
   });
@@ -226,10 +277,14 @@ describe('fuzzing the body step over HTTP', () => {
 
   function post(target: string, contentType: string, bytes: Uint8Array): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = http.request(url + target, { method: 'POST', headers: { 'content-type': contentType, 'content-length': bytes.length }, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        url + target,
+        { method: 'POST', headers: { 'content-type': contentType, 'content-length': bytes.length }, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(bytes);
     });
@@ -240,8 +295,19 @@ describe('fuzzing the body step over HTTP', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('/api/transaction/savings/deposit', '/api/transaction/savings/payment', '/api/transaction/loan/reversal'),
-        fc.constantFrom('application/json', 'text/json', 'application/xml', 'text/xml', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
-        fc.oneof(fc.uint8Array({ maxLength: 6000 }), mutatedFixture.map((m) => new Uint8Array(m.bytes))),
+        fc.constantFrom(
+          'application/json',
+          'text/json',
+          'application/xml',
+          'text/xml',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+        ),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 6000 }),
+          mutatedFixture.map((m) => new Uint8Array(m.bytes)),
+        ),
         async (target, contentType, bytes) => {
           const status = await post(target, contentType, bytes);
           statuses.add(status);

@@ -12,7 +12,11 @@ import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 const fixture = (name: string): string => readFileSync(path.resolve(__dirname, '../fixtures/receipts', name), 'utf8');
-const compactXml = (xml: string): string => xml.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><').trim();
+const compactXml = (xml: string): string =>
+  xml
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/>\s+</g, '><')
+    .trim();
 const compactJson = (json: string): string => stringifyLossless(parseLossless(json)) as string;
 const PROBLEM_XML = /<problem xmlns="urn:ietf:rfc:7807">.*?<code>unprocessable_content<\/code><requestId>[^<]+<\/requestId><\/problem>(?=<\/[A-Za-z]+>$)/;
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'code', 'requestId'];
@@ -47,7 +51,12 @@ describe.each(OPERATIONS)('golden %s through the gateway', (name, operation, ans
   const post = (body: string, contentType: string, accept?: string) =>
     fetch(`${gateway.url}/${operation}`, {
       method: 'POST',
-      headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, 'content-type': contentType, 'Idempotency-Key': `golden-${name}-${++calls}`, ...(accept ? { accept } : {}) },
+      headers: {
+        'X-Vendor-Token': SANDBOX_KEYS.demo,
+        'content-type': contentType,
+        'Idempotency-Key': `golden-${name}-${++calls}`,
+        ...(accept ? { accept } : {}),
+      },
       body,
     });
 

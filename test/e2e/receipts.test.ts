@@ -20,7 +20,11 @@ interface Answer {
 async function post(gateway: TestGateway, path: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<Answer> {
   // Money movement to a real core needs a key (idempotency.requireKey): a fresh one unless the test sets one.
   const key: Record<string, string> = gateway.config.core.url === null ? {} : { 'Idempotency-Key': randomUUID() };
-  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...key, ...headers }, body });
+  const res = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-Vendor-Token': KEY, 'content-type': contentType, ...key, ...headers },
+    body,
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -80,7 +84,12 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     const id = account();
     const { accountNumber } = JSON.parse(await getJsonText(gateway, `/accounts/${id}`)) as { accountNumber: string };
     const before = await balanceText(gateway, id);
-    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto><AccountNumber>${accountNumber}</AccountNumber><Amount>0.20</Amount><CUAccountID>0</CUAccountID><ExternalRefNo>NET-0</ExternalRefNo></ReceiptPaymentDto>`, 'application/xml');
+    const res = await post(
+      gateway,
+      DEPOSIT,
+      `<ReceiptPaymentDto><AccountNumber>${accountNumber}</AccountNumber><Amount>0.20</Amount><CUAccountID>0</CUAccountID><ExternalRefNo>NET-0</ExternalRefNo></ReceiptPaymentDto>`,
+      'application/xml',
+    );
     expect(res.status).toBe(201);
     expect(await balanceText(gateway, id)).toBe(addCents(before, 20));
   });
@@ -135,7 +144,12 @@ describe('receipts through the gateway to the sandbox ledger', () => {
 
   it('answers an XML receipt in the namespace the request used, its members in DataContract (ordinal) order', async () => {
     const ns = 'http://schemas.datacontract.org/2004/07/CoreBanking.Dto';
-    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto xmlns="${ns}" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Amount>0.30</Amount><CUAccountID>${account()}</CUAccountID><ExternalRefNo>NS-1</ExternalRefNo></ReceiptPaymentDto>`, 'application/xml');
+    const res = await post(
+      gateway,
+      DEPOSIT,
+      `<ReceiptPaymentDto xmlns="${ns}" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Amount>0.30</Amount><CUAccountID>${account()}</CUAccountID><ExternalRefNo>NS-1</ExternalRefNo></ReceiptPaymentDto>`,
+      'application/xml',
+    );
     expect(res.status).toBe(201);
     expect(res.text).toMatch(new RegExp(`^<\\?xml[^>]*\\?><ReceiptPaymentDto xmlns="${ns.replace(/[.]/g, '\\.')}"`));
     const members = [...res.text.matchAll(/<([A-Za-z]+)[ />]/g)].map((m) => m[1]).slice(1);
@@ -163,7 +177,12 @@ describe('receipts through the gateway to the sandbox ledger', () => {
 
   it('answers invalid XML input as the receipt itself: ErrorMessage naming every bad field, what was read, the problem as its last child', async () => {
     const ns = 'http://schemas.datacontract.org/2004/07/CoreBanking.Dto';
-    const res = await post(gateway, DEPOSIT, `<ReceiptPaymentDto xmlns="${ns}"><Amount>-5</Amount><Notes>till 3</Notes><OverrideUserName>x</OverrideUserName></ReceiptPaymentDto>`, 'application/xml');
+    const res = await post(
+      gateway,
+      DEPOSIT,
+      `<ReceiptPaymentDto xmlns="${ns}"><Amount>-5</Amount><Notes>till 3</Notes><OverrideUserName>x</OverrideUserName></ReceiptPaymentDto>`,
+      'application/xml',
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(res.text).toMatch(new RegExp(`^<\\?xml[^>]*\\?><ReceiptPaymentDto xmlns="${ns.replace(/[.]/g, '\\.')}"`));
@@ -171,11 +190,18 @@ describe('receipts through the gateway to the sandbox ledger', () => {
     for (const field of ['Amount', 'CUAccountID', 'OverridePassword']) expect(errorMessage).toContain(field);
     expect(res.text).toContain('<HasOverride>false</HasOverride>');
     expect(res.text).toContain('<Notes>till 3</Notes>');
-    expect(res.text).toMatch(/<problem xmlns="urn:ietf:rfc:7807">.*<code>invalid_request<\/code><requestId>[^<]+<\/requestId>.*<\/problem><\/ReceiptPaymentDto>$/);
+    expect(res.text).toMatch(
+      /<problem xmlns="urn:ietf:rfc:7807">.*<code>invalid_request<\/code><requestId>[^<]+<\/requestId>.*<\/problem><\/ReceiptPaymentDto>$/,
+    );
   });
 
   it('answers invalid JSON input as the receipt with errorMessage and the problem members beside it, never echoing a password', async () => {
-    const res = await post(gateway, '/api/transaction/savings/payment', '{"amount":"ten","notes":"n","overrideUserName":"x","overridePassword":"Secret-1","status":"Active"}', 'application/json');
+    const res = await post(
+      gateway,
+      '/api/transaction/savings/payment',
+      '{"amount":"ten","notes":"n","overrideUserName":"x","overridePassword":"Secret-1","status":"Active"}',
+      'application/json',
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const body = JSON.parse(res.text) as Record<string, unknown>;
@@ -201,11 +227,14 @@ describe('receipts through the gateway to the sandbox ledger', () => {
   it('answers a body that is not XML at all as a receipt too, and a mistake the core finds in the same shape (errorMessage)', async () => {
     const malformed = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><Amount>1</Amount>', 'application/xml');
     expect(malformed.status).toBe(400);
-    expect(malformed.text).toMatch(/<ReceiptPaymentDto><ErrorMessage>The XML body is not well-formed[^<]*<\/ErrorMessage><HasOverride>false<\/HasOverride><problem /);
+    expect(malformed.text).toMatch(
+      /<ReceiptPaymentDto><ErrorMessage>The XML body is not well-formed[^<]*<\/ErrorMessage><HasOverride>false<\/HasOverride><problem /,
+    );
     const byGateway = await post(gateway, DEPOSIT, '{"amount":1.00,"accountNumber":"  "}', 'application/json');
     const byCore = await post(gateway, DEPOSIT, '{"amount":1.00,"accountNumber":"NO-SUCH-ACCOUNT","externalRefNo":"CORE-400"}', 'application/json');
     expect([byGateway.status, byCore.status]).toEqual([400, 400]);
-    for (const answer of [byGateway, byCore]) expect(JSON.parse(answer.text)).toMatchObject({ errorMessage: expect.any(String), hasOverride: false, amount: 1 });
+    for (const answer of [byGateway, byCore])
+      expect(JSON.parse(answer.text)).toMatchObject({ errorMessage: expect.any(String), hasOverride: false, amount: 1 });
   });
 
   it('asks for an override above the receipt limit, and posts once with supervisor credentials', async () => {
@@ -269,7 +298,9 @@ describe('receipts answered in XML to a request that named no namespace', () => 
     try {
       const all = JSON.parse(await getJsonText(gateway, '/accounts')) as Array<{ id: number; productId: number; productTypeId: number; status: number }>;
       const id = all.find((a) => a.productId === 1 && a.productTypeId === 1 && a.status === 0)?.id as number;
-      const res = await post(gateway, DEPOSIT, `{"cuAccountID":${id},"amount":0.40,"externalRefNo":"NS-DEFAULT"}`, 'application/json', { Accept: 'application/xml' });
+      const res = await post(gateway, DEPOSIT, `{"cuAccountID":${id},"amount":0.40,"externalRefNo":"NS-DEFAULT"}`, 'application/json', {
+        Accept: 'application/xml',
+      });
       expect(res.status).toBe(201);
       expect(res.text).toContain(`<ReceiptPaymentDto xmlns="${ns}">`);
     } finally {
@@ -312,9 +343,15 @@ describe('receipts against a recording core', () => {
 
   it('refuses money movement with neither Idempotency-Key nor externalRefNo (400 naming the header), even sent ten times at once: nothing posts', async () => {
     const unkeyed = Array.from({ length: 10 }, () =>
-      fetch(`${gateway.url}${DEPOSIT}`, { method: 'POST', headers: { 'X-Vendor-Token': KEY, 'content-type': 'application/json' }, body: '{"cuAccountID":5,"amount":1.00}' }),
+      fetch(`${gateway.url}${DEPOSIT}`, {
+        method: 'POST',
+        headers: { 'X-Vendor-Token': KEY, 'content-type': 'application/json' },
+        body: '{"cuAccountID":5,"amount":1.00}',
+      }),
     );
-    const answers = await Promise.all(unkeyed.map(async (pending) => ({ status: (await pending).status, body: (await (await pending).json()) as { errors: unknown } })));
+    const answers = await Promise.all(
+      unkeyed.map(async (pending) => ({ status: (await pending).status, body: (await (await pending).json()) as { errors: unknown } })),
+    );
     expect(answers.every((a) => a.status === 400)).toBe(true);
     expect(answers[0]?.body.errors).toEqual([{ field: 'Idempotency-Key', message: 'required (or an externalRefNo in the body)' }]);
     expect(core.requests).toHaveLength(0);
@@ -340,7 +377,12 @@ describe('receipts against a recording core', () => {
   });
 
   it('never sends an override password or TempToken the core echoes back to the vendor', async () => {
-    const res = await post(gateway, DEPOSIT, '<ReceiptPaymentDto><CUAccountID>5</CUAccountID><Amount>1.00</Amount><OverrideUserName>sup</OverrideUserName><OverridePassword>pw-never-echo</OverridePassword></ReceiptPaymentDto>', 'application/xml');
+    const res = await post(
+      gateway,
+      DEPOSIT,
+      '<ReceiptPaymentDto><CUAccountID>5</CUAccountID><Amount>1.00</Amount><OverrideUserName>sup</OverrideUserName><OverridePassword>pw-never-echo</OverridePassword></ReceiptPaymentDto>',
+      'application/xml',
+    );
     expect(res.status).toBe(201);
     expect(core.requests[0]?.body).toContain('pw-never-echo');
     expect(res.text).not.toContain('pw-never-echo');

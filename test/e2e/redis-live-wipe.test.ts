@@ -53,26 +53,29 @@ describe('Redis wiped on a live connection under keyed money movement', () => {
     await redis.stop();
   });
 
-  it.each(['FLUSHALL', 'FLUSHDB'])('refuses the immediate retry of a posted deposit after %s, on the instance that posted it and on another one, and holds both', async (command) => {
-    const first = await start();
-    const second = await start();
-    expect((await deposit(first, 'paid-on-first')).status).toBe(201);
-    expect((await deposit(second, 'paid-on-second')).status).toBe(201);
-    expect(postings()).toBe(2);
+  it.each(['FLUSHALL', 'FLUSHDB'])(
+    'refuses the immediate retry of a posted deposit after %s, on the instance that posted it and on another one, and holds both',
+    async (command) => {
+      const first = await start();
+      const second = await start();
+      expect((await deposit(first, 'paid-on-first')).status).toBe(201);
+      expect((await deposit(second, 'paid-on-second')).status).toBe(201);
+      expect(postings()).toBe(2);
 
-    await askRedis(redis.port, (client) => client.call(command));
+      await askRedis(redis.port, (client) => client.call(command));
 
-    // At once, well inside the poll interval: each instance's first claim finds the marker gone or replaced.
-    await expectStoreUnavailable(await deposit(first, 'paid-on-first'));
-    await expectStoreUnavailable(await deposit(second, 'paid-on-first'));
-    await expectStoreUnavailable(await deposit(second, 'paid-on-second'));
-    await expectStoreUnavailable(await deposit(first, 'a-new-key'));
-    expect(postings()).toBe(2);
-    expect(await metric(first, 'gateway_redis_data_loss_hold')).toBe(1);
-    expect(await metric(second, 'gateway_redis_data_loss_hold')).toBe(1);
-    // A read needs no key: it goes on.
-    expect((await fetch(`http://127.0.0.1:${first.vendorPort}/accounts/50001`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } })).status).toBe(200);
-  });
+      // At once, well inside the poll interval: each instance's first claim finds the marker gone or replaced.
+      await expectStoreUnavailable(await deposit(first, 'paid-on-first'));
+      await expectStoreUnavailable(await deposit(second, 'paid-on-first'));
+      await expectStoreUnavailable(await deposit(second, 'paid-on-second'));
+      await expectStoreUnavailable(await deposit(first, 'a-new-key'));
+      expect(postings()).toBe(2);
+      expect(await metric(first, 'gateway_redis_data_loss_hold')).toBe(1);
+      expect(await metric(second, 'gateway_redis_data_loss_hold')).toBe(1);
+      // A read needs no key: it goes on.
+      expect((await fetch(`http://127.0.0.1:${first.vendorPort}/accounts/50001`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } })).status).toBe(200);
+    },
+  );
 
   it('refuses retries raced against the wipe: of many concurrent retries of one key, none posts again', async () => {
     const first = await start();

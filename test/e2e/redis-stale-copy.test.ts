@@ -125,7 +125,9 @@ describe('Redis back from a stale copy, or evicting, under keyed money movement'
     const gateway = await start(200);
     expect(await metric(gateway, 'gateway_redis_eviction_hold')).toBe(1);
     expect((await deposit(gateway, 'first')).status).toBe(503);
-    expect(logLines.join('')).toMatch(/"level":"?(error|50)"?[^\n]*"maxmemoryPolicy":"allkeys-lru"|"maxmemoryPolicy":"allkeys-lru"[^\n]*"level":"?(error|50)"?/);
+    expect(logLines.join('')).toMatch(
+      /"level":"?(error|50)"?[^\n]*"maxmemoryPolicy":"allkeys-lru"|"maxmemoryPolicy":"allkeys-lru"[^\n]*"level":"?(error|50)"?/,
+    );
     expect(postings()).toBe(0);
   });
 });

@@ -66,7 +66,19 @@ describe('Redis losing data under live connections, with two instances', () => {
 
       // Only the writer can know its records are gone: at its next claim (a slow poll), or at its
       // next poll; then the marker it replaces holds the other instance too.
-      const order = interval > 10_000 ? ([[writer, 'x1'], [other, 'x0'], [other, 'x2'], [writer, 'x0']] as const) : ([[other, 'x0'], [writer, 'x1'], [other, 'x2']] as const);
+      const order =
+        interval > 10_000
+          ? ([
+              [writer, 'x1'],
+              [other, 'x0'],
+              [other, 'x2'],
+              [writer, 'x0'],
+            ] as const)
+          : ([
+              [other, 'x0'],
+              [writer, 'x1'],
+              [other, 'x2'],
+            ] as const);
       if (interval <= 10_000) await within(10_000, async () => (await metric(writer, 'gateway_redis_data_loss_hold')) === 1);
       for (const [gateway, key] of order) expect((await deposit(gateway, key)).status).toBe(503);
       expect(postings()).toBe(before);

@@ -48,7 +48,17 @@ describe('gateways on a Redis Cluster', () => {
     expect(await vendorStatus(a.url, keys.teller)).toBe(200);
     expect(await vendorStatus(b.url, keys.teller)).toBe(200);
     const owner = await cluster.ownerOf(`${keyPrefix}{access}:version`);
-    expect(await askRedis(owner, (c) => c.exists(`${keyPrefix}{access}:vendors`, `${keyPrefix}{access}:keys`, `${keyPrefix}{access}:users`, `${keyPrefix}{access}:version`, `${keyPrefix}{access}:changes`))).toBe(5);
+    expect(
+      await askRedis(owner, (c) =>
+        c.exists(
+          `${keyPrefix}{access}:vendors`,
+          `${keyPrefix}{access}:keys`,
+          `${keyPrefix}{access}:users`,
+          `${keyPrefix}{access}:version`,
+          `${keyPrefix}{access}:changes`,
+        ),
+      ),
+    ).toBe(5);
   });
 
   it('refuses on instance B, within 1 s, a key revoked through instance A', async () => {

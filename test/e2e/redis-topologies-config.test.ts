@@ -15,7 +15,10 @@ const load = (env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> =>
 
 describe('redis topology config', () => {
   it('reads sentinels and the master name from GATEWAY__ variables', () => {
-    const { redis } = load({ GATEWAY__redis__sentinels: '[{host: sentinel-0.redis, port: 26379}, {host: sentinel-1.redis, port: 26379}]', GATEWAY__redis__name: 'mymaster' });
+    const { redis } = load({
+      GATEWAY__redis__sentinels: '[{host: sentinel-0.redis, port: 26379}, {host: sentinel-1.redis, port: 26379}]',
+      GATEWAY__redis__name: 'mymaster',
+    });
     expect(redis.sentinels).toEqual([
       { host: 'sentinel-0.redis', port: 26379 },
       { host: 'sentinel-1.redis', port: 26379 },
@@ -25,7 +28,11 @@ describe('redis topology config', () => {
   });
 
   it('reads cluster nodes, TLS and an ACL user', () => {
-    const { redis } = load({ GATEWAY__redis__nodes: '[{host: redis-0, port: 6379}]', GATEWAY__redis__tls__enabled: 'true', GATEWAY__redis__username: 'gateway' });
+    const { redis } = load({
+      GATEWAY__redis__nodes: '[{host: redis-0, port: 6379}]',
+      GATEWAY__redis__tls__enabled: 'true',
+      GATEWAY__redis__username: 'gateway',
+    });
     expect(redis).toMatchObject({ nodes: [{ host: 'redis-0', port: 6379 }], tls: { enabled: true }, username: 'gateway' });
     expect(describeRedisTarget(redis)).toBe('Cluster redis-0:6379');
   });

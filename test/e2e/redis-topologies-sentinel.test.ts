@@ -69,7 +69,10 @@ describe('a gateway on Redis Sentinel', () => {
   it('takes admin writes on the promoted replica', async () => {
     // Retried: Sentinel may hand out the new address a moment after the health check saw Redis.
     await within(5000, async () => {
-      const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/keys/k-spare`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/keys/k-spare`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
       return res.status === 204;
     });
     await within(1000, async () => (await vendorStatus(gateway.url, keys.spare)) === 401);

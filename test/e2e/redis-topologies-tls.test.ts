@@ -39,7 +39,23 @@ function makeCertificates(): { dir: string; ca: string; cert: string; key: strin
   openssl('req', '-x509', ...ecKey, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-subj', '/CN=cbg-test-ca', '-days', '1');
   openssl('req', ...ecKey, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
   writeFileSync(file('san.ext'), 'subjectAltName=DNS:localhost\n');
-  openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.crt'), '-days', '1', '-extfile', file('san.ext'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.crt'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    file('server.crt'),
+    '-days',
+    '1',
+    '-extfile',
+    file('san.ext'),
+  );
   return { dir, ca: file('ca.crt'), cert: file('server.crt'), key: file('server.key') };
 }
 

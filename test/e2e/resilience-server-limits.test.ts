@@ -110,7 +110,9 @@ describe('vendor listener limits', () => {
   });
 
   it('closes an idle keep-alive connection after keepAliveTimeout', async () => {
-    const exchange = await rawExchange(gateway.vendorPort, (socket) => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`));
+    const exchange = await rawExchange(gateway.vendorPort, (socket) =>
+      socket.write(`GET /no/such/path HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`),
+    );
     expect(exchange.text).toMatch(/^HTTP\/1\.1 404 /);
     expect(exchange.text).toMatch(/\r\nConnection: keep-alive\r\n/);
     // Node closes the socket up to 1 s after the advertised keep-alive time, so a client never reuses a closing one.
@@ -207,7 +209,10 @@ describe('the admin port under a slow-header flood', () => {
       const answers: string[] = [];
       for (let i = 0; i < 6; i += 1) {
         answers.push(
-          await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/me`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, signal: AbortSignal.timeout(3000) }).then(
+          await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/me`, {
+            headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+            signal: AbortSignal.timeout(3000),
+          }).then(
             async (response) => {
               await response.arrayBuffer();
               return String(response.status);
@@ -265,7 +270,9 @@ describe('default server limits', () => {
     const gateway = await startTestGateway();
     try {
       const exchange = await new Promise<string>((resolve) => {
-        const socket = net.connect(gateway.vendorPort, '127.0.0.1', () => socket.write(`GET /accounts HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`));
+        const socket = net.connect(gateway.vendorPort, '127.0.0.1', () =>
+          socket.write(`GET /accounts HTTP/1.1\r\nHost: gw\r\nX-Vendor-Token: ${SANDBOX_KEYS.demo}\r\n\r\n`),
+        );
         socket.once('data', (c: Buffer) => {
           socket.destroy();
           resolve(c.toString('utf8'));

@@ -50,7 +50,9 @@ function call(url: string, options: { method?: string; headers?: Record<string, 
     const req = http.request(url, { method: options.method ?? 'GET', agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+      );
     });
     req.on('error', reject);
     if (Array.isArray(options.body)) {
@@ -90,7 +92,14 @@ describe('circuit breaker against a core that refuses connections', () => {
         url: core.url,
         breakers: {
           // One fixed wait: the first probe's is the reset time here.
-          resources: { volumeThreshold: 5, errorThresholdPercentage: 50, rollingCountTimeoutMs: WINDOW_MS, resetTimeoutMs: RESET_MS, firstProbeDelayMs: RESET_MS, timeoutMs: 2000 },
+          resources: {
+            volumeThreshold: 5,
+            errorThresholdPercentage: 50,
+            rollingCountTimeoutMs: WINDOW_MS,
+            resetTimeoutMs: RESET_MS,
+            firstProbeDelayMs: RESET_MS,
+            timeoutMs: 2000,
+          },
         },
       },
       access: { file: writeAccessFile(accessDocument()) },
@@ -236,7 +245,10 @@ describe('recovery that follows the core', () => {
     const CAP_MS = 2000;
     core = await startFakeCore({ kind: 'answer', status: 500 });
     gateway = await startTestGateway({
-      core: { url: core.url, breakers: { resources: { volumeThreshold: 5, rollingCountTimeoutMs: 2000, firstProbeDelayMs: FIRST_MS, resetTimeoutMs: CAP_MS } } },
+      core: {
+        url: core.url,
+        breakers: { resources: { volumeThreshold: 5, rollingCountTimeoutMs: 2000, firstProbeDelayMs: FIRST_MS, resetTimeoutMs: CAP_MS } },
+      },
       access: { file: writeAccessFile(accessDocument()) },
     });
     const opening = await callUntil(`${gateway.url}/accounts/1`, (a) => a.status === 503, 2000);

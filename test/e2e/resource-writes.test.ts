@@ -47,7 +47,8 @@ describe('resource writes through the gateway', () => {
   });
 
   it('posts a transaction whose Location lists the member’s transactions with it; PUT and DELETE on a member answer 405 and change nothing', async () => {
-    const line = '{"AccountId":50001,"ValueDate":"2025-06-30T12:00:00","Description":"Cash deposit","Credit":true,"Amount":10.00,"Balance":1.00,"IsFee":false,"TransactionsTypeID":2}';
+    const line =
+      '{"AccountId":50001,"ValueDate":"2025-06-30T12:00:00","Description":"Cash deposit","Credit":true,"Amount":10.00,"Balance":1.00,"IsFee":false,"TransactionsTypeID":2}';
     const created = await vendor(gateway, 'POST', '/transactions', line);
     expect(created.status).toBe(201);
     const { ReceiptNumber } = (await created.json()) as { ReceiptNumber: number };

@@ -66,7 +66,13 @@ describe('sandbox rehearsals', () => {
     expect(needed.status).toBe(422);
     expect(needed.body).toMatchObject({ hasOverride: true, transactionOverrides: [{ cuAccountID: 50001, overrideTypeText: 'Rehearsal', authorised: false }] });
     expect(await balance()).toBe(before);
-    const authorised = await post({ cuAccountID: 50001, amount: 1.0, externalRefNo: 'SANDBOX-OVERRIDE-1', overrideUserName: 'supervisor', overridePassword: 'Sandbox-Override-2025' });
+    const authorised = await post({
+      cuAccountID: 50001,
+      amount: 1.0,
+      externalRefNo: 'SANDBOX-OVERRIDE-1',
+      overrideUserName: 'supervisor',
+      overridePassword: 'Sandbox-Override-2025',
+    });
     expect(authorised.status).toBe(201);
     expect(authorised.body).toMatchObject({ hasOverride: false, receiptNo: expect.any(Number) });
   });

@@ -60,7 +60,14 @@ function answered(req: http.ClientRequest): Promise<Answered> {
 /** A POST whose headers and the start of its body are sent now; `finish()` sends the rest. */
 function slowUpload(port: number, agent: http.Agent): { answer: Promise<Answered>; finish(): void } {
   const body = JSON.stringify({ Name: 'Ada Lovelace' });
-  const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/customers', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  const req = http.request({
+    port,
+    host: '127.0.0.1',
+    method: 'POST',
+    path: '/customers',
+    agent,
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
   const answer = answered(req);
   req.write(body.slice(0, 5));
   return { answer, finish: () => req.end(body.slice(5)) };

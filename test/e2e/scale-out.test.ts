@@ -30,9 +30,30 @@ const keys = { steady: testKey('k-steady', 'teller'), doomed: testKey('k-doomed'
 function document(): AccessDocument {
   return {
     vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 1_000_000, durationSeconds: 60 }, licences: [{ id: 'l-read', api: 'GET*' }], keys: [keys.steady.record] },
-      { id: 'doomed', name: 'Doomed', status: 'active', rateLimit: { points: 1_000_000, durationSeconds: 60 }, licences: [{ id: 'l-doomed', api: 'GET*' }], keys: [keys.doomed.record] },
-      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 }, licences: [{ id: 'l-read', api: 'GET*' }], keys: [keys.tight.record] },
+      {
+        id: 'acme',
+        name: 'Acme',
+        status: 'active',
+        rateLimit: { points: 1_000_000, durationSeconds: 60 },
+        licences: [{ id: 'l-read', api: 'GET*' }],
+        keys: [keys.steady.record],
+      },
+      {
+        id: 'doomed',
+        name: 'Doomed',
+        status: 'active',
+        rateLimit: { points: 1_000_000, durationSeconds: 60 },
+        licences: [{ id: 'l-doomed', api: 'GET*' }],
+        keys: [keys.doomed.record],
+      },
+      {
+        id: 'tight',
+        name: 'Tight',
+        status: 'active',
+        rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 },
+        licences: [{ id: 'l-read', api: 'GET*' }],
+        keys: [keys.tight.record],
+      },
     ],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };
@@ -56,7 +77,15 @@ async function startInstance(env: NodeJS.ProcessEnv): Promise<Instance> {
   const [vendorPort, adminPort, statusPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(vendorPort), ADMIN_PORT: String(adminPort), STATUS_PORT: String(statusPort), SANDBOX_PORT: String(sandboxPort) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...env,
+      PORT: String(vendorPort),
+      ADMIN_PORT: String(adminPort),
+      STATUS_PORT: String(statusPort),
+      SANDBOX_PORT: String(sandboxPort),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -76,7 +105,10 @@ async function waitReady(instance: Instance, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (instance.child.exitCode !== null) break;
-    const ok = await fetch(`http://127.0.0.1:${instance.statusPort}/health/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${instance.statusPort}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -88,11 +120,14 @@ type Outcome = { status: number } | { error: string };
 /** One request on a fresh connection, as many clients behind a load balancer would send. */
 function request(port: number, key: IssuedTestKey): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/genders', agent: false, headers: { 'X-Vendor-Token': key.secret, connection: 'close' }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.once('end', () => resolve({ status: res.statusCode ?? 0 }));
-      res.once('error', (err) => resolve({ error: err.message }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/genders', agent: false, headers: { 'X-Vendor-Token': key.secret, connection: 'close' }, timeout: 10_000 },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.once('error', (err) => resolve({ error: err.message }));
+      },
+    );
     req.once('timeout', () => req.destroy(new Error('timeout')));
     req.once('error', (err) => resolve({ error: err.message }));
     req.end();
@@ -105,7 +140,15 @@ const failed = (outcome: Outcome): boolean => 'error' in outcome || outcome.stat
  * Keeps `concurrency` requests in flight until `stop()` says so, at most `maxRequests` in all
  * and at most `maxMs` long; calls `onProgress` after each.
  */
-async function load(options: { port: number; key: IssuedTestKey; concurrency: number; maxRequests: number; maxMs: number; stop: () => boolean; onProgress?: (done: number) => void }): Promise<Outcome[]> {
+async function load(options: {
+  port: number;
+  key: IssuedTestKey;
+  concurrency: number;
+  maxRequests: number;
+  maxMs: number;
+  stop: () => boolean;
+  onProgress?: (done: number) => void;
+}): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let sent = 0;
   const deadline = Date.now() + options.maxMs;
@@ -170,12 +213,15 @@ describe('three gateway processes on one Redis behind a round-robin proxy', () =
     expect(statuses.filter((s) => s === 200)).toHaveLength(TIGHT_POINTS);
     expect(statuses.filter((s) => s === 429)).toHaveLength(TIGHT_POINTS);
     const perInstance = proxy.assigned().map((n, i) => n - (before[i] ?? 0));
-    expect(perInstance).toEqual([TIGHT_POINTS * 2 / 3, TIGHT_POINTS * 2 / 3, TIGHT_POINTS * 2 / 3]);
+    expect(perInstance).toEqual([(TIGHT_POINTS * 2) / 3, (TIGHT_POINTS * 2) / 3, (TIGHT_POINTS * 2) / 3]);
   });
 
   it('enforces on all three, within 1 s, a licence revoked through one of them', async () => {
     for (const instance of instances) expect(await request(instance.vendorPort, keys.doomed)).toEqual({ status: 200 });
-    const revoked = await fetch(`http://127.0.0.1:${instances[0]?.adminPort}/v1/vendors/doomed/licences/l-doomed`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const revoked = await fetch(`http://127.0.0.1:${instances[0]?.adminPort}/v1/vendors/doomed/licences/l-doomed`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(revoked.status).toBe(204);
     const started = performance.now();
     const tookMs = await Promise.all(

@@ -174,7 +174,9 @@ describe('the parts of a graceful stop', () => {
       let idleClosedAt = 0;
       idle.on('close', () => (idleClosedAt = performance.now()));
       const inFlight = new Promise<http.IncomingMessage>((resolve, reject) => {
-        http.get(`${gateway.url}/accounts/1`, { agent: new http.Agent({ keepAlive: true }), headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } }, resolve).on('error', reject);
+        http
+          .get(`${gateway.url}/accounts/1`, { agent: new http.Agent({ keepAlive: true }), headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } }, resolve)
+          .on('error', reject);
       });
       await within(2000, () => core.requests.length === 1);
       const stopStarted = performance.now();
@@ -216,7 +218,8 @@ describe('the parts of a graceful stop', () => {
     const gateway = await startTestGateway({ redis: { url: redis.url, seedAccessFile: 'always' } });
     const observer = new Redis(redis.url);
     try {
-      const gatewayClients = async (): Promise<number> => ((await observer.client('LIST')) as string).split('\n').filter((line) => / name=cbg-/.test(line)).length;
+      const gatewayClients = async (): Promise<number> =>
+        ((await observer.client('LIST')) as string).split('\n').filter((line) => / name=cbg-/.test(line)).length;
       expect(await gatewayClients()).toBeGreaterThan(0);
       await gateway.stop();
       await within(1000, async () => (await gatewayClients()) === 0);

@@ -36,7 +36,13 @@ describe('start-up on an invalid configuration', () => {
   });
 
   it('refuses the published sandbox access file with a real core (exit 2, naming ACCESS_FILE), and the outbox SMS provider (naming sms.provider)', () => {
-    const sandboxFile = start({ CORE_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: 'startup-test-admin-token-01', GATEWAY__sms__provider: 'http', GATEWAY__sms__http__url: 'http://127.0.0.1:1/sms', GATEWAY__sms__http__bearerToken: 'sms-token-for-the-test' });
+    const sandboxFile = start({
+      CORE_URL: 'http://127.0.0.1:1',
+      ADMIN_TOKEN: 'startup-test-admin-token-01',
+      GATEWAY__sms__provider: 'http',
+      GATEWAY__sms__http__url: 'http://127.0.0.1:1/sms',
+      GATEWAY__sms__http__bearerToken: 'sms-token-for-the-test',
+    });
     expect(sandboxFile.status).toBe(2);
     expect(sandboxFile.stderr).toMatch(/ACCESS_FILE.*sandbox/);
     const outbox = start({ CORE_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: 'startup-test-admin-token-01' });

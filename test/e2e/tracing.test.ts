@@ -59,7 +59,7 @@ describe('OpenTelemetry tracing', () => {
     await new Promise((resolve) => receiver.close(resolve));
   });
 
-  it("traces a deposit: the server span, its rate-limit, body-translation and core-call children, and the core sees the same trace", async () => {
+  it('traces a deposit: the server span, its rate-limit, body-translation and core-call children, and the core sees the same trace', async () => {
     const logLines: string[] = [];
     const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (logLines.push(chunk.toString()), done()) }));
     const config = testConfig({ core: { url: core.url }, tracing: { endpoint, exportDelayMs: 50 } });
@@ -67,7 +67,12 @@ describe('OpenTelemetry tracing', () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const res = await fetch(`http://127.0.0.1:${gateway.vendorPort}/api/transaction/savings/deposit`, {
       method: 'POST',
-      headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo, 'content-type': 'application/xml', 'Idempotency-Key': 'traced-1', traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` },
+      headers: {
+        'X-Vendor-Token': SANDBOX_KEYS.demo,
+        'content-type': 'application/xml',
+        'Idempotency-Key': 'traced-1',
+        traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`,
+      },
       body: '<ReceiptPaymentDto><CUAccountID>50001</CUAccountID><Amount>10.00</Amount></ReceiptPaymentDto>',
     });
     expect(res.status).toBe(201);
@@ -81,7 +86,10 @@ describe('OpenTelemetry tracing', () => {
     expect(attribute(server, 'cbg.vendor')).toBe('demo-vendor');
     expect(Number(attribute(server, 'http.response.status_code'))).toBe(201);
     expect(typeof attribute(server, 'cbg.gateway_ms')).toBe('number');
-    const children = spans.filter((span) => span.parentSpanId === server.spanId).map((span) => span.name).sort();
+    const children = spans
+      .filter((span) => span.parentSpanId === server.spanId)
+      .map((span) => span.name)
+      .sort();
     expect(children).toEqual(['body translation', 'core call', 'rate limit']);
 
     const coreCall = spans.find((span) => span.name === 'core call') as ExportedSpan;

@@ -85,7 +85,16 @@ describe('TLS on the vendor and admin ports', () => {
     free = testKey('k-free', 'teller');
     bound = testKey('k-bound', 'teller', { certificateThumbprints: [thumbprintOf(clientA)] });
     accessFile = writeAccessFile({
-      vendors: [{ id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 1000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [free.record, bound.record] }],
+      vendors: [
+        {
+          id: 'acme',
+          name: 'Acme',
+          status: 'active',
+          rateLimit: { points: 1000, durationSeconds: 60 },
+          licences: [{ id: 'l', api: 'GET*' }],
+          keys: [free.record, bound.record],
+        },
+      ],
       users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
     });
     core = await startEchoCore();
@@ -136,7 +145,9 @@ describe('TLS on the vendor and admin ports', () => {
     expect(((await rebind.json()) as { certificateThumbprints: string[] }).certificateThumbprints).toEqual([thumbprintOf(clientB)]);
     expect((await httpsGet(gateway.vendorPort, '/accounts/1', bound.secret, clientB)).status).toBe(200);
     expect((await httpsGet(gateway.vendorPort, '/accounts/1', bound.secret, clientA)).status).toBe(401);
-    const audit = (await (await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/audit`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as Array<{ action: string }>;
+    const audit = (await (
+      await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/audit`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    ).json()) as Array<{ action: string }>;
     expect(audit.map((entry) => entry.action)).toContain('key.update');
   });
 
@@ -154,7 +165,9 @@ describe('TLS on the vendor and admin ports', () => {
     const smuggled = 'POST /api/transaction/savings/deposit HTTP/1.1\r\nHost: core\r\nContent-Length: 2\r\n\r\n{}';
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = tls.connect({ host: '127.0.0.1', port: gateway.vendorPort, servername: 'localhost', ca: readFileSync(serverCa.cert) }, () => {
-        socket.write(`GET /accounts/1 HTTP/1.1\r\nHost: x\r\nX-Vendor-Token: ${free.secret}\r\nConnection: Content-Length\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`);
+        socket.write(
+          `GET /accounts/1 HTTP/1.1\r\nHost: x\r\nX-Vendor-Token: ${free.secret}\r\nConnection: Content-Length\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`,
+        );
       });
       let text = '';
       socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -194,10 +207,21 @@ describe('TLS on the vendor and admin ports', () => {
     const gateway = await start({ ...serverTls('off'), admin: { tls: { certFile: server.cert, keyFile: server.key } } });
     const answer = await new Promise<number>((resolve, reject) => {
       https
-        .get({ host: '127.0.0.1', port: gateway.adminPort, path: '/v1/apis', servername: 'localhost', ca: readFileSync(serverCa.cert), headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        })
+        .get(
+          {
+            host: '127.0.0.1',
+            port: gateway.adminPort,
+            path: '/v1/apis',
+            servername: 'localhost',
+            ca: readFileSync(serverCa.cert),
+            headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
         .on('error', reject);
     });
     expect(answer).toBe(200);

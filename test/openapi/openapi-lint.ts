@@ -45,7 +45,8 @@ async function main(): Promise<void> {
       const file = path.join(dir, `openapi-${header.toLowerCase()}.json`);
       writeFileSync(file, await servedDocument(header));
       if (!lint(`redocly (receipt token header ${header})`, [REDOCLY, 'lint', file, '--format=summary'])) failures++;
-      if (!lint(`spectral (receipt token header ${header})`, [SPECTRAL, 'lint', file, '--ruleset', ruleset, '--fail-severity', 'error', '--format', 'text'])) failures++;
+      if (!lint(`spectral (receipt token header ${header})`, [SPECTRAL, 'lint', file, '--ruleset', ruleset, '--fail-severity', 'error', '--format', 'text']))
+        failures++;
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -44,8 +44,22 @@ export function topologyKeys(): TopologyKeys {
 export function topologyDocument(keys: TopologyKeys, tightPoints: number): AccessDocument {
   return {
     vendors: [
-      { id: 'acme', name: 'Acme', status: 'active', rateLimit: { points: 100_000, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.teller.record, keys.spare.record] },
-      { id: 'tight', name: 'Tight', status: 'active', rateLimit: { points: tightPoints, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] },
+      {
+        id: 'acme',
+        name: 'Acme',
+        status: 'active',
+        rateLimit: { points: 100_000, durationSeconds: 60 },
+        licences: [{ id: 'l', api: 'GET*' }],
+        keys: [keys.teller.record, keys.spare.record],
+      },
+      {
+        id: 'tight',
+        name: 'Tight',
+        status: 'active',
+        rateLimit: { points: tightPoints, durationSeconds: 60 },
+        licences: [{ id: 'l', api: 'GET*' }],
+        keys: [keys.tight.record],
+      },
     ],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };

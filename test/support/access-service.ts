@@ -17,7 +17,9 @@ const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1
  * A document as the store gives it back: vendors, their keys and users ordered by id, and
  * without the file-only `sandbox` marker (checked when the file is read, not stored).
  */
-export function storedForm<T extends { sandbox?: boolean; vendors: Array<{ id: string; keys: Array<{ id: string }> }>; users: Array<{ id: string }> }>(document: T): Omit<T, 'sandbox'> {
+export function storedForm<T extends { sandbox?: boolean; vendors: Array<{ id: string; keys: Array<{ id: string }> }>; users: Array<{ id: string }> }>(
+  document: T,
+): Omit<T, 'sandbox'> {
   const { sandbox: _sandbox, ...rest } = document;
   return {
     ...rest,

@@ -66,7 +66,14 @@ export class OpenApiConformance {
       Object.entries(methods).map(([method, operation]) => {
         const segments = template.split('/').filter(Boolean);
         const pattern = new RegExp(`^/${segments.map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`, 'i');
-        return { template, method: method.toUpperCase(), pattern, literalSegments: segments.filter((s) => !s.startsWith('{')).length, pointer: `#/paths/${escapePointer(template)}/${method}`, operation };
+        return {
+          template,
+          method: method.toUpperCase(),
+          pattern,
+          literalSegments: segments.filter((s) => !s.startsWith('{')).length,
+          pointer: `#/paths/${escapePointer(template)}/${method}`,
+          operation,
+        };
       }),
     );
   }
@@ -83,9 +90,7 @@ export class OpenApiConformance {
 
   private findOperation(method: string, path: string): Operation | undefined {
     const wanted = method === 'HEAD' ? 'GET' : method;
-    return this.operations
-      .filter((op) => op.method === wanted && op.pattern.test(path))
-      .sort((a, b) => b.literalSegments - a.literalSegments)[0];
+    return this.operations.filter((op) => op.method === wanted && op.pattern.test(path)).sort((a, b) => b.literalSegments - a.literalSegments)[0];
   }
 
   private fullCheck(answer: Answer, path: string): string[] {
@@ -104,7 +109,10 @@ export class OpenApiConformance {
     if (!content) return answer.body.length > 0 ? [...failures, 'a body where the document lists no content'] : failures;
     const mediaType = mediaTypeOf(answer);
     if (!(mediaType in content)) return [...failures, `content type ${mediaType} is not one of ${Object.keys(content).join(', ')}`];
-    return [...failures, ...this.bodyCheck(answer, mediaType, `${pointer}/content/${escapePointer(mediaType)}/schema`, (content[mediaType] as Json).schema as Json)];
+    return [
+      ...failures,
+      ...this.bodyCheck(answer, mediaType, `${pointer}/content/${escapePointer(mediaType)}/schema`, (content[mediaType] as Json).schema as Json),
+    ];
   }
 
   /** A path or method the document does not list: the answer must be a problem (404, 405, ...). */
@@ -126,7 +134,8 @@ export class OpenApiConformance {
   private problemCheck(answer: Answer): string[] {
     if (answer.method === 'HEAD') return [];
     const mediaType = mediaTypeOf(answer);
-    if (mediaType === 'application/problem+json') return this.bodyCheck(answer, mediaType, '#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' });
+    if (mediaType === 'application/problem+json')
+      return this.bodyCheck(answer, mediaType, '#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' });
     if (mediaType === 'application/problem+xml') return this.xmlCheck(answer, { $ref: '#/components/schemas/Problem' });
     return [`an error that is not a problem (${mediaType || 'no content type'}): ${answer.body.toString('utf8', 0, 200)}`];
   }
@@ -239,7 +248,8 @@ export function watchAnswers(port: number, conformance: OpenApiConformance): voi
 export function stopWatching(port: number, conformance: OpenApiConformance): void {
   if (watched.get(port) === conformance) watched.delete(port);
   const report = process.env.OPENAPI_CONFORMANCE_REPORT;
-  if (report) appendFileSync(report, `${JSON.stringify({ file: expect.getState().testPath, checked: conformance.checked, failures: conformance.failures.length })}\n`);
+  if (report)
+    appendFileSync(report, `${JSON.stringify({ file: expect.getState().testPath, checked: conformance.checked, failures: conformance.failures.length })}\n`);
 }
 
 function record(request: IncomingMessage, response: ServerResponse, conformance: OpenApiConformance): void {
@@ -263,6 +273,12 @@ function record(request: IncomingMessage, response: ServerResponse, conformance:
     // Node sends no body to a HEAD however much a handler writes: what was written is not what went out.
     if (request.method === 'HEAD') chunks.length = 0;
     const headers = response.getHeaders();
-    conformance.check({ method: request.method ?? 'GET', url: request.url ?? '/', status: response.statusCode, headers, body: decoded(Buffer.concat(chunks), headers['content-encoding']) });
+    conformance.check({
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      status: response.statusCode,
+      headers,
+      body: decoded(Buffer.concat(chunks), headers['content-encoding']),
+    });
   });
 }

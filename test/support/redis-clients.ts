@@ -13,7 +13,13 @@ export class TestRedisClients {
 
   /** Connecting, not yet ready. */
   create(url: string, commandTimeoutMs = 200): Redis {
-    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, retryStrategy: () => 50, disconnectTimeout: 50 });
+    const client = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: commandTimeoutMs,
+      retryStrategy: () => 50,
+      disconnectTimeout: 50,
+    });
     client.on('error', () => undefined);
     this.clients.push(client);
     return client;

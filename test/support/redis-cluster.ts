@@ -29,7 +29,9 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       const busPort = await freePort();
-      nodes.push(await startRedisProcess(port, ['cluster-enabled yes', `cluster-port ${busPort}`, 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000']));
+      nodes.push(
+        await startRedisProcess(port, ['cluster-enabled yes', `cluster-port ${busPort}`, 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000']),
+      );
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });

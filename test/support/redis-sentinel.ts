@@ -68,7 +68,11 @@ export async function askRedis<T>(port: number, question: (client: Redis) => Pro
  * Starts `redis-server <config file> [--sentinel]` on `port` and waits until it answers PING.
  * `config` holds redis.conf lines; port, bind, dir and no persistence are added here.
  */
-export async function startRedisProcess(port: number, config: readonly string[], options: { sentinel?: boolean; ping?: () => Promise<boolean> } = {}): Promise<RedisProcess> {
+export async function startRedisProcess(
+  port: number,
+  config: readonly string[],
+  options: { sentinel?: boolean; ping?: () => Promise<boolean> } = {},
+): Promise<RedisProcess> {
   const dir = testTempDir('cbg-redis-');
   const file = path.join(dir, 'redis.conf');
   // Sentinel rewrites its config file, so it must be a file of its own in a writable place.

@@ -75,7 +75,22 @@ function redisServerOn(port: number, options: RedisServerOptions): RedisServerHa
     const snapshot = options.dir === undefined ? [] : ['--dir', options.dir, '--dbfilename', 'dump.rdb'];
     // redis-server 7 refuses DEBUG unless enabled; older ones know no such option.
     const debug = options.enableDebugCommand ? ['--enable-debug-command', 'yes'] : [];
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--loglevel', 'warning', ...snapshot, ...debug];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--loglevel',
+      'warning',
+      ...snapshot,
+      ...debug,
+    ];
     const started = spawn('redis-server', args, {
       stdio: 'ignore',
     });

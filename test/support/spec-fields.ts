@@ -36,10 +36,7 @@ export const SPEC_FIELDS: Readonly<Record<string, ReadonlyArray<SpecField>>> = {
     ...required('int', 'loanTopUps', 'loanRepaymentsMade', 'paymentPeriodId', 'paymentPeriodNumber'),
     ...required('decimal', 'normalPayment'),
   ],
-  addresses: [
-    ...required('int', 'id', 'countryId'),
-    ...required('string', 'address1', 'address2', 'address3', 'townCity', 'county', 'state', 'postalCode'),
-  ],
+  addresses: [...required('int', 'id', 'countryId'), ...required('string', 'address1', 'address2', 'address3', 'townCity', 'county', 'state', 'postalCode')],
   /** One element of the banks envelope's `items`. */
   banks: [...required('int', 'addressId'), ...required('string', 'name'), ...required('int', 'id')],
   /** The customer bank account record (GET /bankaccounts/{id}, GET /customers/{id}/bankaccounts). */

@@ -45,7 +45,24 @@ export function createTestCa(name = 'cbg-test-ca', options: { readonly days?: nu
         `extendedKeyUsage=${options.client ? 'clientAuth' : 'serverAuth'}`,
       ];
       writeFileSync(`${base}.ext`, `${extensions.join('\n')}\n`);
-      openssl('x509', '-req', '-in', `${base}.csr`, '-CA', file(`${name}.crt`), '-CAkey', file(`${name}.key`), '-set_serial', String(1000 + serial), '-out', `${base}.crt`, '-days', '1', '-extfile', `${base}.ext`);
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${base}.csr`,
+        '-CA',
+        file(`${name}.crt`),
+        '-CAkey',
+        file(`${name}.key`),
+        '-set_serial',
+        String(1000 + serial),
+        '-out',
+        `${base}.crt`,
+        '-days',
+        '1',
+        '-extfile',
+        `${base}.ext`,
+      );
       return { cert: `${base}.crt`, key: `${base}.key` };
     },
     issueExpired(commonName) {
@@ -62,7 +79,26 @@ export function createTestCa(name = 'cbg-test-ca', options: { readonly days?: nu
         `[ca]\ndefault_ca=x\n[x]\ndatabase=${db}/index.txt\nnew_certs_dir=${db}\nserial=${db}/serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nextendedKeyUsage=clientAuth\n`,
       );
       openssl('req', ...EC_KEY, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${commonName}`);
-      openssl('ca', '-batch', '-config', `${base}.cnf`, '-cert', file(`${name}.crt`), '-keyfile', file(`${name}.key`), '-in', `${base}.csr`, '-out', `${base}.crt`, '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-extensions', 'ext');
+      openssl(
+        'ca',
+        '-batch',
+        '-config',
+        `${base}.cnf`,
+        '-cert',
+        file(`${name}.crt`),
+        '-keyfile',
+        file(`${name}.key`),
+        '-in',
+        `${base}.csr`,
+        '-out',
+        `${base}.crt`,
+        '-startdate',
+        '20200101000000Z',
+        '-enddate',
+        '20200201000000Z',
+        '-extensions',
+        'ext',
+      );
       return { cert: `${base}.crt`, key: `${base}.key` };
     },
   };

@@ -45,10 +45,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const aKeys = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
   const bKeys = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return (
-    aKeys.length === bKeys.length &&
-    aKeys.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
+  return aKeys.length === bKeys.length && aKeys.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function fieldChanges<T extends object>(before: T, after: T, fields: ReadonlyArray<keyof T & string>, hidden: readonly string[] = []): FieldChange[] {
@@ -78,8 +75,7 @@ function itemChanges<T extends { id: string }>(before: readonly T[], after: read
 }
 
 const KEY_FIELDS = ['prefix', 'hash', 'userId', 'status', 'expiresAt', 'createdAt', 'lastUsedAt'] as const;
-const isEmpty = (changes: ItemChanges): boolean =>
-  changes.added.length === 0 && changes.removed.length === 0 && changes.changed.length === 0;
+const isEmpty = (changes: ItemChanges): boolean => changes.added.length === 0 && changes.removed.length === 0 && changes.changed.length === 0;
 
 /** The changes from `before` to `after`, named by id; key hashes are reported as changed, never shown. */
 export function diffAccessDocuments(before: AccessDocument, after: AccessDocument): AccessDiff {

@@ -13,7 +13,16 @@ import { GatewayError } from '../../errors/error-catalogue';
 import { parseAccessDocumentInPlace } from '../../access/model';
 import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from '../../access/access-store';
 import { diffAccessDocuments, type AccessDiff } from './access-diff';
-import { keyRecord, operationsBetween, planDigest, takeRecords, type AccessOp, type AccessRecords, type KeyEntity, type VendorRecord } from '../../access/access-state';
+import {
+  keyRecord,
+  operationsBetween,
+  planDigest,
+  takeRecords,
+  type AccessOp,
+  type AccessRecords,
+  type KeyEntity,
+  type VendorRecord,
+} from '../../access/access-state';
 import type { AccessIndex } from '../../access/access-index';
 import type { AccessCache } from '../../access/cache';
 import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
@@ -57,7 +66,10 @@ const EXPORT_CHUNK = 500;
 function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
   const revived = next.keys.filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked').map((k) => k.id);
   if (revived.length > 0) {
-    throw new GatewayError('conflict', `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`);
+    throw new GatewayError(
+      'conflict',
+      `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`,
+    );
   }
 }
 
@@ -164,9 +176,13 @@ export class AccessDocumentService {
       const diff = diffAccessDocuments(index.documentForDiff(), next);
       const digest = planDigest(ops);
       if (expectedPlan !== undefined && digest !== expectedPlan) {
-        throw new GatewayError('conflict', 'The access config changed since this whole-document change was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.', {
-          preview: { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } },
-        });
+        throw new GatewayError(
+          'conflict',
+          'The access config changed since this whole-document change was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.',
+          {
+            preview: { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } },
+          },
+        );
       }
       return { version, ops, index, diff, digest };
     };
@@ -206,11 +222,16 @@ export class AccessDocumentService {
     });
     // A whole-document write cannot carry the proposal's removal in its own step (it may be
     // staged and swapped): the change goes next. Applied twice it would fail its version check.
-    if (approving) await this.writer.write(actor, () => ({ result: null, change: { action: 'change.applied', target: `changes/${approving.proposal.id}`, before: approving.proposal, after: null }, ops: [{ kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal }] }));
+    if (approving)
+      await this.writer.write(actor, () => ({
+        result: null,
+        change: { action: 'change.applied', target: `changes/${approving.proposal.id}`, before: approving.proposal, after: null },
+        ops: [{ kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal }],
+      }));
     return outcome;
   }
 
   private staleVersion(expected: number, actual: number): GatewayError {
     return new GatewayError('conflict', `The access document is at version ${actual}, not ${expected}; read it again and retry.`);
-   }
+  }
 }

@@ -100,9 +100,7 @@ describe('AccessService', () => {
     const instances = [await serviceOn(store), await serviceOn(store)];
     const { version } = await readDocument(store);
 
-    await Promise.all(
-      Array.from({ length: 30 }, (_, i) => instances[i % 2]!.grantPermission(`user-${i % 3}`, { id: `perm-${i}`, api: 'GET*' }, ACTOR)),
-    );
+    await Promise.all(Array.from({ length: 30 }, (_, i) => instances[i % 2]!.grantPermission(`user-${i % 3}`, { id: `perm-${i}`, api: 'GET*' }, ACTOR)));
 
     const after = await readDocument(store);
     const granted = after.document.users.flatMap((u) => u.permissions.map((p) => p.id)).filter((id) => id.startsWith('perm-') && id !== 'perm-read');
@@ -160,7 +158,12 @@ describe('diffAccessDocuments', () => {
       users: {
         added: ['auditor'],
         removed: [],
-        changed: [{ id: 'teller', permissions: { added: [], removed: [], changed: [{ id: 'perm-read', fields: [{ field: 'api', from: 'GET*', to: 'GETaccounts' }] }] } }],
+        changed: [
+          {
+            id: 'teller',
+            permissions: { added: [], removed: [], changed: [{ id: 'perm-read', fields: [{ field: 'api', from: 'GET*', to: 'GETaccounts' }] }] },
+          },
+        ],
       },
     });
     expect(diffAccessDocuments(after, before).vendors.removed).toEqual(['newco']);

@@ -20,7 +20,16 @@ import type { AccessIndex } from '../../access/access-index';
 import type { AccessCache } from '../../access/cache';
 import { AccessDocumentService, type DocumentExport, type ReplaceOptions, type ReplaceResult } from './access-document';
 import { AccessWriter, unchanged, type AccessWriterOptions, type Outcome, type WriteBy } from './access-writer';
-import { createVendorInput, grantLicenceInput, grantPermissionInput, idSchema, issueKeyInput, parseInput, patchKeyInput, patchVendorInput } from './admin-inputs';
+import {
+  createVendorInput,
+  grantLicenceInput,
+  grantPermissionInput,
+  idSchema,
+  issueKeyInput,
+  parseInput,
+  patchKeyInput,
+  patchVendorInput,
+} from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
 export type VendorView = VendorRecord & { keys: KeyView[] };
@@ -240,7 +249,11 @@ export class AccessService {
       const before = keyView(key);
       const after = keyView(updated);
       if (sameValue(before, after)) return unchanged(after);
-      return { result: after, change: { action: 'key.update', target: `keys/${keyId}`, before, after }, ops: [{ kind: 'key', id: keyId, value: updated, expect: key }] };
+      return {
+        result: after,
+        change: { action: 'key.update', target: `keys/${keyId}`, before, after },
+        ops: [{ kind: 'key', id: keyId, value: updated, expect: key }],
+      };
     });
   }
 
@@ -251,7 +264,11 @@ export class AccessService {
       if (key.status === 'revoked') return unchanged(keyView(key));
       const updated: KeyEntity = { ...key, status: 'revoked' };
       const after = keyView(updated);
-      return { result: after, change: { action: 'key.revoke', target: `keys/${keyId}`, before: keyView(key), after }, ops: [{ kind: 'key', id: keyId, value: updated, expect: key }] };
+      return {
+        result: after,
+        change: { action: 'key.revoke', target: `keys/${keyId}`, before: keyView(key), after },
+        ops: [{ kind: 'key', id: keyId, value: updated, expect: key }],
+      };
     });
   }
 
@@ -359,5 +376,4 @@ export class AccessService {
   replaceDocument(input: unknown, by: WriteBy, options: ReplaceOptions = {}): Promise<Outcome<ReplaceResult>> {
     return this.document.replaceDocument(input, by, options);
   }
-
 }

@@ -149,7 +149,10 @@ function refuseAfterSetup(writer: Writer, index: AccessIndex): void {
   const checker = (writer.approving?.approval as { checker?: unknown } | undefined)?.checker;
   if (writer.setup || checker === `admin:${BOOTSTRAP_ID}`) throw new GatewayError('permission_denied', LOCKED_BOOTSTRAP);
   if (writer.approving?.proposal.makerId === BOOTSTRAP_ID) {
-    throw new GatewayError('conflict', `Change "${writer.approving.proposal.id}" was made by the bootstrap token, and set-up is closed; reject it, and have a current admin make it again if it is still wanted.`);
+    throw new GatewayError(
+      'conflict',
+      `Change "${writer.approving.proposal.id}" was made by the bootstrap token, and set-up is closed; reject it, and have a current admin make it again if it is still wanted.`,
+    );
   }
 }
 
@@ -234,18 +237,35 @@ export class AccessWriter {
         }
         // Checked on the records this commit is guarded by: an approval applies exactly what was previewed.
         const pinned = approving?.proposal.pin;
-        if (approving && (!sameValue(change.before, (approving.proposal.preview as { before?: unknown } | null)?.before) || (pinned !== undefined && pinned !== pinOf(index, ops)))) {
-          throw new GatewayError('conflict', `The config changed since change "${approving.proposal.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
-            preview: { action: change.action, target: change.target, before: change.before, after: change.after },
-          });
+        if (
+          approving &&
+          (!sameValue(change.before, (approving.proposal.preview as { before?: unknown } | null)?.before) ||
+            (pinned !== undefined && pinned !== pinOf(index, ops)))
+        ) {
+          throw new GatewayError(
+            'conflict',
+            `The config changed since change "${approving.proposal.id}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`,
+            {
+              preview: { action: change.action, target: change.target, before: change.before, after: change.after },
+            },
+          );
         }
         validateOps(ops);
         // Approving consumes the proposal in the same step: two approvers cannot both apply it.
         // (A write that drops proposals itself may name the one it consumes: it is removed once.)
-        const all: AccessOp[] = approving ? [...ops.filter((op) => op.kind !== 'proposal' || op.id !== approving.proposal.id), { kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal }] : ops;
+        const all: AccessOp[] = approving
+          ? [
+              ...ops.filter((op) => op.kind !== 'proposal' || op.id !== approving.proposal.id),
+              { kind: 'proposal', id: approving.proposal.id, value: null, expect: approving.proposal },
+            ]
+          : ops;
         try {
           // An approval commits only on the version it was checked on (else it is checked again).
-          await this.store.commit({ ops: all, audit: auditEntry(writer, change), ...(approving ? { expectedVersion: index.version } : expectedVersion === undefined ? {} : { expectedVersion }) });
+          await this.store.commit({
+            ops: all,
+            audit: auditEntry(writer, change),
+            ...(approving ? { expectedVersion: index.version } : expectedVersion === undefined ? {} : { expectedVersion }),
+          });
           await this.afterCommit(all);
           return { result, change };
         } catch (err) {

@@ -92,7 +92,12 @@ const view = adminView;
 function adminPlan<T>(index: AccessIndex, result: T, change: Change, id: string, admin: AdminAccount | null, expect: AdminAccount | null): Plan<T> {
   const after = [...index.adminList().filter((a) => a.id !== id), ...(admin ? [admin] : [])];
   const latch = setupLatch(index, after, id);
-  return { result, change: withCleared(change, latch.cleared), ops: [{ kind: 'admin', id, value: admin, expect }, ...latch.ops], expectedVersion: index.version };
+  return {
+    result,
+    change: withCleared(change, latch.cleared),
+    ops: [{ kind: 'admin', id, value: admin, expect }, ...latch.ops],
+    expectedVersion: index.version,
+  };
 }
 
 /** The audit entry of a write that closed set-up names the bootstrap-handed codes it cleared (never the codes). */
@@ -105,7 +110,10 @@ function withCleared(change: Change, cleared: readonly string[]): Change {
 /** Refuses to sponsor an admin already up the maker's chain: it would make a loop of one person. */
 function refuseLoop(index: AccessIndex, maker: string, adminId: string): void {
   if (chainOf(index, maker).includes(adminId)) {
-    throw new GatewayError('conflict', `Admin "${adminId}" is "${maker}"'s own sponsor, or up their sponsor chain: they count as one person, and "${maker}" cannot hand them a code; another person must.`);
+    throw new GatewayError(
+      'conflict',
+      `Admin "${adminId}" is "${maker}"'s own sponsor, or up their sponsor chain: they count as one person, and "${maker}" cannot hand them a code; another person must.`,
+    );
   }
 }
 
@@ -125,12 +133,17 @@ export class AdminDirectory {
   async sessionIdentity(adminId: string, tokenFingerprint: string): Promise<AdminIdentity | null> {
     const admin = (await this.writer.index()).admin(adminId);
     // The fingerprint is the first 16 hex digits of the token's SHA-256, as the hash stores it.
-    return admin?.tokenHash && admin.tokenHash.slice('sha256:'.length, 'sha256:'.length + 16) === tokenFingerprint ? { id: admin.id, name: admin.name, role: admin.role } : null;
+    return admin?.tokenHash && admin.tokenHash.slice('sha256:'.length, 'sha256:'.length + 16) === tokenFingerprint
+      ? { id: admin.id, name: admin.name, role: admin.role }
+      : null;
   }
 
   /** Every named admin (the set-up latch is no admin and is left out). */
   async list(): Promise<AdminView[]> {
-    return (await this.writer.index()).adminList().filter((a) => a.id !== BOOTSTRAP_ID && !isTombstone(a)).map(view);
+    return (await this.writer.index())
+      .adminList()
+      .filter((a) => a.id !== BOOTSTRAP_ID && !isTombstone(a))
+      .map(view);
   }
 
   /** An admin's input with its id made up when it names none, so a preview and its approval agree. */
@@ -150,7 +163,13 @@ export class AdminDirectory {
     return this.writer.write(by, (index) => {
       // Ids are never reused, in any case: a deleted admin's record stays, and chains run through it.
       const taken = index.adminList().find((a) => a.id.toLowerCase() === body.id.toLowerCase());
-      if (taken) throw new GatewayError('conflict', isTombstone(taken) ? `The id "${body.id}" belonged to a deleted admin; admin ids are never reused.` : `An admin with id "${taken.id}" already exists.`);
+      if (taken)
+        throw new GatewayError(
+          'conflict',
+          isTombstone(taken)
+            ? `The id "${body.id}" belonged to a deleted admin; admin ids are never reused.`
+            : `An admin with id "${taken.id}" already exists.`,
+        );
       refuseLoop(index, maker, body.id);
       const now = Date.now();
       const admin: AdminAccount = {
@@ -175,7 +194,14 @@ export class AdminDirectory {
       refuseLoop(index, maker, adminId);
       const { tokenHash: _hash, tokenPrefix: _prefix, ...rest } = admin;
       const updated: AdminAccount = { ...rest, sponsor: maker, enrolment: { codeHash, expiresAt: new Date(Date.now() + ENROLMENT_TTL_MS).toISOString() } };
-      return adminPlan(index, view(updated), { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
+      return adminPlan(
+        index,
+        view(updated),
+        { action: 'admin.reenrol', target: `admins/${adminId}`, before: view(admin), after: view(updated) },
+        adminId,
+        updated,
+        admin,
+      );
     });
   }
 
@@ -186,13 +212,24 @@ export class AdminDirectory {
       const admin = this.find(index, adminId);
       if (admin.role === role) return { result: view(admin), change: null, ops: [] };
       const updated: AdminAccount = { ...admin, role };
-      const plan = adminPlan(index, view(updated), { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) }, adminId, updated, admin);
+      const plan = adminPlan(
+        index,
+        view(updated),
+        { action: 'admin.role', target: `admins/${adminId}`, before: view(admin), after: view(updated) },
+        adminId,
+        updated,
+        admin,
+      );
       // Their proposals go with the role they were filed in: demoted and raised back, an
       // admin whose token leaked cannot have the old changes approved (named in the audit entry).
       const dropped = index.proposalList().filter((c) => c.makerId === adminId);
       if (dropped.length === 0) return plan;
       const after = { ...(plan.change?.after as object), pendingChangesDropped: dropped.map((c) => c.id) };
-      return { ...plan, change: { ...(plan.change as Change), after }, ops: [...plan.ops, ...dropped.map((c): AccessOp => ({ kind: 'proposal', id: c.id, value: null, expect: c }))] };
+      return {
+        ...plan,
+        change: { ...(plan.change as Change), after },
+        ops: [...plan.ops, ...dropped.map((c): AccessOp => ({ kind: 'proposal', id: c.id, value: null, expect: c }))],
+      };
     });
   }
 
@@ -212,7 +249,14 @@ export class AdminDirectory {
       if (admin.sponsor === BOOTSTRAP_ID && !setupOpen(index)) return { result: null, change: null, ops: [] };
       const { enrolment: _used, ...rest } = admin;
       const enrolled: AdminAccount = { ...rest, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
-      return adminPlan(index, { ...view(enrolled), token }, { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) }, admin.id, enrolled, admin);
+      return adminPlan(
+        index,
+        { ...view(enrolled), token },
+        { action: 'admin.enrol', target: `admins/${admin.id}`, before: view(admin), after: view(enrolled) },
+        admin.id,
+        enrolled,
+        admin,
+      );
     });
     return outcome.result;
   }
@@ -223,7 +267,14 @@ export class AdminDirectory {
     return this.writer.write(`admin:${adminId}`, (index) => {
       const admin = this.find(index, adminId);
       const rotated: AdminAccount = { ...admin, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
-      return adminPlan(index, { ...view(rotated), token }, { action: 'admin.rotate', target: `admins/${adminId}`, before: view(admin), after: view(rotated) }, adminId, rotated, admin);
+      return adminPlan(
+        index,
+        { ...view(rotated), token },
+        { action: 'admin.rotate', target: `admins/${adminId}`, before: view(admin), after: view(rotated) },
+        adminId,
+        rotated,
+        admin,
+      );
     });
   }
 
@@ -234,7 +285,14 @@ export class AdminDirectory {
       const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
       const revoked: AdminAccount = rest;
       if (!admin.tokenHash && !admin.enrolment) return { result: view(revoked), change: null, ops: [] };
-      return adminPlan(index, view(revoked), { action: 'admin.revoke-token', target: `admins/${adminId}`, before: view(admin), after: view(revoked) }, adminId, revoked, admin);
+      return adminPlan(
+        index,
+        view(revoked),
+        { action: 'admin.revoke-token', target: `admins/${adminId}`, before: view(admin), after: view(revoked) },
+        adminId,
+        revoked,
+        admin,
+      );
     });
   }
 
@@ -266,7 +324,10 @@ export class AdminDirectory {
   private async writeLatch(): Promise<boolean> {
     const outcome = await this.writer.write('admin:bootstrap', (index) => {
       const { ops, cleared } = setupLatch(index);
-      const change = withCleared({ action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } }, cleared);
+      const change = withCleared(
+        { action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } },
+        cleared,
+      );
       return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? change : null, ops, expectedVersion: index.version };
     });
     return outcome.result;

@@ -47,7 +47,10 @@ export const issueKeyInput = z
  */
 export const patchKeyInput = z
   .object({
-    certificateThumbprints: z.array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters')).max(2).optional(),
+    certificateThumbprints: z
+      .array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'an x5t#S256 thumbprint: 43 base64url characters'))
+      .max(2)
+      .optional(),
     expiresAt: futureTimestamp.optional(),
   })
   .strict()

@@ -9,14 +9,29 @@ const HASH = `sha256:${'a'.repeat(64)}`;
 const at = '2026-01-01T00:00:00.000Z';
 
 function admin(id: string, role: AdminAccount['role'], extra: Partial<AdminAccount> = {}): AdminAccount {
-  return { id, name: id, role, createdAt: at, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${id.padEnd(64, '0').replace(/[^0-9a-f]/g, 'e').slice(0, 64)}`, ...extra };
+  return {
+    id,
+    name: id,
+    role,
+    createdAt: at,
+    tokenPrefix: 'cba_abcd',
+    tokenHash: `sha256:${id
+      .padEnd(64, '0')
+      .replace(/[^0-9a-f]/g, 'e')
+      .slice(0, 64)}`,
+    ...extra,
+  };
 }
 
 const index = (...admins: AdminAccount[]): AccessIndex => AccessIndex.fromRecords({ vendors: [], keys: [], users: [], admins, proposals: [] }, 1);
 
 describe('personOf', () => {
   it('counts an admin as the person its sponsor counts as, up the chain', () => {
-    const idx = index(admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }), admin('sock', 'approver', { sponsor: 'olga' }), admin('sock2', 'approver', { sponsor: 'sock' }));
+    const idx = index(
+      admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }),
+      admin('sock', 'approver', { sponsor: 'olga' }),
+      admin('sock2', 'approver', { sponsor: 'sock' }),
+    );
     expect(['olga', 'sock', 'sock2'].map((id) => personOf(idx, id))).toEqual(['olga', 'olga', 'olga']);
   });
 
@@ -26,14 +41,23 @@ describe('personOf', () => {
   });
 
   it('counts every admin of a sponsor loop, and every admin sponsored into it, as one person', () => {
-    const idx = index(admin('a', 'owner', { sponsor: 'b' }), admin('b', 'owner', { sponsor: 'a' }), admin('c', 'approver', { sponsor: 'b' }), admin('anna', 'approver', { sponsor: BOOTSTRAP_ID }));
+    const idx = index(
+      admin('a', 'owner', { sponsor: 'b' }),
+      admin('b', 'owner', { sponsor: 'a' }),
+      admin('c', 'approver', { sponsor: 'b' }),
+      admin('anna', 'approver', { sponsor: BOOTSTRAP_ID }),
+    );
     expect(chainOf(idx, 'a')).toEqual(['a', 'b']);
     expect([samePerson(idx, 'a', 'b'), samePerson(idx, 'b', 'a'), samePerson(idx, 'c', 'a'), samePerson(idx, 'c', 'b')]).toEqual([true, true, true, true]);
     expect(samePerson(idx, 'anna', 'a')).toBe(false);
   });
 
   it('follows the chain through a deleted admin’s tombstone, and counts a sponsor with no record as a member', () => {
-    const idx = index(admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }), admin('sock', 'owner', { sponsor: 'olga', tokenHash: undefined, tokenPrefix: undefined, deletedAt: at }), admin('sock2', 'approver', { sponsor: 'sock' }));
+    const idx = index(
+      admin('olga', 'owner', { sponsor: BOOTSTRAP_ID }),
+      admin('sock', 'owner', { sponsor: 'olga', tokenHash: undefined, tokenPrefix: undefined, deletedAt: at }),
+      admin('sock2', 'approver', { sponsor: 'sock' }),
+    );
     expect(chainOf(idx, 'sock2')).toEqual(['sock2', 'sock', 'olga']);
     expect(samePerson(idx, 'sock2', 'olga')).toBe(true);
     const dangling = index(admin('x', 'approver', { sponsor: 'gone' }), admin('y', 'approver', { sponsor: 'gone' }));
@@ -63,9 +87,19 @@ describe('set-up', () => {
   });
 
   it('clears, with the latch, every code the bootstrap token was handed and no one redeemed, but the one being written', () => {
-    const enrolling = (id: string, sponsor: string): AdminAccount => ({ ...admin(id, 'owner'), sponsor, tokenHash: undefined, tokenPrefix: undefined, enrolment: { codeHash: HASH, expiresAt: at } });
+    const enrolling = (id: string, sponsor: string): AdminAccount => ({
+      ...admin(id, 'owner'),
+      sponsor,
+      tokenHash: undefined,
+      tokenPrefix: undefined,
+      enrolment: { codeHash: HASH, expiresAt: at },
+    });
     const two = [admin('olga', 'owner'), admin('anna', 'approver')];
-    const { ops, cleared } = setupLatch(index(...two, enrolling('late1', BOOTSTRAP_ID), enrolling('late2', BOOTSTRAP_ID), enrolling('mine', 'olga')), two, 'late2');
+    const { ops, cleared } = setupLatch(
+      index(...two, enrolling('late1', BOOTSTRAP_ID), enrolling('late2', BOOTSTRAP_ID), enrolling('mine', 'olga')),
+      two,
+      'late2',
+    );
     expect(cleared).toEqual(['late1']);
     expect(ops).toHaveLength(2);
     expect(ops[1]).toMatchObject({ kind: 'admin', id: 'late1', expect: { enrolment: { codeHash: HASH } } });

@@ -63,7 +63,8 @@ export function personOf(index: AccessIndex, adminId: string): string {
 /** A deleted admin's record, kept so its id is never reused and chains through it still hold. */
 export const isTombstone = (admin: AdminAccount): boolean => admin.deletedAt !== undefined;
 
-const canApprove = (admin: AdminAccount): boolean => admin.id !== BOOTSTRAP_ID && (admin.role === 'approver' || admin.role === 'owner') && admin.tokenHash !== undefined;
+const canApprove = (admin: AdminAccount): boolean =>
+  admin.id !== BOOTSTRAP_ID && (admin.role === 'approver' || admin.role === 'owner') && admin.tokenHash !== undefined;
 
 /** True when two named admins who can approve hold a token. */
 const twoApprovers = (admins: readonly AdminAccount[]): boolean => admins.filter(canApprove).length >= 2;
@@ -76,7 +77,9 @@ export function setupOpen(index: AccessIndex): boolean {
 
 /** Named admins still holding a code the bootstrap token was handed (sponsor `bootstrap`), but `except`. */
 function bootstrapCodes(index: AccessIndex, except?: string): AdminAccount[] {
-  return index.adminList().filter((a) => a.id !== BOOTSTRAP_ID && a.id !== except && a.sponsor === BOOTSTRAP_ID && a.enrolment !== undefined && !isTombstone(a));
+  return index
+    .adminList()
+    .filter((a) => a.id !== BOOTSTRAP_ID && a.id !== except && a.sponsor === BOOTSTRAP_ID && a.enrolment !== undefined && !isTombstone(a));
 }
 
 /**

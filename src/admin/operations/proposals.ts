@@ -128,7 +128,6 @@ function withoutSecretTraits(key: unknown): unknown {
   return rest;
 }
 
-
 /**
  * The maker's standing when filing (see makerSeal in model.ts): their token hash and role, tied
  * to the change id so the record never holds anything that could match a token elsewhere. A
@@ -186,7 +185,10 @@ export class Proposals {
     const index = await this.service.writer.index();
     if (maker.adminId === BOOTSTRAP_ID) {
       if (!setupOpen(index)) await this.refuseBootstrap();
-      if (ADMIN_OPERATIONS.has(operation)) return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' }, setup: true }) };
+      if (ADMIN_OPERATIONS.has(operation))
+        return {
+          applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' }, setup: true }),
+        };
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
     // kept as sent (never a secret: a key's secret is made when the change is approved).
@@ -224,7 +226,12 @@ export class Proposals {
     };
     await this.service.writer.write(maker.actor, () => ({
       result: null,
-      change: { action: 'change.propose', target: `changes/${proposal.id}`, before: null, after: { operation, action: proposal.action, target: proposal.target } },
+      change: {
+        action: 'change.propose',
+        target: `changes/${proposal.id}`,
+        before: null,
+        after: { operation, action: proposal.action, target: proposal.target },
+      },
       ops: [{ kind: 'proposal', id: proposal.id, value: proposal, expect: null }],
     }));
     return { pending: this.view(proposal, now) };
@@ -250,9 +257,13 @@ export class Proposals {
     const checkerChain = chainOf(index, checker.adminId);
     const makerThen = proposal.makerChain ?? (proposal.makerPerson === undefined ? [] : [proposal.makerPerson]);
     if (chainsMeet(checkerChain, chainOf(index, proposal.makerId)) || chainsMeet(checkerChain, makerThen)) {
-      throw new GatewayError('permission_denied', 'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.');
+      throw new GatewayError(
+        'permission_denied',
+        'The maker of a change cannot approve it, nor can an admin who counts as the same person (one whose enrolment code the maker was handed); another person must.',
+      );
     }
-    if (this.view(proposal, Date.now()).status === 'expired') throw new GatewayError('conflict', `Change "${changeId}" expired at ${proposal.expiresAt}; make it again.`);
+    if (this.view(proposal, Date.now()).status === 'expired')
+      throw new GatewayError('conflict', `Change "${changeId}" expired at ${proposal.expiresAt}; make it again.`);
     const operation = proposal.operation as OperationName;
     this.refuseUnbackedMaker(index, proposal, operation);
     const { run } = OPERATIONS[operation] as Operation;
@@ -260,9 +271,18 @@ export class Proposals {
     const fresh = await run(this.targets, unpinned(operation, structuredClone(proposal.args)), { actor: checker.actor, preview: true });
     if (fresh.change === null) throw new GatewayError('conflict', `Change "${changeId}" would change nothing now; reject it.`);
     if (!samePreview(operation, fresh, proposal)) {
-      throw new GatewayError('conflict', `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`, {
-        preview: { action: fresh.change.action, target: fresh.change.target, before: fresh.change.before, after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after },
-      });
+      throw new GatewayError(
+        'conflict',
+        `The config changed since change "${changeId}" was made, so it would no longer apply as previewed; reject it and make it again. preview holds what it would change now.`,
+        {
+          preview: {
+            action: fresh.change.action,
+            target: fresh.change.target,
+            before: fresh.change.before,
+            after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after,
+          },
+        },
+      );
     }
     const approval: Approval = { maker: `admin:${proposal.makerId}`, madeAt: proposal.createdAt, checker: checker.actor, checkedAt: new Date().toISOString() };
     // A copy: the service may validate its input in place, and the proposal must stay as filed.
@@ -271,10 +291,21 @@ export class Proposals {
 
   async reject(changeId: string, checker: Actor): Promise<void> {
     const proposal = await this.find(changeId);
-    const approval = { maker: `admin:${proposal.makerId}`, madeAt: proposal.createdAt, checker: checker.actor, checkedAt: new Date().toISOString(), rejected: true };
+    const approval = {
+      maker: `admin:${proposal.makerId}`,
+      madeAt: proposal.createdAt,
+      checker: checker.actor,
+      checkedAt: new Date().toISOString(),
+      rejected: true,
+    };
     await this.service.writer.write({ actor: checker.actor, approval }, () => ({
       result: null,
-      change: { action: 'change.reject', target: `changes/${changeId}`, before: { operation: proposal.operation, action: proposal.action, target: proposal.target, preview: proposal.preview }, after: null },
+      change: {
+        action: 'change.reject',
+        target: `changes/${changeId}`,
+        before: { operation: proposal.operation, action: proposal.action, target: proposal.target, preview: proposal.preview },
+        after: null,
+      },
       ops: [{ kind: 'proposal', id: changeId, value: null, expect: proposal }],
     }));
   }
@@ -295,13 +326,20 @@ export class Proposals {
     const capability = ADMIN_OPERATIONS.has(operation) ? 'manage-admins' : 'write';
     const why =
       proposal.makerId === BOOTSTRAP_ID
-        ? setupOpen(index) ? null : 'was made by the bootstrap token, and set-up is closed'
-        : !maker || isTombstone(maker) ? 'was made by an admin who was deleted since'
-          : maker.tokenHash === undefined ? 'was made by an admin who holds no token now'
-            : !roleAllows(maker.role, capability) ? `was made by an admin whose role (${maker.role}) may no longer file it`
-              : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker) ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
+        ? setupOpen(index)
+          ? null
+          : 'was made by the bootstrap token, and set-up is closed'
+        : !maker || isTombstone(maker)
+          ? 'was made by an admin who was deleted since'
+          : maker.tokenHash === undefined
+            ? 'was made by an admin who holds no token now'
+            : !roleAllows(maker.role, capability)
+              ? `was made by an admin whose role (${maker.role}) may no longer file it`
+              : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker)
+                ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
                 : null;
-    if (why !== null) throw new GatewayError('conflict', `Change "${proposal.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
+    if (why !== null)
+      throw new GatewayError('conflict', `Change "${proposal.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }
 
   private async find(changeId: string): Promise<Proposal> {

@@ -14,7 +14,15 @@ import type { AdminAccount } from '../../access/model';
 import { accessServiceFor } from '../../../test/support/access-service';
 
 const at = '2026-01-01T00:00:00.000Z';
-const approver = (id: string, digit: string): AdminAccount => ({ id, name: id, role: 'approver', createdAt: at, sponsor: BOOTSTRAP_ID, tokenPrefix: 'cba_abcd', tokenHash: `sha256:${digit.repeat(64)}` });
+const approver = (id: string, digit: string): AdminAccount => ({
+  id,
+  name: id,
+  role: 'approver',
+  createdAt: at,
+  sponsor: BOOTSTRAP_ID,
+  tokenPrefix: 'cba_abcd',
+  tokenHash: `sha256:${digit.repeat(64)}`,
+});
 const bootstrap = { actor: 'admin:bootstrap', adminId: BOOTSTRAP_ID };
 
 /** A store with these admins and no latch, as an earlier release left it. */
@@ -25,7 +33,11 @@ async function storeWith(...admins: AdminAccount[]): Promise<{ admins: AdminDire
   await service.writer.index(); // loaded, as the gateway's cache is before start-up goes on
   const directory = new AdminDirectory(service.writer);
   const queue = new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, directory);
-  return { admins: directory, queue, latched: async () => !setupOpen(await service.writer.index()) && (await service.writer.index()).admin(BOOTSTRAP_ID) !== undefined };
+  return {
+    admins: directory,
+    queue,
+    latched: async () => !setupOpen(await service.writer.index()) && (await service.writer.index()).admin(BOOTSTRAP_ID) !== undefined,
+  };
 }
 
 describe('the set-up latch', () => {
@@ -33,7 +45,9 @@ describe('the set-up latch', () => {
     const { admins, queue, latched } = await storeWith(approver('anna', 'a'), approver('abe', 'b'));
     await admins.revokeToken('abe', 'admin:bootstrap');
     expect(await latched()).toBe(true);
-    await expect(queue.submit('createAdmin', [{ id: 'evil', name: 'Evil', role: 'owner' }, { codeHash: `sha256:${'c'.repeat(64)}` }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+    await expect(
+      queue.submit('createAdmin', [{ id: 'evil', name: 'Evil', role: 'owner' }, { codeHash: `sha256:${'c'.repeat(64)}` }], bootstrap),
+    ).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('is written by a deletion too, and at start-up when two approvers hold tokens', async () => {
@@ -57,7 +71,11 @@ describe('the set-up latch', () => {
 
 describe('the bootstrap token’s set-up power', () => {
   /** Two instances on one store; olga has enrolled, anna's code is out: set-up is one enrolment from closing. */
-  async function nearlyClosed(): Promise<{ a: { admins: AdminDirectory; queue: Proposals; service: ReturnType<typeof accessServiceFor> }; closeOnB: () => Promise<void>; olga: string }> {
+  async function nearlyClosed(): Promise<{
+    a: { admins: AdminDirectory; queue: Proposals; service: ReturnType<typeof accessServiceFor> };
+    closeOnB: () => Promise<void>;
+    olga: string;
+  }> {
     const store = new MemoryAccessStore({ vendors: [{ id: 'acme', name: 'Acme', status: 'active', licences: [], keys: [] }], users: [] });
     const instance = async (): Promise<{ admins: AdminDirectory; queue: Proposals; service: ReturnType<typeof accessServiceFor> }> => {
       const service = accessServiceFor(store);
@@ -91,7 +109,9 @@ describe('the bootstrap token’s set-up power', () => {
   it('creates no admin when set-up closed on another instance after its check', async () => {
     const { a, closeOnB } = await nearlyClosed();
     beforeNextWrite(a.service, closeOnB);
-    await expect(a.queue.submit('createAdmin', [{ id: 'late', name: 'Late', role: 'owner' }, { codeHash: newEnrolmentCode().codeHash }], bootstrap)).rejects.toMatchObject({ code: 'permission_denied' });
+    await expect(
+      a.queue.submit('createAdmin', [{ id: 'late', name: 'Late', role: 'owner' }, { codeHash: newEnrolmentCode().codeHash }], bootstrap),
+    ).rejects.toMatchObject({ code: 'permission_denied' });
     expect((await a.service.writer.index()).admin('late')).toBeUndefined();
   });
 

@@ -26,11 +26,21 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   const audit = new MemoryAuditLog();
   const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({ service, admins: new AdminDirectory(service.writer), audit, adminToken: TOKEN, logger: createLogger('silent'), maxDocumentBytes: MAX_DOCUMENT_BYTES });
+  const app = createAdminApp({
+    service,
+    admins: new AdminDirectory(service.writer),
+    audit,
+    adminToken: TOKEN,
+    logger: createLogger('silent'),
+    maxDocumentBytes: MAX_DOCUMENT_BYTES,
+  });
   server = await listenOnLoopback(app);
   continueFromRoutes(server.server);
   for (const role of ['viewer', 'operator']) {
-    const res = await request(server.url).post('/v1/admins').set('Authorization', `Bearer ${TOKEN}`).send({ id: `up-${role}`, name: role, role });
+    const res = await request(server.url)
+      .post('/v1/admins')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ id: `up-${role}`, name: role, role });
     const enrolled = await request(server.url).post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
     tokens[role] = enrolled.body.token as string;
   }
@@ -39,7 +49,14 @@ afterAll(() => server.close());
 
 /** The headers of a `PUT /v1/access` that announces `length` bytes of JSON. */
 const uploadHeaders = (token: string, length: number, query = '', extra: string[] = []): string =>
-  rawRequest([`PUT /v1/access${query} HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/json', `Content-Length: ${length}`, ...extra]);
+  rawRequest([
+    `PUT /v1/access${query} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${token}`,
+    'Content-Type: application/json',
+    `Content-Length: ${length}`,
+    ...extra,
+  ]);
 
 /** Opens a connection, sends `bytes`, and hands every byte the server sends to `onText` (the whole text so far). */
 function connection(bytes: string, onText: (text: string, socket: net.Socket) => void): Promise<string> {
@@ -77,19 +94,30 @@ describe('PUT /v1/access: checks before the body', () => {
     const exported = await request(server.url).get('/v1/access').set('Authorization', `Bearer ${TOKEN}`);
     const document = JSON.stringify(exported.body);
     let sent = false;
-    const accepted = await connection(uploadHeaders(tokens.operator as string, Buffer.byteLength(document), '?dryRun=true', ['Expect: 100-continue', 'Connection: close']), (text, socket) => {
-      if (!sent && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
-        sent = true;
-        socket.write(document);
-      }
-    });
+    const accepted = await connection(
+      uploadHeaders(tokens.operator as string, Buffer.byteLength(document), '?dryRun=true', ['Expect: 100-continue', 'Connection: close']),
+      (text, socket) => {
+        if (!sent && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+          sent = true;
+          socket.write(document);
+        }
+      },
+    );
     expect(accepted).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
 
     // Every other route with a body invites it too (curl asks first for a large one).
     const vendor = JSON.stringify({ id: 'expecting', name: 'Expecting' });
     let posted = false;
     const created = await connection(
-      rawRequest(['POST /v1/vendors HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${tokens.operator}`, 'Content-Type: application/json', `Content-Length: ${vendor.length}`, 'Expect: 100-continue', 'Connection: close']),
+      rawRequest([
+        'POST /v1/vendors HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${tokens.operator}`,
+        'Content-Type: application/json',
+        `Content-Length: ${vendor.length}`,
+        'Expect: 100-continue',
+        'Connection: close',
+      ]),
       (text, socket) => {
         if (!posted && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
           posted = true;

@@ -55,7 +55,9 @@ function beforeTheBody(limit: number): RequestHandler[] {
         refuseUnread(
           next,
           res,
-          new GatewayError('rate_limited', 'Another access document is being uploaded to this instance; retry shortly.', { headers: { 'Retry-After': UPLOAD_RETRY_AFTER_SECONDS } }),
+          new GatewayError('rate_limited', 'Another access document is being uploaded to this instance; retry shortly.', {
+            headers: { 'Retry-After': UPLOAD_RETRY_AFTER_SECONDS },
+          }),
         );
         return;
       }
@@ -104,15 +106,16 @@ function accessBody(req: Request): unknown {
 async function streamText(res: Response, chunks: Iterable<string>): Promise<void> {
   for (const chunk of chunks) {
     if (res.destroyed) return;
-    if (!res.write(chunk)) await new Promise<void>((resolve) => {
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
+    if (!res.write(chunk))
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
   }
   res.end();
 }

@@ -25,11 +25,21 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   const audit = new MemoryAuditLog();
   const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({ service, admins: new AdminDirectory(service.writer), audit, adminToken: TOKEN, logger: createLogger('silent'), maxDocumentBytes: 4 * 1024 * 1024 });
+  const app = createAdminApp({
+    service,
+    admins: new AdminDirectory(service.writer),
+    audit,
+    adminToken: TOKEN,
+    logger: createLogger('silent'),
+    maxDocumentBytes: 4 * 1024 * 1024,
+  });
   server = await listenOnLoopback(app);
   continueFromRoutes(server.server);
   for (const role of ['viewer', 'operator']) {
-    const res = await request(server.url).post('/v1/admins').set('Authorization', `Bearer ${TOKEN}`).send({ id: `cost-${role}`, name: role, role });
+    const res = await request(server.url)
+      .post('/v1/admins')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ id: `cost-${role}`, name: role, role });
     const enrolled = await request(server.url).post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
     tokens[role] = enrolled.body.token as string;
   }
@@ -50,7 +60,14 @@ function headersOnly(method: string, target: string, length: number, token?: str
 /** A whole request with `body`. */
 function withBody(method: string, target: string, body: string, token?: string, type = 'application/json'): string {
   return rawRequest(
-    [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', ...(token ? [`Authorization: Bearer ${token}`] : []), `Content-Type: ${type}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'],
+    [
+      `${method} ${target} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      ...(token ? [`Authorization: Bearer ${token}`] : []),
+      `Content-Type: ${type}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ],
     body,
   );
 }
@@ -153,7 +170,12 @@ describe('nesting depth', () => {
 
   it('still refuses a YAML alias bomb (400)', async () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 0; i < 9; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+    for (let i = 0; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]`,
+      );
     const started = performance.now();
     const exchange = await rawExchange(server.port, withBody('PUT', '/v1/access?dryRun=true', `${lines.join('\n')}\n`, tokens.operator, 'application/yaml'));
     expect(exchange.responses.map((r) => r.status)).toEqual([400]);

@@ -61,7 +61,9 @@ export function registerEnrolment(open: Router, { admins, throttle, onFailure, f
     onFailure();
     if (waitMs > 0) {
       const retryAfter = String(Math.ceil(waitMs / 1000));
-      throw new GatewayError('rate_limited', `Too many wrong enrolment codes from this address; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+      throw new GatewayError('rate_limited', `Too many wrong enrolment codes from this address; retry in ${retryAfter} s.`, {
+        headers: { 'Retry-After': retryAfter },
+      });
     }
     throw new GatewayError('unauthorized', 'The enrolment code is wrong, used or expired; ask an owner for a new one.');
   });
@@ -86,7 +88,8 @@ export function registerAdmins(router: Router, { admins, proposals }: Routes): v
     .route('/me/token')
     .post(async function rotateOwnToken(_req: Request, res: Response) {
       const { identity } = signedInAdmin(res);
-      if (identity.id === BOOTSTRAP_ID) throw new GatewayError('permission_denied', 'The bootstrap token is ADMIN_TOKEN in the gateway\'s environment; change it there.');
+      if (identity.id === BOOTSTRAP_ID)
+        throw new GatewayError('permission_denied', "The bootstrap token is ADMIN_TOKEN in the gateway's environment; change it there.");
       res.json((await admins.rotateOwn(identity.id)).result);
     })
     .all(methodNotAllowed('POST'));
@@ -99,11 +102,17 @@ export function registerAdmins(router: Router, { admins, proposals }: Routes): v
       const { code, codeHash } = newEnrolmentCode();
       const submitted = await proposals.submit('createAdmin', [AdminDirectory.withId(req.body), { codeHash }], actorOf(res));
       if ('pending' in submitted) {
-        res.status(202).location(`/v1/changes/${submitted.pending.id}`).json({ ...submitted.pending, enrolmentCode: code });
+        res
+          .status(202)
+          .location(`/v1/changes/${submitted.pending.id}`)
+          .json({ ...submitted.pending, enrolmentCode: code });
         return;
       }
       const result = submitted.applied.result as { id: string };
-      res.status(201).location(`/v1/admins/${result.id}`).json({ ...result, enrolmentCode: code });
+      res
+        .status(201)
+        .location(`/v1/admins/${result.id}`)
+        .json({ ...result, enrolmentCode: code });
     })
     .all(methodNotAllowed('GET, POST'));
   router
@@ -143,7 +152,10 @@ export function registerAdmins(router: Router, { admins, proposals }: Routes): v
       const { code, codeHash } = newEnrolmentCode();
       const submitted = await proposals.submit('reenrolAdmin', [param(req, 'adminId'), { codeHash }], actorOf(res));
       if ('pending' in submitted) {
-        res.status(202).location(`/v1/changes/${submitted.pending.id}`).json({ ...submitted.pending, enrolmentCode: code });
+        res
+          .status(202)
+          .location(`/v1/changes/${submitted.pending.id}`)
+          .json({ ...submitted.pending, enrolmentCode: code });
         return;
       }
       res.status(200).json({ ...(submitted.applied.result as object), enrolmentCode: code });

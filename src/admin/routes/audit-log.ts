@@ -28,7 +28,9 @@ export function registerAudit(router: Router, { audit }: Routes): void {
     .get(async function exportAudit(req: Request, res: Response) {
       const since = typeof req.query.since === 'string' ? Date.parse(req.query.since) : NaN;
       if (Number.isNaN(since)) {
-        throw new GatewayError('invalid_request', 'The query parameter since is not valid.', { errors: [{ field: 'since', message: 'a date or date-time (ISO 8601)' }] });
+        throw new GatewayError('invalid_request', 'The query parameter since is not valid.', {
+          errors: [{ field: 'since', message: 'a date or date-time (ISO 8601)' }],
+        });
       }
       const limit = queryInteger(req, 'limit', MAX_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
       const after = typeof req.query.after === 'string' ? req.query.after : undefined;

@@ -17,12 +17,22 @@ export function registerKeys(router: Router, { service, submit }: Routes): void 
     .get(async function listKeys(req: Request, res: Response) {
       sendPage(req, res, await service.listKeys(param(req, 'vendorId'), pageRequest(req)));
     })
-    .post(writeBody, submit(created((_req, id) => `keys/${id}`), 'issueKey', (req) => [param(req, 'vendorId'), req.body]))
+    .post(
+      writeBody,
+      submit(
+        created((_req, id) => `keys/${id}`),
+        'issueKey',
+        (req) => [param(req, 'vendorId'), req.body],
+      ),
+    )
     .all(methodNotAllowed('GET, POST'));
   // A key's id is unique across vendors, so its own routes need no vendor.
   router
     .route('/keys/:keyId')
-    .patch(writeBody, submit(ok, 'patchKey', (req) => [param(req, 'keyId'), req.body]))
+    .patch(
+      writeBody,
+      submit(ok, 'patchKey', (req) => [param(req, 'keyId'), req.body]),
+    )
     .delete(submit(noContent, 'revokeKey', (req) => [param(req, 'keyId')]))
     .all(methodNotAllowed('PATCH, DELETE'));
 }

@@ -29,9 +29,10 @@ export function registerProposals(router: Router, { proposals }: Routes): void {
       const { operation, args } = (req.body ?? {}) as { operation?: unknown; args?: unknown };
       const errors = [
         ...(isFileableOperation(operation) ? [] : [{ field: 'operation', message: 'the name of an admin write, e.g. grantLicence' }]),
-        ...(Array.isArray(args) && args.length <= 4 ? [] : [{ field: 'args', message: 'the write\'s arguments, as a list' }]),
+        ...(Array.isArray(args) && args.length <= 4 ? [] : [{ field: 'args', message: "the write's arguments, as a list" }]),
       ];
-      if (errors.length > 0 || !isFileableOperation(operation) || !Array.isArray(args)) throw new GatewayError('invalid_request', 'The change is not valid; see errors.', { errors });
+      if (errors.length > 0 || !isFileableOperation(operation) || !Array.isArray(args))
+        throw new GatewayError('invalid_request', 'The change is not valid; see errors.', { errors });
       const submitted = await proposals.submit(operation, args, actorOf(res));
       if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
       else res.status(200).json(submitted.applied.result);

@@ -167,7 +167,9 @@ export function pageRequest(req: Request): PageRequest {
   if (raw === undefined) return { limit };
   const after = typeof raw === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(raw) ? Buffer.from(raw, 'base64url').toString('utf8') : '';
   if (after.length === 0) {
-    throw new GatewayError('invalid_request', 'The query parameter after is not valid.', { errors: [{ field: 'after', message: 'a cursor from a Link header' }] });
+    throw new GatewayError('invalid_request', 'The query parameter after is not valid.', {
+      errors: [{ field: 'after', message: 'a cursor from a Link header' }],
+    });
   }
   return { limit, after };
 }
@@ -187,7 +189,10 @@ export function sendPage<T>(req: Request, res: Response, page: Page<T>): void {
 export const created =
   (path: (req: Request, id: string) => string): Responder =>
   (req, res, result) => {
-    res.status(201).location(`/v1/${path(req, (result as { id: string }).id)}`).json(result);
+    res
+      .status(201)
+      .location(`/v1/${path(req, (result as { id: string }).id)}`)
+      .json(result);
   };
 export const ok: Responder = (_req, res, result) => {
   res.status(200).json(result);

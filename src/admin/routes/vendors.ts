@@ -16,18 +16,31 @@ export function registerVendors(router: Router, { service, submit }: Routes): vo
     .get(async function listVendors(req: Request, res: Response) {
       sendPage(req, res, await service.listVendors(pageRequest(req)));
     })
-    .post(writeBody, submit(created((_req, id) => `vendors/${id}`), 'createVendor', (req) => [req.body]))
+    .post(
+      writeBody,
+      submit(
+        created((_req, id) => `vendors/${id}`),
+        'createVendor',
+        (req) => [req.body],
+      ),
+    )
     .all(methodNotAllowed('GET, POST'));
   router
     .route('/vendors/:vendorId')
     .get(async function getVendor(req: Request, res: Response) {
       res.json(await service.getVendor(param(req, 'vendorId')));
     })
-    .patch(writeBody, submit(ok, 'patchVendor', (req) => [param(req, 'vendorId'), req.body]))
+    .patch(
+      writeBody,
+      submit(ok, 'patchVendor', (req) => [param(req, 'vendorId'), req.body]),
+    )
     .delete(submit(noContent, 'deleteVendor', (req) => [param(req, 'vendorId')]))
     .all(methodNotAllowed('GET, PATCH, DELETE'));
   router
     .route('/vendors/:vendorId/rate-limit')
-    .put(writeBody, submit(ok, 'setRateLimit', (req) => [param(req, 'vendorId'), req.body]))
+    .put(
+      writeBody,
+      submit(ok, 'setRateLimit', (req) => [param(req, 'vendorId'), req.body]),
+    )
     .all(methodNotAllowed('PUT'));
 }

@@ -62,7 +62,9 @@ async function signOut() {
 function renderNav(admin, current) {
   nav.hidden = false;
   nav.replaceChildren(
-    ...SCREENS.filter((s) => !s.ownersOnly || admin.role === 'owner').map((s) => h('a', { href: `#/${s.id}`, 'aria-current': s.id === current ? 'page' : undefined }, s.label)),
+    ...SCREENS.filter((s) => !s.ownersOnly || admin.role === 'owner').map((s) =>
+      h('a', { href: `#/${s.id}`, 'aria-current': s.id === current ? 'page' : undefined }, s.label),
+    ),
   );
   who.replaceChildren(`${admin.name} (${admin.role})`, button('Sign out', signOut, { kind: 'secondary' }));
 }

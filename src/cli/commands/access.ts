@@ -34,7 +34,7 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
     .description('replace the live access document with a declarative file (YAML or JSON)')
     .requiredOption('-f, --file <file>', 'the access document')
     .option('--dry-run', 'show what would change, change nothing')
-    .option('--if-match <version>', 'apply only at this version (from an earlier dry run); by default the version this run\'s own dry run read')
+    .option('--if-match <version>', "apply only at this version (from an earlier dry run); by default the version this run's own dry run read")
     .action(async (options: { file: string; dryRun?: boolean; ifMatch?: string }) => {
       let text: string;
       try {
@@ -44,7 +44,8 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
       }
       // Sent unparsed, so the API validates (and reports on) exactly the file the operator wrote.
       const contentType = options.file.toLowerCase().endsWith('.json') ? 'application/json' : 'application/yaml';
-      const put = <T>(query: Record<string, string | undefined>, headers?: Record<string, string>): Promise<T> => api().request<T>('PUT', 'access', { raw: { text, contentType }, query, headers });
+      const put = <T>(query: Record<string, string | undefined>, headers?: Record<string, string>): Promise<T> =>
+        api().request<T>('PUT', 'access', { raw: { text, contentType }, query, headers });
       // The change applies at the version it was read against, never against a config that moved
       // meanwhile (a vendor deleted since would come back): the dry run reads the version.
       let version = options.ifMatch;
@@ -58,7 +59,8 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
       }
       const result = await put<Replaced | Filed>({}, { 'if-match': `"${version}"` });
       show(result, (r) => {
-        if ('status' in r) return `Filed for approval as change ${r.id}, against version ${version}; it applies only as previewed:\n${formatDiff(r.preview.after.diff)}`;
+        if ('status' in r)
+          return `Filed for approval as change ${r.id}, against version ${version}; it applies only as previewed:\n${formatDiff(r.preview.after.diff)}`;
         const headline = r.applied ? `Applied; the access document is now version ${r.version}.` : `Already in force at version ${r.version}; nothing applied.`;
         return `${headline}\n${formatDiff(r.diff)}`;
       });

@@ -29,7 +29,12 @@ export function registerAdminCommands(program: Command, { api, anonymousApi, sho
     .description('list named admins (the bootstrap ADMIN_TOKEN is the owner "bootstrap")')
     .action(async () => {
       const list = await api().request<AdminView[]>('GET', 'admins');
-      show(list, (l) => table(['ID', 'NAME', 'ROLE', 'STATUS', 'TOKEN PREFIX', 'CREATED'], l.map((a) => [a.id, a.name, a.role, a.status, a.tokenPrefix ?? '', a.createdAt])));
+      show(list, (l) =>
+        table(
+          ['ID', 'NAME', 'ROLE', 'STATUS', 'TOKEN PREFIX', 'CREATED'],
+          l.map((a) => [a.id, a.name, a.role, a.status, a.tokenPrefix ?? '', a.createdAt]),
+        ),
+      );
     });
   admins
     .command('create <name>')

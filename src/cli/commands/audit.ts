@@ -23,7 +23,12 @@ export function registerAuditCommands(program: Command, { api, show, print }: Co
       const entries = await api().request<AuditEntry[]>('GET', 'audit', {
         query: { limit: options.limit === undefined ? undefined : String(options.limit), before: options.before },
       });
-      show(entries, (l) => table(['AT', 'ACTOR', 'ACTION', 'TARGET', 'ID'], l.map((e) => [e.at, e.actor, e.action, e.target, e.id])));
+      show(entries, (l) =>
+        table(
+          ['AT', 'ACTOR', 'ACTION', 'TARGET', 'ID'],
+          l.map((e) => [e.at, e.actor, e.action, e.target, e.id]),
+        ),
+      );
     })
     .command('export')
     .description('print the audit entries written since a date as JSON lines, oldest first (for the archive)')
@@ -31,7 +36,7 @@ export function registerAuditCommands(program: Command, { api, show, print }: Co
     .action(async (options: { since: string }) => {
       // Page by page, each line written as it comes, so a long retention never sits in memory.
       // JSON lines whatever --json says: the archive format is the point of this command.
-      for (let after: string | undefined; ; ) {
+      for (let after: string | undefined; ;) {
         const page = await api().request<AuditEntry[]>('GET', 'audit/export', { query: { since: options.since, after, limit: String(EXPORT_PAGE) } });
         for (const entry of page) print(`${JSON.stringify(entry)}\n`);
         if (page.length < EXPORT_PAGE) break;

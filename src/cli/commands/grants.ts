@@ -25,14 +25,19 @@ export function registerLicenceCommands(program: Command, { api, show }: Command
     });
   licences
     .command('list <vendorId>')
-    .description('list a vendor\'s licences')
+    .description("list a vendor's licences")
     .action(async (vendorId: string) => {
       const list = await api().request<Licence[]>('GET', `vendors/${segment(vendorId)}/licences`);
-      show(list, (l) => table(['ID', 'API', 'EXPIRES'], l.map((x) => [x.id, x.api, x.expiresAt])));
+      show(list, (l) =>
+        table(
+          ['ID', 'API', 'EXPIRES'],
+          l.map((x) => [x.id, x.api, x.expiresAt]),
+        ),
+      );
     });
   licences
     .command('revoke <vendorId> <licenceId>')
-    .description('revoke a vendor\'s licence')
+    .description("revoke a vendor's licence")
     .action(async (vendorId: string, licenceId: string) => {
       await api().request<null>('DELETE', `vendors/${segment(vendorId)}/licences/${segment(licenceId)}`);
       show({ revoked: licenceId }, () => `Revoked licence ${licenceId} of vendor ${vendorId}.\n`);
@@ -53,14 +58,19 @@ export function registerPermissionCommands(program: Command, { api, show }: Comm
     });
   permissions
     .command('list <userId>')
-    .description('list a user\'s permissions')
+    .description("list a user's permissions")
     .action(async (userId: string) => {
       const list = await api().request<Permission[]>('GET', `users/${segment(userId)}/permissions`);
-      show(list, (l) => table(['ID', 'API'], l.map((p) => [p.id, p.api])));
+      show(list, (l) =>
+        table(
+          ['ID', 'API'],
+          l.map((p) => [p.id, p.api]),
+        ),
+      );
     });
   permissions
     .command('revoke <userId> <permissionId>')
-    .description('revoke a user\'s permission')
+    .description("revoke a user's permission")
     .action(async (userId: string, permissionId: string) => {
       await api().request<null>('DELETE', `users/${segment(userId)}/permissions/${segment(permissionId)}`);
       show({ revoked: permissionId }, () => `Revoked permission ${permissionId} of user ${userId}.\n`);

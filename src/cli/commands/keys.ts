@@ -24,20 +24,27 @@ export function registerKeyCommands(program: Command, { api, show }: CommandCont
       });
       show(
         issued,
-        (k) =>
-          `Issued key ${k.id} (${k.prefix}) for vendor ${vendorId}, user ${k.userId}.\n` +
-          `Secret, shown this once; store it now:\n${k.secret}\n`,
+        (k) => `Issued key ${k.id} (${k.prefix}) for vendor ${vendorId}, user ${k.userId}.\n` + `Secret, shown this once; store it now:\n${k.secret}\n`,
       );
     });
   keys
     .command('list <vendorId>')
-    .description('list a vendor\'s keys')
+    .description("list a vendor's keys")
     .action(async (vendorId: string) => {
       const list = await api().request<KeyView[]>('GET', `vendors/${segment(vendorId)}/keys`);
       show(list, (l) =>
         table(
           ['ID', 'PREFIX', 'USER', 'STATUS', 'EXPIRES', 'CREATED', 'LAST USED', 'CERTIFICATES'],
-          l.map((k) => [k.id, k.prefix, k.userId, k.status, k.expiresAt, k.createdAt, k.lastUsedAt, k.certificateThumbprints?.length ? String(k.certificateThumbprints.length) : undefined]),
+          l.map((k) => [
+            k.id,
+            k.prefix,
+            k.userId,
+            k.status,
+            k.expiresAt,
+            k.createdAt,
+            k.lastUsedAt,
+            k.certificateThumbprints?.length ? String(k.certificateThumbprints.length) : undefined,
+          ]),
         ),
       );
     });
@@ -46,7 +53,9 @@ export function registerKeyCommands(program: Command, { api, show }: CommandCont
     .description('bind a key to one or two client certificates (x5t#S256), or unbind it with none; the secret stays')
     .action(async (keyId: string, thumbprints: string[]) => {
       const key = await api().request<KeyView>('PATCH', `keys/${segment(keyId)}`, { body: { certificateThumbprints: thumbprints } });
-      show(key, (k) => (k.certificateThumbprints ? `Bound key ${k.id} to ${k.certificateThumbprints.join(', ')}.\n` : `Key ${k.id} is bound to no certificate.\n`));
+      show(key, (k) =>
+        k.certificateThumbprints ? `Bound key ${k.id} to ${k.certificateThumbprints.join(', ')}.\n` : `Key ${k.id} is bound to no certificate.\n`,
+      );
     });
   keys
     .command('revoke <keyId>')

@@ -33,7 +33,7 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
   vendors
     .command('create <vendorId>')
     .description('create a vendor')
-    .requiredOption('--name <name>', 'the vendor\'s display name')
+    .requiredOption('--name <name>', "the vendor's display name")
     .option('--points <n>', 'rate limit: requests per window', wholeNumber)
     .option('--duration-seconds <n>', 'rate limit: window length in seconds', wholeNumber)
     .option('--suspended', 'create it suspended')
@@ -65,9 +65,9 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
 export function registerRateLimitCommands(program: Command, { api, show }: CommandContext): void {
   program
     .command('rate-limit')
-    .description('set vendors\' rate limits')
+    .description("set vendors' rate limits")
     .command('set <vendorId>')
-    .description('set a vendor\'s rate limit')
+    .description("set a vendor's rate limit")
     .requiredOption('--points <n>', 'requests per window', wholeNumber)
     .requiredOption('--duration-seconds <n>', 'window length in seconds', wholeNumber)
     .action(async (vendorId: string, options: { points: number; durationSeconds: number }) => {

@@ -12,7 +12,16 @@ import { authenticateSchema } from './authenticate.schema';
 const teller = testKey('k-teller', 'teller');
 const revoked = testKey('k-old', 'teller', { status: 'revoked' });
 const DOCUMENT = {
-  vendors: [{ id: 'acme', name: 'Acme', status: 'active' as const, rateLimit: { points: 10, durationSeconds: 60 }, licences: [], keys: [teller.record, revoked.record] }],
+  vendors: [
+    {
+      id: 'acme',
+      name: 'Acme',
+      status: 'active' as const,
+      rateLimit: { points: 10, durationSeconds: 60 },
+      licences: [],
+      keys: [teller.record, revoked.record],
+    },
+  ],
   users: [{ id: 'teller', permissions: [] }],
 };
 const DEPOSIT = ROUTES.find((r) => r.apiId === 'POSTapi/transaction/savings/deposit') ?? null;

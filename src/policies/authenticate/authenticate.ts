@@ -74,7 +74,12 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
       const receipt = authenticated(index, req, next, receiptTokenHeader, config.receiptTokenHeader);
       if (!receipt) return;
       if (receipt.vendor.id !== general.vendor.id) {
-        refuse(next, config.receiptTokenHeader, 'token_mismatch', `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`);
+        refuse(
+          next,
+          config.receiptTokenHeader,
+          'token_mismatch',
+          `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`,
+        );
         return;
       }
       result = receipt;

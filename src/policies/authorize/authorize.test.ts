@@ -12,12 +12,17 @@ import { authorize } from './authorize';
 const reader = testKey('k-reader', 'reader');
 const DOCUMENT = {
   vendors: [
-    { id: 'acme', name: 'Acme', status: 'active' as const, rateLimit: { points: 10, durationSeconds: 60 }, licences: [{ id: 'l', api: 'GET*' }], keys: [reader.record] },
+    {
+      id: 'acme',
+      name: 'Acme',
+      status: 'active' as const,
+      rateLimit: { points: 10, durationSeconds: 60 },
+      licences: [{ id: 'l', api: 'GET*' }],
+      keys: [reader.record],
+    },
     { id: 'gone', name: 'Gone', status: 'suspended' as const, rateLimit: { points: 10, durationSeconds: 60 }, licences: [{ id: 'l', api: '*' }], keys: [] },
   ],
-  users: [
-    { id: 'reader', permissions: [{ id: 'p', api: 'GETaccounts*' }] },
-  ],
+  users: [{ id: 'reader', permissions: [{ id: 'p', api: 'GETaccounts*' }] }],
 };
 const matcher = new RouteMatcher(ROUTES);
 
@@ -34,7 +39,13 @@ describe('authorize step', () => {
     const index = access.index;
     const match = matcher.match(method, path);
     const vendor = index?.vendor(vendorId) ?? null;
-    return { ...newContext('r'), match, route: match.kind === 'matched' ? match.route : null, principal: { vendorId, vendorName: vendorId, keyId: 'k', userId: 'reader', certificateThumbprints: [] }, vendor };
+    return {
+      ...newContext('r'),
+      match,
+      route: match.kind === 'matched' ? match.route : null,
+      principal: { vendorId, vendorName: vendorId, keyId: 'k', userId: 'reader', certificateThumbprints: [] },
+      vendor,
+    };
   }
 
   it('lets a call through that the vendor is licensed and the user permitted for', async () => {
@@ -46,7 +57,10 @@ describe('authorize step', () => {
   });
 
   it('answers 405 with Allow for a known path and a wrong method', async () => {
-    expect((await runStep(step, {}, called('PATCH', '/accounts/7'))).error).toMatchObject({ code: 'method_not_allowed', headers: { Allow: 'DELETE, GET, HEAD, PUT' } });
+    expect((await runStep(step, {}, called('PATCH', '/accounts/7'))).error).toMatchObject({
+      code: 'method_not_allowed',
+      headers: { Allow: 'DELETE, GET, HEAD, PUT' },
+    });
   });
 
   it.each([

@@ -20,7 +20,10 @@ import { body } from './body';
 import { bodyConfigSchema, type BodyConfig } from './body.schema';
 import { listenOnLoopback } from '../../../test/support/listen';
 
-const contracts = createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../../config/receipt-enums.yaml')), adjustmentNotesRequired: false });
+const contracts = createBodyContracts({
+  enums: loadReceiptEnums(path.resolve(__dirname, '../../../config/receipt-enums.yaml')),
+  adjustmentNotesRequired: false,
+});
 
 interface Answer {
   status: number;
@@ -68,7 +71,12 @@ async function startApp(config: Partial<BodyConfig> = {}): Promise<{ url: string
   app.use((req, res) => {
     const parsed = context(res).body;
     if (parsed) {
-      res.json({ coreJson: parsed.coreJson, requestFormat: parsed.requestFormat, responseFormat: parsed.responseFormat, responseMediaType: parsed.responseMediaType });
+      res.json({
+        coreJson: parsed.coreJson,
+        requestFormat: parsed.requestFormat,
+        responseFormat: parsed.responseFormat,
+        responseMediaType: parsed.responseMediaType,
+      });
       return;
     }
     const raw = context(res).rawBody;
@@ -139,12 +147,18 @@ describe('body step', () => {
     const byCharset = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/xml; charset=utf-16' }, body: be });
     expect(withMark.json()).toMatchObject({ coreJson: CANONICAL, requestFormat: 'xml' });
     expect(byCharset.json()).toMatchObject({ coreJson: CANONICAL, requestFormat: 'xml' });
-    const json = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/json; charset=utf-16' }, body: Buffer.from(depositJson, 'utf16le') });
+    const json = await send(`${app.url}${DEPOSIT}`, {
+      headers: { 'content-type': 'application/json; charset=utf-16' },
+      body: Buffer.from(depositJson, 'utf16le'),
+    });
     expect(json.status).toBe(415);
   });
 
   it('reads an XML receipt, a UTF-8 byte order mark included, to the same core JSON', async () => {
-    const res = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'text/xml' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(depositXml)]) });
+    const res = await send(`${app.url}${DEPOSIT}`, {
+      headers: { 'content-type': 'text/xml' },
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(depositXml)]),
+    });
     expect(res.json()).toEqual({ coreJson: CANONICAL, requestFormat: 'xml', responseFormat: 'xml', responseMediaType: 'text/xml' });
   });
 
@@ -181,7 +195,10 @@ describe('body step', () => {
   });
 
   it('refuses a body without Content-Type and a compressed body with 415', async () => {
-    expect((await send(`${app.url}${DEPOSIT}`, { body: depositJson })).json()).toMatchObject({ status: 415, detail: expect.stringMatching(/^The request has no Content-Type\./) });
+    expect((await send(`${app.url}${DEPOSIT}`, { body: depositJson })).json()).toMatchObject({
+      status: 415,
+      detail: expect.stringMatching(/^The request has no Content-Type\./),
+    });
     const gzipped = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: depositJson });
     expect(gzipped.json()).toMatchObject({ status: 415, detail: expect.stringMatching(/^Content-Encoding is not supported\./) });
   });
@@ -194,13 +211,20 @@ describe('body step', () => {
   });
 
   it('refuses a chunked body once it passes the limit', async () => {
-    const res = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/json' }, body: `{"notes":"${'x'.repeat(50_000)}"}`, chunked: true });
+    const res = await send(`${app.url}${DEPOSIT}`, {
+      headers: { 'content-type': 'application/json' },
+      body: `{"notes":"${'x'.repeat(50_000)}"}`,
+      chunked: true,
+    });
     expect(res.status).toBe(413);
   });
 
   it('accepts a body just under the limit', async () => {
     const notes = 'n'.repeat(4096 - '{"cuAccountID":1,"amount":1,"notes":""}'.length);
-    const res = await send(`${app.url}${DEPOSIT}`, { headers: { 'content-type': 'application/json' }, body: `{"cuAccountID":1,"amount":1,"notes":"${notes}"}` });
+    const res = await send(`${app.url}${DEPOSIT}`, {
+      headers: { 'content-type': 'application/json' },
+      body: `{"cuAccountID":1,"amount":1,"notes":"${notes}"}`,
+    });
     expect(res.status).toBe(200);
   });
 
@@ -208,7 +232,11 @@ describe('body step', () => {
     ['application/json', '', 'The request body is empty.'],
     ['application/json', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'The request body is not valid UTF-8.'],
     ['application/json', '{"amount":', /^The JSON body is not well-formed: /],
-    ['application/json', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', 'The JSON body nests objects and arrays deeper than 32 levels.'],
+    [
+      'application/json',
+      '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+      'The JSON body nests objects and arrays deeper than 32 levels.',
+    ],
     ['application/xml', '<ReceiptPaymentDto><Amount>1</ReceiptPaymentDto>', /^The XML body is not well-formed: /],
   ])('answers a malformed %s body with 400', async (contentType, payload, detail) => {
     // Accept JSON: an XML request would otherwise get its problem in XML.

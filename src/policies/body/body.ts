@@ -61,7 +61,12 @@ function parseMediaType(header: string | undefined): MediaType | null {
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0) continue;
-    if (param.slice(0, eq).trim().toLowerCase() === 'charset') charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (param.slice(0, eq).trim().toLowerCase() === 'charset')
+      charset = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
   }
   return { type: typePart.trim().toLowerCase(), charset };
 }
@@ -236,25 +241,39 @@ export function body(config: BodyConfig, deps: BodyDeps): RequestHandler {
     const responseMediaType = negotiate(req, mediaType.type, produces);
 
     const responseFormat = FORMAT_OF[responseMediaType] as WireFormat;
-    readBody(req, config.maxBytes).then((raw) => {
-      // The translation itself (parse, validate, canonical JSON), not the upload before it.
-      const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
-      let document: ParsedDocument | undefined;
-      try {
-        document = parser.parse(raw, requestFormat, mediaType.charset);
-        const decoded = contract.decode(document);
-        ctx.body = { value: decoded.value, coreJson: decoded.coreJson, requestFormat, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) };
-        ctx.refusalRenderer = invalidInputRenderer(contract, ctx.body);
-      } catch (err) {
-        // Receipts answer invalid input as the receipt itself: what was read goes to the error handler's renderer.
-        if (err instanceof GatewayError && err.code === 'invalid_request') {
-          const read = err instanceof InvalidBodyError ? err.readValue : {};
-          ctx.refusalRenderer = invalidInputRenderer(contract, { value: read, responseFormat, responseMediaType, responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace) });
+    readBody(req, config.maxBytes)
+      .then((raw) => {
+        // The translation itself (parse, validate, canonical JSON), not the upload before it.
+        const span = ctx.trace?.child('body translation', { 'cbg.format': requestFormat, 'cbg.bytes': raw.length });
+        let document: ParsedDocument | undefined;
+        try {
+          document = parser.parse(raw, requestFormat, mediaType.charset);
+          const decoded = contract.decode(document);
+          ctx.body = {
+            value: decoded.value,
+            coreJson: decoded.coreJson,
+            requestFormat,
+            responseFormat,
+            responseMediaType,
+            responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace),
+          };
+          ctx.refusalRenderer = invalidInputRenderer(contract, ctx.body);
+        } catch (err) {
+          // Receipts answer invalid input as the receipt itself: what was read goes to the error handler's renderer.
+          if (err instanceof GatewayError && err.code === 'invalid_request') {
+            const read = err instanceof InvalidBodyError ? err.readValue : {};
+            ctx.refusalRenderer = invalidInputRenderer(contract, {
+              value: read,
+              responseFormat,
+              responseMediaType,
+              responseXmlNamespace: xmlNamespaceOf(document, deps.defaultXmlNamespace),
+            });
+          }
+          throw err;
+        } finally {
+          span?.end();
         }
-        throw err;
-      } finally {
-        span?.end();
-      }
-    }).then(() => next(), next);
+      })
+      .then(() => next(), next);
   };
 }

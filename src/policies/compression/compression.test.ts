@@ -100,19 +100,23 @@ describe('compression step', () => {
   });
   afterAll(() => server.close());
 
-  const call = (answering: Answering, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> => rawCall(`${server.url}${target(answering)}`, headers, method);
+  const call = (answering: Answering, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> =>
+    rawCall(`${server.url}${target(answering)}`, headers, method);
 
   it('is no step at all with compression.enabled false', () => {
     expect(compressAnswers(compressionSchema.parse({ enabled: false }))).toBeNull();
   });
 
-  it.each(['gzip', 'br', 'deflate'])('encodes a JSON answer above the threshold with %s, the same bytes once decoded, without Content-Length', async (encoding) => {
-    const answer = await call({ type: 'application/json' }, { 'Accept-Encoding': encoding });
-    expect(answer.headers['content-encoding']).toBe(encoding);
-    expect(answer.headers['content-length']).toBeUndefined();
-    expect(answer.bytes.length).toBeLessThan(2000);
-    expect(decoded(answer)).toBe(jsonOf(2000));
-  });
+  it.each(['gzip', 'br', 'deflate'])(
+    'encodes a JSON answer above the threshold with %s, the same bytes once decoded, without Content-Length',
+    async (encoding) => {
+      const answer = await call({ type: 'application/json' }, { 'Accept-Encoding': encoding });
+      expect(answer.headers['content-encoding']).toBe(encoding);
+      expect(answer.headers['content-length']).toBeUndefined();
+      expect(answer.bytes.length).toBeLessThan(2000);
+      expect(decoded(answer)).toBe(jsonOf(2000));
+    },
+  );
 
   it.each([
     ['gzip, br;q=0.5', 'gzip'],
@@ -125,14 +129,19 @@ describe('compression step', () => {
     expect(decoded(answer)).toBe(jsonOf(2000));
   });
 
-  it.each(['application/json; charset=utf-8', 'text/json', 'application/xml; charset=utf-8', 'text/xml', 'application/problem+json', 'application/problem+xml', 'application/vnd.bank.receipt+json'])(
-    'encodes %s too',
-    async (type) => {
-      const answer = await call({ type }, { 'Accept-Encoding': 'gzip' });
-      expect(answer.headers['content-encoding']).toBe('gzip');
-      expect(decoded(answer)).toBe(type.includes('xml') ? xmlOf(2000) : jsonOf(2000));
-    },
-  );
+  it.each([
+    'application/json; charset=utf-8',
+    'text/json',
+    'application/xml; charset=utf-8',
+    'text/xml',
+    'application/problem+json',
+    'application/problem+xml',
+    'application/vnd.bank.receipt+json',
+  ])('encodes %s too', async (type) => {
+    const answer = await call({ type }, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(decoded(answer)).toBe(type.includes('xml') ? xmlOf(2000) : jsonOf(2000));
+  });
 
   it.each([502, 404])('encodes a problem answer (status %s) like any other', async (status) => {
     const answer = await call({ type: 'application/problem+json', status }, { 'Accept-Encoding': 'gzip' });
@@ -147,16 +156,13 @@ describe('compression step', () => {
     ['application/x-ndjson', 'application/x-ndjson'],
     ['application/jsonl', 'application/jsonl'],
     ['none', undefined],
-  ])(
-    'leaves an answer of Content-Type %s as it is, with no Vary',
-    async (_label, type) => {
-      const answer = await call({ type }, { 'Accept-Encoding': 'gzip, br' });
-      expect(answer.headers['content-encoding']).toBeUndefined();
-      expect(answer.headers['content-length']).toBe('2000');
-      expect(answer.headers.vary).toBeUndefined();
-      expect(answer.bytes.toString('utf8')).toBe(jsonOf(2000));
-    },
-  );
+  ])('leaves an answer of Content-Type %s as it is, with no Vary', async (_label, type) => {
+    const answer = await call({ type }, { 'Accept-Encoding': 'gzip, br' });
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.headers['content-length']).toBe('2000');
+    expect(answer.headers.vary).toBeUndefined();
+    expect(answer.bytes.toString('utf8')).toBe(jsonOf(2000));
+  });
 
   it('leaves an answer one byte below the threshold as it is, still with Vary: Accept-Encoding', async () => {
     const answer = await call({ type: 'application/json', bytes: THRESHOLD - 1 }, { 'Accept-Encoding': 'gzip' });
@@ -193,7 +199,7 @@ describe('compression step', () => {
     expect(answer.bytes.length).toBe(0);
   });
 
-  it("passes an answer the core already encoded as it came: its Content-Encoding and bytes, whatever the client prefers", async () => {
+  it('passes an answer the core already encoded as it came: its Content-Encoding and bytes, whatever the client prefers', async () => {
     const answer = await call({ type: 'application/json', preEncoded: true }, { 'Accept-Encoding': 'br, gzip;q=0.5' });
     expect(answer.headers['content-encoding']).toBe('gzip');
     expect(answer.bytes.equals(gzipSync(jsonOf(2000)))).toBe(true);

@@ -9,7 +9,10 @@ const origin = z
 
 export const corsSchema = z
   .object({
-    allowedOrigins: z.array(origin).default([]).describe('Browser origins that may call the vendor API; empty: no CORS at all (a preflight is a keyless call: 401), the default'),
+    allowedOrigins: z
+      .array(origin)
+      .default([])
+      .describe('Browser origins that may call the vendor API; empty: no CORS at all (a preflight is a keyless call: 401), the default'),
     maxAgeSeconds: z.number().int().min(0).max(86_400).default(600).describe('How long a browser may cache a preflight answer'),
   })
   .strict();

@@ -39,18 +39,20 @@ describe('CORS with allowed origins', () => {
   });
   afterAll(() => gateway.stop());
 
-  it('answers an allowed origin\'s preflight 204 without a key: methods, the key and money headers, max age', async () => {
+  it("answers an allowed origin's preflight 204 without a key: methods, the key and money headers, max age", async () => {
     const res = await preflight(gateway, APP);
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(APP);
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
-    expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-vendor-token', 'content-type', 'idempotency-key']));
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(
+      expect.arrayContaining(['x-vendor-token', 'content-type', 'idempotency-key']),
+    );
     expect(res.headers.get('access-control-max-age')).toBe('300');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('vary')).toMatch(/origin/i);
   });
 
-  it('exposes the headers a vendor app reads on an allowed origin\'s call, and still asks for the key', async () => {
+  it("exposes the headers a vendor app reads on an allowed origin's call, and still asks for the key", async () => {
     const call = await fetch(`${gateway.url}/accounts/50001`, { headers: { Origin: APP, 'X-Vendor-Token': SANDBOX_KEYS.demo } });
     expect(call.status).toBe(200);
     expect(call.headers.get('access-control-allow-origin')).toBe(APP);

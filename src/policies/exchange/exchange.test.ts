@@ -12,7 +12,10 @@ import { problemBody } from '../../errors/problem';
 import { runStep } from '../../../test/support/step-harness';
 import { exchange } from './exchange';
 
-const contracts = createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../../config/receipt-enums.yaml')), adjustmentNotesRequired: false });
+const contracts = createBodyContracts({
+  enums: loadReceiptEnums(path.resolve(__dirname, '../../../config/receipt-enums.yaml')),
+  adjustmentNotesRequired: false,
+});
 const DEPOSIT = ROUTES.find((r) => r.apiId === 'POSTapi/transaction/savings/deposit') as Route;
 const ACCOUNT = ROUTES.find((r) => r.apiId === 'GETaccounts/{accountId}') as Route;
 
@@ -37,7 +40,14 @@ function depositContext(responseFormat: 'json' | 'xml' = 'json'): RequestContext
   const ctx = {
     ...newContext('r'),
     route: DEPOSIT,
-    body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat, responseMediaType: responseFormat === 'xml' ? 'application/xml' : 'application/json', responseXmlNamespace: '' },
+    body: {
+      value: JSON.parse(coreJson) as Record<string, unknown>,
+      coreJson,
+      requestFormat: 'json',
+      responseFormat,
+      responseMediaType: responseFormat === 'xml' ? 'application/xml' : 'application/json',
+      responseXmlNamespace: '',
+    },
     settled,
   } satisfies RequestContext & { settled: string[] };
   ctx.afterCore.bindResponse({ once: () => undefined });
@@ -87,7 +97,14 @@ describe('exchange step', () => {
     ];
     for (const [contentType, text] of cases) {
       const ctx = depositContext();
-      const run = await runStep(exchange({ coreClient: coreAnswering({ status: contentType === 'application/problem+json' ? 404 : 400, contentType, body: Buffer.from(text) }), contracts }), {}, ctx);
+      const run = await runStep(
+        exchange({
+          coreClient: coreAnswering({ status: contentType === 'application/problem+json' ? 404 : 400, contentType, body: Buffer.from(text) }),
+          contracts,
+        }),
+        {},
+        ctx,
+      );
       expect(run.answer).toBeNull();
       expect(run.error).toMatchObject({ code: contentType === 'application/problem+json' ? 'not_found' : 'invalid_request' });
       expect(JSON.stringify(run.error)).not.toMatch(/cbs-app|Receipts\.cs|receipts\.dll/);
@@ -124,7 +141,11 @@ describe('exchange step', () => {
 
   it('settles as unknown when the core answers a money movement with something that is not a receipt (HTML 200)', async () => {
     const ctx = depositContext();
-    const run = await runStep(exchange({ coreClient: coreAnswering({ status: 200, contentType: 'text/html', body: Buffer.from('<html></html>') }), contracts }), {}, ctx);
+    const run = await runStep(
+      exchange({ coreClient: coreAnswering({ status: 200, contentType: 'text/html', body: Buffer.from('<html></html>') }), contracts }),
+      {},
+      ctx,
+    );
     expect(run.error).toMatchObject({ code: 'bad_gateway', detail: expect.stringContaining('outcome is unknown') });
     expect(ctx.settled).toEqual(['unknown']);
   });

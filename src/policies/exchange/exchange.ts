@@ -105,7 +105,9 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       const contentTypeOut = `${body.responseMediaType}; charset=utf-8`;
       // Location only with a created record (201).
       const location = answer.status === 201 ? answer.location : undefined;
-      return { outcome: { kind: 'answered', response: { status: answer.status, contentType: contentTypeOut, body: payload, ...(location ? { location } : {}) } } };
+      return {
+        outcome: { kind: 'answered', response: { status: answer.status, contentType: contentTypeOut, body: payload, ...(location ? { location } : {}) } },
+      };
     } catch (err) {
       // An answer we cannot read: whether the core posted is unknown.
       return { outcome: UNKNOWN, error: err };

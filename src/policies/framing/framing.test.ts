@@ -13,9 +13,12 @@ function run(method: string, headers: Record<string, string>): GatewayError | 'p
 }
 
 describe('framing step', () => {
-  it.each(['Content-Length', 'transfer-encoding', 'close, HOST', ' keep-alive ,  Content-Length '])('finds a framing header named in Connection: %s', (value) => {
-    expect(connectionNamesFraming(value)).toBe(true);
-  });
+  it.each(['Content-Length', 'transfer-encoding', 'close, HOST', ' keep-alive ,  Content-Length '])(
+    'finds a framing header named in Connection: %s',
+    (value) => {
+      expect(connectionNamesFraming(value)).toBe(true);
+    },
+  );
 
   it.each([undefined, 'close', 'keep-alive, Upgrade', 'Content-Lengthy', 'X-Host'])('lets Connection: %s be', (value) => {
     expect(connectionNamesFraming(value)).toBe(false);
@@ -35,9 +38,16 @@ describe('framing step', () => {
     expect(run(method, headers)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body' }], headers: { Connection: 'close' } });
   });
 
-  it.each(['gzip, chunked', 'chunked, chunked', 'identity', 'gzip', 'chunked;q=1', 'x-custom, chunked'])('refuses Transfer-Encoding: %s with 400 naming the header, closing the connection', (coding) => {
-    expect(run('POST', { 'transfer-encoding': coding })).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Transfer-Encoding' }], headers: { Connection: 'close' } });
-  });
+  it.each(['gzip, chunked', 'chunked, chunked', 'identity', 'gzip', 'chunked;q=1', 'x-custom, chunked'])(
+    'refuses Transfer-Encoding: %s with 400 naming the header, closing the connection',
+    (coding) => {
+      expect(run('POST', { 'transfer-encoding': coding })).toMatchObject({
+        code: 'invalid_request',
+        errors: [{ field: 'Transfer-Encoding' }],
+        headers: { Connection: 'close' },
+      });
+    },
+  );
 
   it.each(['chunked', 'Chunked', ' CHUNKED '])('accepts plain chunked in any case (%j)', (coding) => {
     expect(run('POST', { 'transfer-encoding': coding })).toBe('passed');

@@ -46,7 +46,10 @@ export function framing(): RequestHandler {
         headers: CLOSE,
       });
     }
-    if (BODYLESS_METHODS.has(req.method) && (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))) {
+    if (
+      BODYLESS_METHODS.has(req.method) &&
+      (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))
+    ) {
       throw new GatewayError('invalid_request', `A ${req.method} request carries no body.`, {
         errors: [{ field: 'body', message: `not allowed on ${req.method}` }],
         headers: CLOSE,

@@ -42,10 +42,13 @@ function startCountingCore(): Promise<EchoCore> {
   let postings = 0;
   return startEchoCore((req, res) => {
     const receiptNo = ++postings;
-    setTimeout(() => {
-      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(`{"receiptNo":${receiptNo},"postedAt":"${process.hrtime.bigint()}","amount":${/"amount":([\d.]+)/.exec(req.body)?.[1] ?? 'null'}}`);
-    }, Number(req.headers['x-test-delay'] ?? 0));
+    setTimeout(
+      () => {
+        res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(`{"receiptNo":${receiptNo},"postedAt":"${process.hrtime.bigint()}","amount":${/"amount":([\d.]+)/.exec(req.body)?.[1] ?? 'null'}}`);
+      },
+      Number(req.headers['x-test-delay'] ?? 0),
+    );
   });
 }
 
@@ -109,11 +112,26 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
       route: ROUTES.find((r) => r.apiId === apiId) ?? null,
       params: {},
       principal: { vendorId: req.get('x-test-vendor') ?? 'acme', vendorName: 'Acme', keyId: 'key-1', userId: 'u1', certificateThumbprints: [] },
-      body: { value: JSON.parse(coreJson) as Record<string, unknown>, coreJson, requestFormat: 'json', responseFormat: 'json', responseMediaType: 'application/json', responseXmlNamespace: '' },
+      body: {
+        value: JSON.parse(coreJson) as Record<string, unknown>,
+        coreJson,
+        requestFormat: 'json',
+        responseFormat: 'json',
+        responseMediaType: 'application/json',
+        responseXmlNamespace: '',
+      },
     });
     next();
   });
-  app.use(idempotency(configFor(timings, requireKey), { store, logger, onReplay: (apiId) => replays.push(apiId), fingerprintKey: 'test-fingerprint-key', sandboxMode: false }));
+  app.use(
+    idempotency(configFor(timings, requireKey), {
+      store,
+      logger,
+      onReplay: (apiId) => replays.push(apiId),
+      fingerprintKey: 'test-fingerprint-key',
+      sandboxMode: false,
+    }),
+  );
   app.use(terminal(core));
   app.use(createErrorHandler(logger));
   const server = http.createServer(app);
@@ -126,7 +144,9 @@ async function startHarness(store: IdempotencyStore, timings: IdempotencyTimings
     async send(body, headers = {}) {
       const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
       const bytes = Buffer.from(await response.arrayBuffer());
-      const code = response.headers.get('content-type')?.startsWith('application/problem+json') ? (JSON.parse(bytes.toString()) as { code: string }).code : undefined;
+      const code = response.headers.get('content-type')?.startsWith('application/problem+json')
+        ? (JSON.parse(bytes.toString()) as { code: string }).code
+        : undefined;
       return { status: response.status, headers: response.headers, body: bytes, code };
     },
     async close() {
@@ -147,7 +167,6 @@ let prefixCounter = 0;
 const TIMINGS: IdempotencyTimings = { inFlightMs: 5000, retentionMs: 3_600_000 };
 const receipt = (amount: string, extra = ''): string => `{"cuAccountID":50001,"amount":${amount}${extra}}`;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 
 const stores: Array<[string, (timings: IdempotencyTimings) => Promise<IdempotencyStore>]> = [
   ['memory', async (timings) => new MemoryIdempotencyStore(timings)],
@@ -302,7 +321,9 @@ describe.each(stores)('a claim left by a crashed instance, %s store', (_name, cr
       const body = receipt('11.00');
       const key = { 'Idempotency-Key': 'crash-1' };
       // What an instance that died mid-request leaves behind: its claim of this key, never settled.
-      expect(await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), createHmac('sha256', 'test-fingerprint-key').update(body).digest('hex'), 'dead-instance')).toEqual({ kind: 'claimed' });
+      expect(
+        await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), createHmac('sha256', 'test-fingerprint-key').update(body).digest('hex'), 'dead-instance'),
+      ).toEqual({ kind: 'claimed' });
       expect((await harness.send(body, key)).code).toBe('idempotency_in_progress');
       await within(3000, async () => (await harness.send(body, key)).code === 'outcome_unknown');
       expect((await harness.send(body, key)).code).toBe('outcome_unknown');

@@ -106,9 +106,13 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
     const evicting = deps.evictingPolicy?.() ?? null;
     if (evicting !== null) {
       next(
-        new GatewayError('store_unavailable', `The idempotency store runs with maxmemory-policy ${evicting}, which may drop its records, so this payment cannot be guarded against a repeat; retry later.`, {
-          headers: { 'Retry-After': '60' },
-        }),
+        new GatewayError(
+          'store_unavailable',
+          `The idempotency store runs with maxmemory-policy ${evicting}, which may drop its records, so this payment cannot be guarded against a repeat; retry later.`,
+          {
+            headers: { 'Retry-After': '60' },
+          },
+        ),
       );
       return;
     }
@@ -117,55 +121,77 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
     // cannot be used to guess that password offline.
     const fingerprint = createHmac('sha256', deps.fingerprintKey).update(body.coreJson).digest('hex');
     const token = randomUUID();
-    store.claim(scope, fingerprint, token).then(
-      (outcome) => {
-        switch (outcome.kind) {
-          case 'claimed': {
-            ctx.afterCore.register(claimDuties(store, logger, scope, fingerprint, token));
-            next();
-            return;
+    store
+      .claim(scope, fingerprint, token)
+      .then(
+        (outcome) => {
+          switch (outcome.kind) {
+            case 'claimed': {
+              ctx.afterCore.register(claimDuties(store, logger, scope, fingerprint, token));
+              next();
+              return;
+            }
+            case 'completed':
+              deps.onReplay?.(route.apiId);
+              replay(res, outcome.response);
+              return;
+            case 'in_flight':
+              next(
+                new GatewayError('idempotency_in_progress', 'A request with this idempotency key is still being processed; retry when it has completed.', {
+                  headers: { 'Retry-After': '1' },
+                }),
+              );
+              return;
+            case 'unknown':
+              next(
+                new GatewayError(
+                  'outcome_unknown',
+                  'An earlier request with this idempotency key may have reached the core banking system and its outcome is unknown, so it is not sent again. Check the account before posting again with a new key.',
+                ),
+              );
+              return;
+            case 'mismatch':
+              next(
+                new GatewayError(
+                  'idempotency_key_reused',
+                  'This idempotency key was already used with a different request body; use a new key for a new request.',
+                ),
+              );
+              return;
+            case 'store_lost':
+              // Caught by the claim itself (the poll may be seconds away): start the hold, then refuse as the hold does.
+              logger.error({ apiId: route.apiId }, 'an idempotency claim found the epoch marker gone or replaced: Redis lost its data');
+              (deps.onStoreLost?.(outcome.epochId) ?? Promise.resolve()).then(
+                () => next(storeHeldError()),
+                () => next(storeHeldError()),
+              );
+              return;
           }
-          case 'completed':
-            deps.onReplay?.(route.apiId);
-            replay(res, outcome.response);
-            return;
-          case 'in_flight':
-            next(new GatewayError('idempotency_in_progress', 'A request with this idempotency key is still being processed; retry when it has completed.', { headers: { 'Retry-After': '1' } }));
-            return;
-          case 'unknown':
-            next(
-              new GatewayError(
-                'outcome_unknown',
-                'An earlier request with this idempotency key may have reached the core banking system and its outcome is unknown, so it is not sent again. Check the account before posting again with a new key.',
-              ),
-            );
-            return;
-          case 'mismatch':
-            next(new GatewayError('idempotency_key_reused', 'This idempotency key was already used with a different request body; use a new key for a new request.'));
-            return;
-          case 'store_lost':
-            // Caught by the claim itself (the poll may be seconds away): start the hold, then refuse as the hold does.
-            logger.error({ apiId: route.apiId }, 'an idempotency claim found the epoch marker gone or replaced: Redis lost its data');
-            (deps.onStoreLost?.(outcome.epochId) ?? Promise.resolve()).then(
-              () => next(storeHeldError()),
-              () => next(storeHeldError()),
-            );
-            return;
-        }
-      },
-      (error: unknown) => {
-        // The claim may have been applied even though its reply was lost: take it back if Redis is there again.
-        store.release(scope, token).catch(() => undefined);
-        next(new GatewayError('store_unavailable', 'The idempotency store is unavailable, so this payment cannot be guarded against double posting; retry shortly.', { cause: error, headers: { 'Retry-After': '1' } }));
-      },
-    ).catch(next);
+        },
+        (error: unknown) => {
+          // The claim may have been applied even though its reply was lost: take it back if Redis is there again.
+          store.release(scope, token).catch(() => undefined);
+          next(
+            new GatewayError(
+              'store_unavailable',
+              'The idempotency store is unavailable, so this payment cannot be guarded against double posting; retry shortly.',
+              { cause: error, headers: { 'Retry-After': '1' } },
+            ),
+          );
+        },
+      )
+      .catch(next);
   };
 }
 
 function storeHeldError(): GatewayError {
-  return new GatewayError('store_unavailable', 'The idempotency store lost its records recently, so this payment cannot be guarded against a repeat of an earlier one; retry later.', {
-    headers: { 'Retry-After': '60' },
-  });
+  return new GatewayError(
+    'store_unavailable',
+    'The idempotency store lost its records recently, so this payment cannot be guarded against a repeat of an earlier one; retry later.',
+    {
+      headers: { 'Retry-After': '60' },
+    },
+  );
 }
 
 /** The vendor's key: the header, else the body's externalRefNo; null when there is neither. */
@@ -207,7 +233,10 @@ function claimDuties(store: IdempotencyStore, logger: Logger, scope: string, fin
     try {
       await pending;
     } catch (error) {
-      logger.warn({ err: error, operation, idempotencyScope: scope }, 'idempotency store write failed; the key turns into outcome_unknown when its in-flight time ends');
+      logger.warn(
+        { err: error, operation, idempotencyScope: scope },
+        'idempotency store write failed; the key turns into outcome_unknown when its in-flight time ends',
+      );
     }
   };
   // Nothing was posted: free the key for a retry.

@@ -111,7 +111,16 @@ interface ScriptCommands {
     ownSeqExpected: number,
     ownSeqTtlMs: number,
   ): Promise<Array<Buffer | number | null>>;
-  cbgIdempotencyComplete(key: string, token: string, fingerprint: string, status: number, contentType: string, body: Buffer, retentionMs: number, location: string): Promise<number>;
+  cbgIdempotencyComplete(
+    key: string,
+    token: string,
+    fingerprint: string,
+    status: number,
+    contentType: string,
+    body: Buffer,
+    retentionMs: number,
+    location: string,
+  ): Promise<number>;
   cbgIdempotencyRelease(key: string, token: string): Promise<number>;
   cbgIdempotencyMarkUnknown(key: string, token: string, fingerprint: string, retentionMs: number): Promise<number>;
 }
@@ -205,12 +214,19 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       case 'unknown':
       case 'mismatch':
         return { kind };
-      case 'completed':
-      {
+      case 'completed': {
         // Records written before Location was kept have no field (null); none is ''.
         const location = reply[4]?.toString() || undefined;
         const body = reply[3];
-        return { kind, response: { status: Number(reply[1]?.toString()), contentType: reply[2]?.toString() ?? '', body: Buffer.isBuffer(body) ? body : Buffer.alloc(0), ...(location ? { location } : {}) } };
+        return {
+          kind,
+          response: {
+            status: Number(reply[1]?.toString()),
+            contentType: reply[2]?.toString() ?? '',
+            body: Buffer.isBuffer(body) ? body : Buffer.alloc(0),
+            ...(location ? { location } : {}),
+          },
+        };
       }
       default:
         throw new Error(`unexpected idempotency claim reply: ${String(kind)}`);
@@ -219,7 +235,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async complete(key: string, fingerprint: string, token: string, response: StoredResponse): Promise<void> {
     const { status, contentType, body, location } = response;
-    await this.commands.cbgIdempotencyComplete(this.recordKey(key), token, fingerprint, status, contentType, body, this.options.timings.retentionMs, location ?? '');
+    await this.commands.cbgIdempotencyComplete(
+      this.recordKey(key),
+      token,
+      fingerprint,
+      status,
+      contentType,
+      body,
+      this.options.timings.retentionMs,
+      location ?? '',
+    );
   }
 
   async release(key: string, token: string): Promise<void> {

@@ -30,7 +30,8 @@ class EpochWindowLimiter extends RateLimiterMemory {
     const window = Math.floor(now / this.windowMs);
     const msBeforeNext = (window + 1) * this.windowMs - now;
     void super.delete(`${key}@${window - 1}`);
-    const withWindowEnd = (res: RateLimiterRes): RateLimiterRes => new RateLimiterRes(res.remainingPoints, msBeforeNext, res.consumedPoints, res.isFirstInDuration);
+    const withWindowEnd = (res: RateLimiterRes): RateLimiterRes =>
+      new RateLimiterRes(res.remainingPoints, msBeforeNext, res.consumedPoints, res.isFirstInDuration);
     return super.consume(`${key}@${window}`, pointsToConsume, options).then(withWindowEnd, (rejection: unknown) => {
       throw rejection instanceof RateLimiterRes ? withWindowEnd(rejection) : rejection;
     });

@@ -26,7 +26,12 @@ const redisClients = new TestRedisClients();
 const redisClient = (url: string): Redis => redisClients.create(url, 100);
 
 /** An app with only this step behind a context that says who calls, as the pipeline would. */
-async function startInstance(config: RateLimitConfig, redis: Redis | null, limited: string[] = [], policy: RateLimit = { points: 5, durationSeconds: 30 }): Promise<Instance> {
+async function startInstance(
+  config: RateLimitConfig,
+  redis: Redis | null,
+  limited: string[] = [],
+  policy: RateLimit = { points: 5, durationSeconds: 30 },
+): Promise<Instance> {
   const app = express();
   app.use(function fakeAuthenticated(req, res, next) {
     const keyId = String(req.headers['x-key-id'] ?? 'key-1');
@@ -42,7 +47,10 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
     res.send('ok');
   });
   const onError: ErrorRequestHandler = (err: GatewayError, _req, res, _next) => {
-    res.status(err.status).set(err.headers ?? {}).send(err.code);
+    res
+      .status(err.status)
+      .set(err.headers ?? {})
+      .send(err.code);
   };
   app.use(onError);
   const server = http.createServer(app);
@@ -58,7 +66,14 @@ async function startInstance(config: RateLimitConfig, redis: Redis | null, limit
 }
 
 function config(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
-  return { defaultPoints: 100, defaultDurationSeconds: 60, expectedInstances: 2, keyPrefix: `test:rl:${process.pid}:${++prefixCounter}`, publicFiles: { points: 120, durationSeconds: 60 }, ...overrides };
+  return {
+    defaultPoints: 100,
+    defaultDurationSeconds: 60,
+    expectedInstances: 2,
+    keyPrefix: `test:rl:${process.pid}:${++prefixCounter}`,
+    publicFiles: { points: 120, durationSeconds: 60 },
+    ...overrides,
+  };
 }
 
 describe('rate limit per key', () => {

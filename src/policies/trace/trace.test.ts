@@ -127,11 +127,17 @@ interface Answer {
 
 function callStep(url: string, requestId: string, plan: Plan = {}, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/step?plan=${encodeURIComponent(JSON.stringify(plan))}`, { headers: { 'x-request-id': requestId, ...headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'] }));
-    });
+    const req = http.request(
+      `${url}/step?plan=${encodeURIComponent(JSON.stringify(plan))}`,
+      { headers: { 'x-request-id': requestId, ...headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'] }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -267,7 +273,10 @@ describe('trace step with tracing', () => {
     const handlerReached = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
     held.set('gone-1', { reached, release: new Promise<void>((resolve) => (release = resolve)) });
-    const req = http.request(`${server.url}/step?plan=${encodeURIComponent(JSON.stringify({ held: true }))}`, { headers: { 'x-request-id': 'gone-1' }, agent: false });
+    const req = http.request(`${server.url}/step?plan=${encodeURIComponent(JSON.stringify({ held: true }))}`, {
+      headers: { 'x-request-id': 'gone-1' },
+      agent: false,
+    });
     req.on('error', () => undefined);
     req.end();
     await handlerReached;

@@ -41,7 +41,12 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
   it('accepts a code under any of the hashes offered, and answers what restoring needs', async () => {
     await store.issue(A, { hash: 'bound', now: T0, ttlMs: TTL });
     expect(await store.redeem(A, { hashes: ['other'], now: T0 + 1, maxAttempts: MAX, lockMs: LOCK })).toMatchObject({ kind: 'refused' });
-    expect(await store.redeem(A, { hashes: ['other', 'bound'], now: T0 + 2, maxAttempts: MAX, lockMs: LOCK })).toEqual({ kind: 'accepted', hash: 'bound', expiresAt: T0 + TTL, restores: 0 });
+    expect(await store.redeem(A, { hashes: ['other', 'bound'], now: T0 + 2, maxAttempts: MAX, lockMs: LOCK })).toEqual({
+      kind: 'accepted',
+      hash: 'bound',
+      expiresAt: T0 + TTL,
+      restores: 0,
+    });
   });
 
   it('restores a redeemed code with its original expiry, never a fresh one', async () => {
@@ -126,7 +131,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     expect(await redeem('h1', T0)).toMatchObject({ kind: 'accepted' });
   });
 
-  it("locks a customer for every vendor: wrong tries count per customer, whoever makes them", async () => {
+  it('locks a customer for every vendor: wrong tries count per customer, whoever makes them', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL });
     // The hash binds the vendor (two-factor.ts), so another vendor's tries are wrong codes for the same customer.
     await wrong(MAX, T0, A);

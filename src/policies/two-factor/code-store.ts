@@ -258,7 +258,9 @@ export class RedisTwoFactorStore implements TwoFactorStore {
   }
 
   async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
-    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), now, maxAttempts, now + lockMs, lockMs, ...hashes))) as Array<number | string>;
+    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), now, maxAttempts, now + lockMs, lockMs, ...hashes))) as Array<
+      number | string
+    >;
     const [kind, first = 0, second = 0, third = 0] = reply;
     if (kind === 0) return { kind: 'accepted', hash: String(first), expiresAt: Number(second), restores: Number(third) };
     if (kind === 2) return { kind: 'locked', retryAfterMs: Number(first) };

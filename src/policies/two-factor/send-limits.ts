@@ -50,7 +50,11 @@ export class SendLimits {
 
   constructor(config: SendLimitsConfig, redis: RedisClient | null, keyPrefix: string) {
     const build = (scope: string) => (limit: SendLimit) => {
-      const options = { keyPrefix: `${keyPrefix}2fa:sends:${scope}:${limit.points}:${limit.durationSeconds}`, points: limit.points, duration: limit.durationSeconds };
+      const options = {
+        keyPrefix: `${keyPrefix}2fa:sends:${scope}:${limit.points}:${limit.durationSeconds}`,
+        points: limit.points,
+        duration: limit.durationSeconds,
+      };
       return redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true }) : new RateLimiterMemory(options);
     };
     this.perNumber = config.perNumber.map(build('number'));

@@ -23,13 +23,14 @@ const DEFAULT_SEND_LIMITS = [
 export const twoFactorSchema = z
   .object({
     codeTtlSeconds: z.number().int().min(30).max(86_400).default(600).describe('Lifetime of a sent code'),
-    maxAttempts: z.number().int().min(1).max(20).default(5).describe("Wrong codes for one customer (whichever vendor sends them) that lock changes to the customer's bank accounts"),
-    lockSeconds: z
+    maxAttempts: z
       .number()
       .int()
       .min(1)
-      .default(3600)
-      .describe('How long the lock lasts; wrong codes are also counted until this long after the last one'),
+      .max(20)
+      .default(5)
+      .describe("Wrong codes for one customer (whichever vendor sends them) that lock changes to the customer's bank accounts"),
+    lockSeconds: z.number().int().min(1).default(3600).describe('How long the lock lasts; wrong codes are also counted until this long after the last one'),
     pepper: z
       .string()
       .min(32)
@@ -37,8 +38,16 @@ export const twoFactorSchema = z
       .default(null)
       .meta({ secret: true })
       .describe('HMAC key for the stored code hashes, the same on every instance (env GATEWAY__twoFactor__pepper); required with Redis'),
-    sendLimitsPerNumber: z.array(sendLimit).min(1).default(DEFAULT_SEND_LIMITS).describe('Codes sent to one mobile number, whichever vendor asks, per window (every limit applies)'),
-    sendLimitsPerCustomer: z.array(sendLimit).min(1).default(DEFAULT_SEND_LIMITS).describe('Codes sent for one customer, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerNumber: z
+      .array(sendLimit)
+      .min(1)
+      .default(DEFAULT_SEND_LIMITS)
+      .describe('Codes sent to one mobile number, whichever vendor asks, per window (every limit applies)'),
+    sendLimitsPerCustomer: z
+      .array(sendLimit)
+      .min(1)
+      .default(DEFAULT_SEND_LIMITS)
+      .describe('Codes sent for one customer, whichever vendor asks, per window (every limit applies)'),
     sendLimitsPerVendor: z
       .array(sendLimit)
       .min(1)

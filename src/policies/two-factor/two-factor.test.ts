@@ -187,12 +187,15 @@ async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
     requestTarget(),
     body(bodyConfigSchema.parse({}), { contracts, opaqueMaxBytes: 1024 * 1024, defaultXmlNamespace: '' }),
     steps.verification,
-    idempotency({ header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000, requireKey: 'never' }, {
-      store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
-      logger,
-      fingerprintKey: 'test-fingerprint-key',
-      sandboxMode: false,
-    }),
+    idempotency(
+      { header: 'Idempotency-Key', retentionSeconds: 3600, inFlightTimeoutMs: 30_000, requireKey: 'never' },
+      {
+        store: new MemoryIdempotencyStore({ inFlightMs: 30_000, retentionMs: 3_600_000 }),
+        logger,
+        fingerprintKey: 'test-fingerprint-key',
+        sandboxMode: false,
+      },
+    ),
     steps.check,
     exchange({ coreClient, contracts }),
     forward({ coreClient }),
@@ -277,7 +280,14 @@ describe('two-factor steps (memory store)', () => {
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ status: 'sent', expiresInSeconds: 600 });
     expect(sent.headers.get('cache-control')).toBe('no-store');
-    expect(h.outbox?.list()).toEqual([{ id: expect.any(String), sentAt: expect.any(String), to: E164, text: expect.stringMatching(/^Your code to add a bank account is \d{6}\. It expires in 10 minutes\. Never share it\.$/) }]);
+    expect(h.outbox?.list()).toEqual([
+      {
+        id: expect.any(String),
+        sentAt: expect.any(String),
+        to: E164,
+        text: expect.stringMatching(/^Your code to add a bank account is \d{6}\. It expires in 10 minutes\. Never share it\.$/),
+      },
+    ]);
     const code = latestCode(h);
     expect(JSON.stringify(sent.body)).not.toContain(code);
     expect(h.coreBodies).toEqual([]);
@@ -312,7 +322,10 @@ describe('two-factor steps (memory store)', () => {
   it('sends a code only to a mobile number the core holds for the customer (400 naming MobileNumber)', async () => {
     const mule = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 10004 + 5, MobileNumber: '+44 7911 123460' });
     expect(mule.status).toBe(400);
-    expect(mule.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }] });
+    expect(mule.body).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }],
+    });
     expect(h.outbox?.list()).toEqual([]);
     expect(h.coreReads()).toEqual(['/customers/10009']);
   });
@@ -323,7 +336,10 @@ describe('two-factor steps (memory store)', () => {
     const withoutRequestId = ({ requestId: _id, ...rest }: Record<string, unknown>) => rest;
     expect(unknown.status).toBe(400);
     expect(withoutRequestId(unknown.body)).toEqual(withoutRequestId(notHeld.body));
-    expect(unknown.body).toMatchObject({ code: 'invalid_request', errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }] });
+    expect(unknown.body).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'MobileNumber', message: 'is not a mobile number the bank holds for this customer' }],
+    });
     Object.assign(h.data.customers.get(Y) as object, { SmsConsentGiven: false });
     const wrongNumberNoConsent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: Y, MobileNumber: '07911 123460' });
     expect(withoutRequestId(wrongNumberNoConsent.body)).toEqual(withoutRequestId(notHeld.body));
@@ -543,7 +559,9 @@ describe('dynamic linking: a code allows only what it was sent for', () => {
     const { id, update } = await accountOfX(h);
     const sent = await verify(h, X, keyA.secret, { AccountNumber: '11112222', SortCode: '10 20 30' });
     expect(sent.status).toBe(200);
-    expect(h.outbox?.list(1)[0]?.text).toMatch(/^Your code to add or switch to the bank account ending 2222 is \d{6}\. It expires in 10 minutes\. Never share it\.$/);
+    expect(h.outbox?.list(1)[0]?.text).toMatch(
+      /^Your code to add or switch to the bank account ending 2222 is \d{6}\. It expires in 10 minutes\. Never share it\.$/,
+    );
     const code = latestCode(h);
     const swaps = [
       { ...update, AccountNumber: '11112223', SortCode: '102030' },
@@ -580,7 +598,9 @@ describe('dynamic linking: a code allows only what it was sent for', () => {
     const { id, update } = await accountOfX(h);
     await verify(h, X, keyA.secret, MULE);
     const code = latestCode(h);
-    expect((await call(h, 'PUT', `/bankaccounts/${id}`, keyB.secret, { ...update, ...MULE, TwoFactorCode: code })).body).toMatchObject({ code: 'two_factor_invalid' });
+    expect((await call(h, 'PUT', `/bankaccounts/${id}`, keyB.secret, { ...update, ...MULE, TwoFactorCode: code })).body).toMatchObject({
+      code: 'two_factor_invalid',
+    });
     expect((await add(h, code, { customerId: Y, accountNumber: MULE.AccountNumber })).body).toMatchObject({ code: 'two_factor_invalid' });
   });
 });
@@ -645,15 +665,23 @@ describe('verification is no oracle of customers and their numbers', () => {
   });
 
   it("counts misses against the customer's limit and the vendor's budget, never against the number", async () => {
-    const h = await startHarness({ config: { sendLimitsPerCustomer: [{ points: 2, durationSeconds: 3600 }], sendLimitsPerNumber: [{ points: 1, durationSeconds: 3600 }], sendLimitsPerVendor: [{ points: 4, durationSeconds: 3600 }] } });
+    const h = await startHarness({
+      config: {
+        sendLimitsPerCustomer: [{ points: 2, durationSeconds: 3600 }],
+        sendLimitsPerNumber: [{ points: 1, durationSeconds: 3600 }],
+        sendLimitsPerVendor: [{ points: 4, durationSeconds: 3600 }],
+      },
+    });
     try {
       // Probing customer X with numbers that are not X's: two misses spend X's limit.
-      for (const guess of ['07911 123460', '07911 123461']) expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: guess })).status).toBe(400);
+      for (const guess of ['07911 123460', '07911 123461'])
+        expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: guess })).status).toBe(400);
       const limited = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: X, MobileNumber: '07911 123462' });
       expect([limited.status, limited.body.code]).toEqual([429, 'sms_rate_limited']);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3500);
       // Unknown customers spend the vendor's budget too.
-      for (const customerId of [99997, 99998]) expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: customerId, MobileNumber: MOBILE })).status).toBe(400);
+      for (const customerId of [99997, 99998])
+        expect((await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: customerId, MobileNumber: MOBILE })).status).toBe(400);
       const spent = await call(h, 'POST', '/bankaccounts/verification', keyA.secret, { CustomerId: 99999, MobileNumber: MOBILE });
       expect([spent.status, spent.body.code]).toEqual([429, 'sms_rate_limited']);
       expect(h.budgetExhausted).toEqual(['vendor-a']);
@@ -725,7 +753,9 @@ describe("the two-factor customer lookup's own breaker group", () => {
 
 describe('two-factor send limits', () => {
   it('allows one send per number and per customer a minute by default, answering 429 with Retry-After', async () => {
-    const h = await startHarness({ config: { sendLimitsPerNumber: twoFactorSchema.parse({}).sendLimitsPerNumber, sendLimitsPerCustomer: twoFactorSchema.parse({}).sendLimitsPerCustomer } });
+    const h = await startHarness({
+      config: { sendLimitsPerNumber: twoFactorSchema.parse({}).sendLimitsPerNumber, sendLimitsPerCustomer: twoFactorSchema.parse({}).sendLimitsPerCustomer },
+    });
     try {
       expect((await verify(h, X)).status).toBe(200);
       const sameNumber = await verify(h, Y);
@@ -783,7 +813,9 @@ describe('two-factor with the HTTP SMS provider', () => {
         res.writeHead(failing ? 500 : 200).end();
       });
     });
-    const sms = createSmsProvider(smsSchema.parse({ provider: 'http', http: { url: provider.url, bearerToken: 'token-0123456789', retryBackoffMs: 10, maxRetries: 2 } })).provider;
+    const sms = createSmsProvider(
+      smsSchema.parse({ provider: 'http', http: { url: provider.url, bearerToken: 'token-0123456789', retryBackoffMs: 10, maxRetries: 2 } }),
+    ).provider;
     const defaults = twoFactorSchema.parse({});
     const h = await startHarness({ sms, config: { sendLimitsPerNumber: defaults.sendLimitsPerNumber, sendLimitsPerCustomer: defaults.sendLimitsPerCustomer } });
     try {

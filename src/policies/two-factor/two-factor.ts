@@ -50,7 +50,14 @@ import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Principal } from '../../access/access-index';
 import type { AccessCache } from '../../access/cache';
-import { isDramaMobile, normaliseUkMobileNumber, validateBankAccountAdd, validateBankAccountUpdate, validateBankAccountVerification, type BodyValidation } from '../../contracts/bank-accounts';
+import {
+  isDramaMobile,
+  normaliseUkMobileNumber,
+  validateBankAccountAdd,
+  validateBankAccountUpdate,
+  validateBankAccountVerification,
+  type BodyValidation,
+} from '../../contracts/bank-accounts';
 import type { CoreClient } from '../../core-client/core-client';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
@@ -125,7 +132,9 @@ class RecipientMiss extends Error {
 
 function locked(retryAfterMs: number): GatewayError {
   const retryAfter = secondsFromMs(retryAfterMs);
-  return new GatewayError('two_factor_locked', `Too many wrong two-factor codes for this customer; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+  return new GatewayError('two_factor_locked', `Too many wrong two-factor codes for this customer; retry in ${retryAfter} s.`, {
+    headers: { 'Retry-After': retryAfter },
+  });
 }
 
 /** A field of a core record, whatever the letter case the core writes it in. */
@@ -172,7 +181,11 @@ function mobilesOnFile(customer: Record<string, unknown>): Set<string> {
 export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFactorSteps {
   const pepper = config.pepper ?? randomBytes(32).toString('base64');
   const store: TwoFactorStore = deps.redis ? new RedisTwoFactorStore(deps.redis, deps.keyPrefix) : new MemoryTwoFactorStore();
-  const limits = new SendLimits({ perNumber: config.sendLimitsPerNumber, perCustomer: config.sendLimitsPerCustomer, perVendor: config.sendLimitsPerVendor }, deps.redis, deps.keyPrefix);
+  const limits = new SendLimits(
+    { perNumber: config.sendLimitsPerNumber, perCustomer: config.sendLimitsPerCustomer, perVendor: config.sendLimitsPerVendor },
+    deps.redis,
+    deps.keyPrefix,
+  );
   const now = deps.now ?? Date.now;
   const { sms, logger, coreClient } = deps;
   const ttlMs = config.codeTtlSeconds * 1000;
@@ -194,7 +207,8 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const index = deps.access.index;
     const principal = principalOf(ctx);
     const denied = index && ctx.vendor ? index.authorize(principal, ctx.vendor, CUSTOMER_READ_API_ID) : 'permission_denied';
-    if (denied) throw new GatewayError(denied, `Verification reads the customer, so it needs what ${CUSTOMER_READ_API_ID} needs. API id: ${CUSTOMER_READ_API_ID}`);
+    if (denied)
+      throw new GatewayError(denied, `Verification reads the customer, so it needs what ${CUSTOMER_READ_API_ID} needs. API id: ${CUSTOMER_READ_API_ID}`);
   }
 
   /**
@@ -207,7 +221,13 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const customer = answer.status === 404 ? null : coreRecord(answer.status, answer.body);
     if (answer.status !== 404 && !customer) throw new GatewayError('bad_gateway', "The core banking system's customer record could not be read.");
     if (!customer || !mobilesOnFile(customer).has(mobile)) {
-      throw new RecipientMiss(refused('MobileNumber', 'is not a mobile number the bank holds for this customer', 'No code was sent: codes go only to a mobile number the bank holds for the customer.'));
+      throw new RecipientMiss(
+        refused(
+          'MobileNumber',
+          'is not a mobile number the bank holds for this customer',
+          'No code was sent: codes go only to a mobile number the bank holds for the customer.',
+        ),
+      );
     }
     if (field(customer, 'SmsConsentGiven') === false) {
       throw new RecipientMiss(refused('CustomerId', 'has not consented to SMS', 'This customer has not consented to SMS, so no code can be sent.'));
@@ -235,7 +255,10 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
         logger.warn({ ...log, err }, 'could not hand back a two-factor code');
         return false;
       });
-      logger.info({ ...log, restored, restores }, restored ? 'two-factor code handed back: the change did not happen' : 'two-factor code spent: not handed back');
+      logger.info(
+        { ...log, restored, restores },
+        restored ? 'two-factor code handed back: the change did not happen' : 'two-factor code spent: not handed back',
+      );
     };
     ctx.afterCore.register({ step: 'two-factor', logger, refused: handBack, neverSent: handBack });
   }
@@ -257,18 +280,27 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const pathId = ctx.params?.bankaccountid ?? '';
     if (!ACCOUNT_ID.test(pathId)) throw refused('bankaccountid', 'must be 1 to 10 digits', 'The bank account id in the path must be a number.');
     const accountId = Number(pathId);
-    if (update.Id !== undefined && update.Id !== accountId) throw refused('Id', 'must be the Id in the path', 'The body names another bank account than the path.');
+    if (update.Id !== undefined && update.Id !== accountId)
+      throw refused('Id', 'must be the Id in the path', 'The body names another bank account than the path.');
     const answer = await coreClient.read(req, ctx, 'bankaccounts', `/customers/${update.CustomerId}/bankaccounts`);
     const accounts = coreList(answer.status, answer.body);
     const current = accounts?.find((account) => Number(field(account, 'Id')) === accountId);
     if (!current) {
-      throw refused('CustomerId', 'has no bank account with this Id', "The bank account is not one of this customer's; an account cannot move to another customer.");
+      throw refused(
+        'CustomerId',
+        'has no bank account with this Id',
+        "The bank account is not one of this customer's; an account cannot move to another customer.",
+      );
     }
     const digits = (value: unknown): string => String(value ?? '').replace(/\D/g, '');
     const redirects = digits(field(current, 'AccountNumber')) !== update.AccountNumber || digits(field(current, 'SortCode')) !== update.SortCode;
     if (redirects) {
       if (update.TwoFactorCode === null || update.TwoFactorCode === undefined) {
-        throw refused('TwoFactorCode', 'required to change AccountNumber or SortCode', 'Changing where this account points needs a two-factor code sent to its customer.');
+        throw refused(
+          'TwoFactorCode',
+          'required to change AccountNumber or SortCode',
+          'Changing where this account points needs a two-factor code sent to its customer.',
+        );
       }
       // Only a code bound to this very destination may point an account elsewhere.
       await redeem(ctx, { customerId: update.CustomerId }, update.TwoFactorCode, [destination(update.AccountNumber, update.SortCode)]);
@@ -294,7 +326,11 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
       throw refused('Code', 'set by the gateway: leave it out', 'The gateway generates the code; a Code of your own is taken only in the sandbox.');
     }
     if (isDramaMobile(body.MobileNumber) && !deps.sandboxMode) {
-      throw refused('MobileNumber', "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes", 'No phone has a number in the drama range; use the customer\'s real mobile number with a real core.');
+      throw refused(
+        'MobileNumber',
+        "is in Ofcom's drama range (07700 900000-900999), which the sandbox alone takes",
+        "No phone has a number in the drama range; use the customer's real mobile number with a real core.",
+      );
     }
     checkMayReadCustomers(ctx);
 

@@ -33,7 +33,10 @@ export async function accessDocumentView({ main }) {
   const send = (/** @type {boolean} */ dryRun) =>
     attempt(errors, async () => {
       errors.textContent = '';
-      const res = await api('PUT', `/access${dryRun ? '?dryRun=true' : ''}`, doc.input.value, { 'content-type': 'application/yaml', 'if-match': `"${version}"` });
+      const res = await api('PUT', `/access${dryRun ? '?dryRun=true' : ''}`, doc.input.value, {
+        'content-type': 'application/yaml',
+        'if-match': `"${version}"`,
+      });
       diff.hidden = false;
       diff.textContent = JSON.stringify(res.data.diff ?? res.data.preview, null, 2);
       tell(notice, outcome(res.status, res.data, dryRun));
@@ -41,7 +44,13 @@ export async function accessDocumentView({ main }) {
     });
   main.replaceChildren(
     h('h1', {}, 'Access document'),
-    h('div', { class: 'row' }, button('Reload', () => attempt(errors, load), { kind: 'secondary' }), button('Dry run', () => send(true), { kind: 'secondary' }), button('Apply', () => send(false))),
+    h(
+      'div',
+      { class: 'row' },
+      button('Reload', () => attempt(errors, load), { kind: 'secondary' }),
+      button('Dry run', () => send(true), { kind: 'secondary' }),
+      button('Apply', () => send(false)),
+    ),
     errors,
     notice,
     diff,

@@ -33,11 +33,27 @@ function showCode(notice, answer) {
 function adminRow(a, notice, act) {
   const path = `/admins/${seg(a.id)}`;
   const cell = h('td');
-  const confirmDelete = () => cell.replaceChildren(`Delete ${a.id}? `, button('Confirm', act(() => api('DELETE', path)), { kind: 'danger' }));
+  const confirmDelete = () =>
+    cell.replaceChildren(
+      `Delete ${a.id}? `,
+      button(
+        'Confirm',
+        act(() => api('DELETE', path)),
+        { kind: 'danger' },
+      ),
+    );
   cell.append(
-    button('Revoke token', act(() => api('POST', `${path}/token`)), { kind: 'secondary', name: `Revoke token of ${a.id}` }),
+    button(
+      'Revoke token',
+      act(() => api('POST', `${path}/token`)),
+      { kind: 'secondary', name: `Revoke token of ${a.id}` },
+    ),
     ' ',
-    button('Re-enrol', act(async () => showCode(notice, (await api('POST', `${path}/enrolment`)).data)), { kind: 'secondary', name: `Re-enrol ${a.id}` }),
+    button(
+      'Re-enrol',
+      act(async () => showCode(notice, (await api('POST', `${path}/enrolment`)).data)),
+      { kind: 'secondary', name: `Re-enrol ${a.id}` },
+    ),
     ' ',
     button('Delete', confirmDelete, { kind: 'danger', name: `Delete admin ${a.id}` }),
   );
@@ -64,6 +80,12 @@ export async function adminsView({ main }) {
     id.clear();
     name.clear();
   });
-  main.replaceChildren(h('h1', {}, 'Admins'), inlineForm(create, id.wrap, name.wrap, role.wrap, submit('Create admin')), errors, notice, table(['Admin id', 'Name', 'Role', 'Status', 'Token prefix', 'Created', ''], body));
+  main.replaceChildren(
+    h('h1', {}, 'Admins'),
+    inlineForm(create, id.wrap, name.wrap, role.wrap, submit('Create admin')),
+    errors,
+    notice,
+    table(['Admin id', 'Name', 'Role', 'Status', 'Token prefix', 'Created', ''], body),
+  );
   await act(async () => undefined)();
 }

@@ -54,7 +54,13 @@ export async function approvalsView({ main, me }) {
   const { data: status } = await api('GET', '/me');
   main.replaceChildren(
     h('h1', {}, 'Approvals'),
-    h('p', { class: 'muted' }, status.approvals === 'required' ? 'Four eyes are on: writes that grant access wait here for another approver.' : 'Four eyes are off (admin.approvals): writes apply at once.'),
+    h(
+      'p',
+      { class: 'muted' },
+      status.approvals === 'required'
+        ? 'Four eyes are on: writes that grant access wait here for another approver.'
+        : 'Four eyes are off (admin.approvals): writes apply at once.',
+    ),
     errors,
     notice,
     table(['Change', 'Maker', 'What', 'Expires', 'Would change', ''], body),

@@ -16,7 +16,13 @@ const entryRow = (e) =>
     e.actor,
     e.action,
     e.target,
-    h('details', {}, h('summary', {}, 'Before → after'), jsonDiff(e.before, e.after), e.approval ? h('p', { class: 'muted' }, `Approval: ${JSON.stringify(e.approval)}`) : null),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Before → after'),
+      jsonDiff(e.before, e.after),
+      e.approval ? h('p', { class: 'muted' }, `Approval: ${JSON.stringify(e.approval)}`) : null,
+    ),
   );
 
 /** @param {import('../admin-client.js').ViewContext} view */
@@ -35,7 +41,12 @@ export async function auditLogView({ main }) {
     body.replaceChildren(...shown.map(entryRow));
   };
   for (const f of [actor, vendor, since]) f.input.addEventListener('input', render);
-  main.replaceChildren(h('h1', {}, 'Audit log'), h('div', { class: 'row' }, actor.wrap, vendor.wrap, since.wrap), errors, table(['When', 'Actor', 'Action', 'Target', 'Change'], body));
+  main.replaceChildren(
+    h('h1', {}, 'Audit log'),
+    h('div', { class: 'row' }, actor.wrap, vendor.wrap, since.wrap),
+    errors,
+    table(['When', 'Actor', 'Action', 'Target', 'Change'], body),
+  );
   await attempt(errors, async () => {
     entries = (await api('GET', '/audit?limit=500')).data;
     render();

@@ -11,7 +11,12 @@ import { api } from '../admin-client.js';
  * A definition list of facts.
  * @param {Array<[string, string]>} facts
  */
-const factList = (facts) => h('dl', { class: 'facts' }, facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+const factList = (facts) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
 
 /** @param {import('../admin-client.js').ViewContext} view */
 export async function overviewView({ main }) {

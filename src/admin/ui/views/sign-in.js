@@ -51,7 +51,10 @@ export function signInView(main, signedIn) {
     kind: 'secondary',
     redeem: async (secret) => {
       const answer = await postJson('/v1/admins/enrol', { enrolmentCode: secret }, WRITE_HEADERS, 'omit');
-      issued.replaceChildren(h('div', { class: 'notice' }, `Your token as ${answer.id}, shown this once; keep it now, then sign in with it:`), h('p', { class: 'secret' }, answer.token));
+      issued.replaceChildren(
+        h('div', { class: 'notice' }, `Your token as ${answer.id}, shown this once; keep it now, then sign in with it:`),
+        h('p', { class: 'secret' }, answer.token),
+      );
     },
   });
   main.replaceChildren(
@@ -59,7 +62,15 @@ export function signInView(main, signedIn) {
     h('p', { class: 'muted' }, 'Sign in with an admin token. The browser keeps a session cookie; the token is not stored.'),
     token.form,
     token.errors,
-    h('section', {}, h('h2', {}, 'New admin?'), h('p', { class: 'muted' }, 'Redeem the enrolment code an owner gave you for your own token.'), code.form, code.errors, issued),
+    h(
+      'section',
+      {},
+      h('h2', {}, 'New admin?'),
+      h('p', { class: 'muted' }, 'Redeem the enrolment code an owner gave you for your own token.'),
+      code.form,
+      code.errors,
+      issued,
+    ),
   );
   token.input.focus();
 }

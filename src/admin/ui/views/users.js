@@ -15,13 +15,23 @@ export async function usersView({ main }) {
     /** @type {{ data: import('../types.js').User[] }} */
     const { data: users } = await api('GET', '/users');
     const revoke = (/** @type {string} */ userId, /** @type {string} */ permissionId) =>
-      button('Revoke', act(() => write('DELETE', `/users/${seg(userId)}/permissions/${seg(permissionId)}`, undefined, notice)), { kind: 'danger', name: `Revoke permission ${permissionId} of ${userId}` });
+      button(
+        'Revoke',
+        act(() => write('DELETE', `/users/${seg(userId)}/permissions/${seg(permissionId)}`, undefined, notice)),
+        { kind: 'danger', name: `Revoke permission ${permissionId} of ${userId}` },
+      );
     body.replaceChildren(...users.flatMap((u) => u.permissions.map((p) => row(u.id, p.api, revoke(u.id, p.id)))));
   };
   const act = actions({ errors, notice, refresh: load });
   const user = field('User id', { required: true });
   const pattern = field('API pattern', { required: true, placeholder: 'GETaccounts*' });
   const grant = act(() => write('POST', `/users/${seg(user.value())}/permissions`, { api: pattern.value() }, notice));
-  main.replaceChildren(h('h1', {}, 'Users'), inlineForm(grant, user.wrap, pattern.wrap, submit('Grant permission')), errors, notice, table(['User id', 'API pattern', ''], body));
+  main.replaceChildren(
+    h('h1', {}, 'Users'),
+    inlineForm(grant, user.wrap, pattern.wrap, submit('Grant permission')),
+    errors,
+    notice,
+    table(['User id', 'API pattern', ''], body),
+  );
   await act(async () => undefined)();
 }

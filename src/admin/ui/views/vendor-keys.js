@@ -47,19 +47,32 @@ function keyRow(k, { path, notice, secretBox, act, redraw }) {
   const confirmRevoke = () =>
     cell.replaceChildren(
       `Revoke ${k.prefix}? `,
-      button('Confirm', act(() => write('DELETE', keyPath, undefined, notice)), { kind: 'danger' }),
+      button(
+        'Confirm',
+        act(() => write('DELETE', keyPath, undefined, notice)),
+        { kind: 'danger' },
+      ),
       button('Cancel', () => redraw(), { kind: 'secondary' }),
     );
   const overlap = field('Overlap hours', { type: 'number', value: 24 });
   const rotate = act(async () => {
-    const issued = await write('POST', `${path}/keys`, { userId: k.userId, ...(k.certificateThumbprints ? { certificateThumbprints: k.certificateThumbprints } : {}) }, notice);
+    const issued = await write(
+      'POST',
+      `${path}/keys`,
+      { userId: k.userId, ...(k.certificateThumbprints ? { certificateThumbprints: k.certificateThumbprints } : {}) },
+      notice,
+    );
     const expiresAt = new Date(Date.now() + Number(overlap.input.value || 24) * HOUR_MS).toISOString();
     await write('PATCH', keyPath, { expiresAt }, notice);
     if (issued.status === 201) showSecret(secretBox, issued.data, `Issued key (replacing ${k.id}, which expires ${when(expiresAt)})`);
   });
   const chooseOverlap = () => cell.replaceChildren(overlap.wrap, button('Rotate now', rotate));
   if (k.status === 'active') {
-    cell.append(button('Revoke', confirmRevoke, { kind: 'danger', name: `Revoke key ${k.id}` }), ' ', button('Rotate', chooseOverlap, { kind: 'secondary', name: `Rotate key ${k.id}` }));
+    cell.append(
+      button('Revoke', confirmRevoke, { kind: 'danger', name: `Revoke key ${k.id}` }),
+      ' ',
+      button('Rotate', chooseOverlap, { kind: 'secondary', name: `Rotate key ${k.id}` }),
+    );
   }
   return row(k.prefix, k.userId, k.status, when(k.createdAt), when(k.lastUsedAt), when(k.expiresAt), cell);
 }
@@ -83,7 +96,10 @@ export function keysPart(keys, part) {
   );
   return [
     h('h2', {}, 'Keys'),
-    table(['Prefix', 'User', 'Status', 'Created', 'Last used', 'Expires', ''], keys.map((k) => keyRow(k, part))),
+    table(
+      ['Prefix', 'User', 'Status', 'Created', 'Last used', 'Expires', ''],
+      keys.map((k) => keyRow(k, part)),
+    ),
     revealing('Issue key', issueForm, user.input),
     issueForm,
   ];

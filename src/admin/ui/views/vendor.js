@@ -36,7 +36,16 @@ function statusAndLimit(vendor, { path, notice, act }) {
   const window = field('Window seconds', { type: 'number', value: vendor.rateLimit?.durationSeconds ?? '' });
   const setLimit = act(() => write('PUT', `${path}/rate-limit`, { points: Number(points.input.value), durationSeconds: Number(window.input.value) }, notice));
   return [
-    h('p', {}, `Status: ${vendor.status} `, button(active ? 'Suspend' : 'Activate', act(() => write('PATCH', path, { status: active ? 'suspended' : 'active' }, notice)), { kind: 'secondary' })),
+    h(
+      'p',
+      {},
+      `Status: ${vendor.status} `,
+      button(
+        active ? 'Suspend' : 'Activate',
+        act(() => write('PATCH', path, { status: active ? 'suspended' : 'active' }, notice)),
+        { kind: 'secondary' },
+      ),
+    ),
     inlineForm(setLimit, points.wrap, window.wrap, submit('Set rate limit')),
   ];
 }
@@ -56,11 +65,29 @@ function licencesPart(vendor, apis, { path, notice, act }) {
     return row(
       l.api,
       when(l.expiresAt),
-      h('details', {}, h('summary', {}, `${granted.length} API ids`), h('ul', {}, granted.map((a) => h('li', {}, a)))),
-      button('Revoke', act(() => write('DELETE', `${path}/licences/${seg(l.id)}`, undefined, notice)), { kind: 'danger', name: `Revoke licence ${l.id}` }),
+      h(
+        'details',
+        {},
+        h('summary', {}, `${granted.length} API ids`),
+        h(
+          'ul',
+          {},
+          granted.map((a) => h('li', {}, a)),
+        ),
+      ),
+      button(
+        'Revoke',
+        act(() => write('DELETE', `${path}/licences/${seg(l.id)}`, undefined, notice)),
+        { kind: 'danger', name: `Revoke licence ${l.id}` },
+      ),
     );
   };
-  return [h('h2', {}, 'Licences'), table(['API pattern', 'Expires', 'API ids it grants', ''], vendor.licences.map(licenceRow)), revealing('Grant licence', grantForm, pattern.input), grantForm];
+  return [
+    h('h2', {}, 'Licences'),
+    table(['API pattern', 'Expires', 'API ids it grants', ''], vendor.licences.map(licenceRow)),
+    revealing('Grant licence', grantForm, pattern.input),
+    grantForm,
+  ];
 }
 
 /**
@@ -83,7 +110,15 @@ export async function vendorView({ main }, vendorId) {
     heading.textContent = `Vendor ${vendor.name} (${vendor.id})`;
     /** @type {VendorScreen} */
     const part = { path, notice, secretBox, act: actions({ errors, notice, refresh: redraw }), redraw };
-    main.replaceChildren(heading, errors, notice, secretBox, ...statusAndLimit(vendor, part), ...licencesPart(vendor, apis, part), ...keysPart(vendor.keys, part));
+    main.replaceChildren(
+      heading,
+      errors,
+      notice,
+      secretBox,
+      ...statusAndLimit(vendor, part),
+      ...licencesPart(vendor, apis, part),
+      ...keysPart(vendor.keys, part),
+    );
   };
   await attempt(errors, redraw);
 }
