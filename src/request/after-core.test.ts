@@ -134,10 +134,32 @@ describe('after-core registry', () => {
     ]);
   });
 
-  it('refuses duties registered after the outcome was settled, or on a context bound to no response', async () => {
+  it('tells duties registered after the outcome was settled that outcome at once (a step whose awaits outlasted a vendor gone)', async () => {
     const { afterCore } = registry();
+    const calls: string[] = [];
     await afterCore.settle({ kind: 'neverSent' });
-    expect(() => afterCore.register(recording('late', []))).toThrow(/after the core's outcome was settled/);
+    afterCore.register(recording('late', calls));
+    await afterCore.settle({ kind: 'answered', response: ANSWER });
+    expect(calls).toEqual(['late neverSent']);
+  });
+
+  it('refuses duties on a context bound to no response', () => {
     expect(() => new AfterCore('req-2').register(recording('unbound', []))).toThrow(/bound to no response/);
+  });
+
+  it('refuses to begin the core call once the response closed before it: the duties already let go', async () => {
+    const { afterCore, response } = registry();
+    const calls: string[] = [];
+    afterCore.register(recording('idempotency', calls));
+    response.emit('close');
+    expect(afterCore.coreCallStarted()).toBe(false);
+    await afterCore.settle({ kind: 'unknown' });
+    expect(calls).toEqual(['idempotency neverSent']);
+  });
+
+  it('begins the core call while the outcome is open', () => {
+    const { afterCore } = registry();
+    afterCore.register(recording('idempotency', []));
+    expect(afterCore.coreCallStarted()).toBe(true);
   });
 });

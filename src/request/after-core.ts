@@ -8,9 +8,11 @@
  * that outcome runs, in registration order, before the vendor hears the answer. A request whose
  * response ends before the core call began (an error later in the chain, a client gone) settles
  * as `neverSent` when the response closes; once the call began, only its end settles (a vendor
- * going away changes nothing, the money may move). A settle after the first does nothing, so
- * every duty runs at most once. A duty that fails is logged on its step's logger and does not
- * stop the others.
+ * going away changes nothing, the money may move), and a call that would begin after such an
+ * end is not made (its duties already let go of the key and the code). A settle after the first
+ * does nothing, so every duty runs at most once; a step that registers after the outcome is known
+ * (its own awaits outlasted a vendor gone) hears that outcome at once. A duty that fails is
+ * logged on its step's logger and does not stop the others.
  *
  * Reads nothing of the request; the request context holds one registry per request
  * (`ctx.afterCore`), bound to its response by `setContext`.
@@ -59,6 +61,7 @@ export class AfterCore {
   private response: ClosingResponse | null = null;
   private watching = false;
   private callStarted = false;
+  private outcome: CoreOutcome | null = null;
   private settling: Promise<void> | null = null;
 
   constructor(private readonly requestId: string) {}
@@ -68,11 +71,15 @@ export class AfterCore {
     this.response = response;
   }
 
-  /** Adds a step's duties; registering after the outcome is known is a mistake of the step's place in the chain. */
+  /** Adds a step's duties; after the outcome is known (the response closed first), they run with that outcome at once. */
   register(duties: AfterCoreDuties): void {
-    if (this.settling !== null) throw new Error(`${duties.step} registered after-core duties after the core's outcome was settled`);
     if (this.response === null) throw new Error(`${duties.step} registered after-core duties on a context bound to no response`);
     this.duties.push(duties);
+    if (this.outcome !== null && this.settling !== null) {
+      const outcome = this.outcome;
+      this.settling = this.settling.then(() => this.runDutiesOf(duties, outcome));
+      return;
+    }
     // The listener only on requests with duties: most requests have none.
     if (!this.watching) {
       this.watching = true;
@@ -80,9 +87,14 @@ export class AfterCore {
     }
   }
 
-  /** The core call begins: from here only its end settles the duties. */
-  coreCallStarted(): void {
+  /**
+   * The core call begins: from here only its end settles the duties. False when the outcome is
+   * already known (the response closed before the call): the call must not be made.
+   */
+  coreCallStarted(): boolean {
+    if (this.outcome !== null) return false;
     this.callStarted = true;
+    return true;
   }
 
   /**
@@ -90,7 +102,10 @@ export class AfterCore {
    * and run nothing. Resolves when every duty has run; never rejects.
    */
   settle(outcome: CoreOutcome): Promise<void> {
-    this.settling ??= this.runDuties(outcome);
+    if (this.settling === null) {
+      this.outcome = outcome;
+      this.settling = this.runDuties(outcome);
+    }
     return this.settling;
   }
 
@@ -109,12 +124,14 @@ export class AfterCore {
   }
 
   private async runDuties(outcome: CoreOutcome): Promise<void> {
-    for (const duties of this.duties) {
-      try {
-        await runDuty(duties, outcome);
-      } catch (err) {
-        duties.logger.error({ err, requestId: this.requestId, step: duties.step, outcome: outcome.kind }, 'an after-core duty failed');
-      }
+    for (const duties of this.duties) await this.runDutiesOf(duties, outcome);
+  }
+
+  private async runDutiesOf(duties: AfterCoreDuties, outcome: CoreOutcome): Promise<void> {
+    try {
+      await runDuty(duties, outcome);
+    } catch (err) {
+      duties.logger.error({ err, requestId: this.requestId, step: duties.step, outcome: outcome.kind }, 'an after-core duty failed');
     }
   }
 }

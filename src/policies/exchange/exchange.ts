@@ -60,7 +60,8 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
   /** One call, one outcome: the after-core duties hear it once, before the vendor does. */
   async function exchangeWithCore(req: Request, res: Response, next: NextFunction, bodySchema: BodySchemaId, body: ParsedBody): Promise<void> {
     const ctx = context(res);
-    ctx.afterCore.coreCallStarted();
+    // The vendor went away before the call: the duties have let go of the key, so no call.
+    if (!ctx.afterCore.coreCallStarted()) return;
     const { outcome, error } = await callCore(req, ctx, bodySchema, body);
     await ctx.afterCore.settle(outcome);
     if (outcome.kind !== 'answered') {
