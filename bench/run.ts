@@ -26,6 +26,7 @@ import { createTestCa } from '../test/support/tls-certs';
 import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
 import { imageNodeOptions } from './servers/image-node-options';
 import { printTable } from './report-table';
+import { stopChild } from './child-process';
 
 const BENCH = __dirname;
 const CONNECTIONS = 50;
@@ -62,19 +63,6 @@ function startServer(name: string, file: string, core: string, args: string[], n
       clearTimeout(timer);
       resolve({ name, url: `${scheme}://127.0.0.1:${message.port}`, child });
     });
-  });
-}
-
-function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.child.removeAllListeners('exit');
-    const kill = setTimeout(() => server.child.kill('SIGKILL'), 5000);
-    server.child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    server.child.kill('SIGTERM');
   });
 }
 
@@ -179,7 +167,8 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
 }
 
 async function stopFixture(fixture: Fixture): Promise<void> {
-  for (const server of [fixture.gateway, ...fixture.others, fixture.upstream, fixture.tlsGateway, fixture.tlsUpstream]) if (server) await stopServer(server);
+  for (const server of [fixture.gateway, ...fixture.others, fixture.upstream, fixture.tlsGateway, fixture.tlsUpstream])
+    if (server) await stopChild(server.child);
   await fixture.redis.stop();
 }
 

@@ -20,7 +20,8 @@ import { startRedisServer } from '../test/support/redis-server';
 import { adminSchema } from '../src/admin/admin.schema';
 import { openLoop } from './load/open-loop';
 import { imageNodeOptions } from './servers/image-node-options';
-import { accessDocument, nextMessage, stop } from './scale-support';
+import { nextMessage, stopChild } from './child-process';
+import { accessDocument } from './scale-support';
 
 const BENCH = __dirname;
 const ADMIN_TOKEN = 'bench-admin-token-not-secret-0001';
@@ -221,7 +222,7 @@ async function measure(size: number, upstreamUrl: string): Promise<Row> {
       peakRssMbB: (stats[1] as { peakRssMb: number }).peakRssMb,
     };
   } finally {
-    for (const instance of instances) await stop(instance.child);
+    for (const instance of instances) await stopChild(instance.child);
     await redis.stop();
   }
 }
@@ -262,7 +263,7 @@ async function largestUpload(upstreamUrl: string): Promise<UploadRow> {
     const { peakRssMb } = await answer;
     return { keys: size, documentMb: Buffer.byteLength(json) / 1024 / 1024, uploadMs, statuses: uploads.map((u) => u.status).sort(), peakRssMb };
   } finally {
-    if (instance) await stop(instance.child);
+    if (instance) await stopChild(instance.child);
     await redis.stop();
   }
 }
@@ -358,7 +359,7 @@ async function nestedBodies(upstreamUrl: string): Promise<NestedRow[]> {
       const sent = `${a.count} × ${(Buffer.byteLength(a.body) / MB).toFixed(0)} MiB`;
       rows.push({ attack: a.attack, sent, answers: counts, untilAnsweredMs, rssGrowthMb: after.peakRssMb - before.peakRssMb, longestStallMs: after.stallMs });
     } finally {
-      if (instance) await stop(instance.child);
+      if (instance) await stopChild(instance.child);
       await redis.stop();
     }
   }
@@ -419,7 +420,7 @@ async function main(): Promise<void> {
       nestedRows = await nestedBodies(upstream.url);
     }
   } finally {
-    await stop(upstream.child);
+    await stopChild(upstream.child);
   }
   if (rows.length > 0) console.log(table(rows));
   if (upload) console.log(uploadTable(upload));

@@ -47,6 +47,11 @@ interface PhaseStats {
   connectionErrors: Record<string, number>;
 }
 
+/** A phase's counts before its first request (also what the report shows for a phase that sent none). */
+export function emptyPhaseStats(): PhaseStats {
+  return { sent: 0, sentByKind: {}, dropped: 0, maxInFlight: 0, droppedFrom: null, droppedTo: null, byStatus: {}, serverErrors: {}, connectionErrors: {} };
+}
+
 /** One request that got no HTTP answer (the first few hundred are kept, for the report). */
 interface ConnectionError {
   readonly t: number;
@@ -108,21 +113,7 @@ export class Recorder {
 
   private stats(phase: PhaseName): PhaseStats {
     let stats = this.byPhase.get(phase);
-    if (!stats)
-      this.byPhase.set(
-        phase,
-        (stats = {
-          sent: 0,
-          sentByKind: {},
-          dropped: 0,
-          maxInFlight: 0,
-          droppedFrom: null,
-          droppedTo: null,
-          byStatus: {},
-          serverErrors: {},
-          connectionErrors: {},
-        }),
-      );
+    if (!stats) this.byPhase.set(phase, (stats = emptyPhaseStats()));
     return stats;
   }
 

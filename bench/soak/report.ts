@@ -13,7 +13,7 @@ import type { DepositReconciliation } from './deposits';
 import type { FaultLog } from './faults';
 import { slopeMbPerMinute, type Monitors, type RssSample } from './monitors';
 import type { Phase, SoakOptions } from './options';
-import type { Recorder } from './recorder';
+import { emptyPhaseStats, type Recorder } from './recorder';
 
 /** A valid-key 401 this long after a restart still counts as the restart's. */
 const AFTER_RESTART_MS = 120_000;
@@ -211,17 +211,7 @@ export function buildReport(inputs: ReportInputs) {
     },
     phases: inputs.phases.map((p) => ({
       phase: p.name,
-      ...(inputs.recorder.byPhase.get(p.name) ?? {
-        sent: 0,
-        sentByKind: {},
-        dropped: 0,
-        maxInFlight: 0,
-        droppedFrom: null,
-        droppedTo: null,
-        byStatus: {},
-        serverErrors: {},
-        connectionErrors: {},
-      }),
+      ...(inputs.recorder.byPhase.get(p.name) ?? emptyPhaseStats()),
     })),
     latencyPerMinute: inputs.recorder.latencyPerMinute().map((m) => ({ ...m, p50Ms: round(m.p50Ms, 2), p99Ms: round(m.p99Ms, 2), maxMs: round(m.maxMs, 1) })),
     restarts: restartRows,
