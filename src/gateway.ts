@@ -25,7 +25,6 @@ import { FailedLoginAudit } from './admin/failed-logins';
 import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
 import { KeyUsageTracker } from './access/key-usage';
 import { StoreEpoch } from './redis/store-epoch';
-import { redisConfigured } from './redis/redis.schema';
 import type { GatewayConfig } from './config/config.schema';
 import { createCoreAgents } from './core-client/agent';
 import { createListenerTls } from './server/server-tls';
@@ -210,7 +209,7 @@ async function openGateway(
   const breakers = lifecycle.adopt(new CoreBreakers(config.core.breakers, { defaultTimeoutMs: config.core.timeoutMs, metrics, logger }), (opened) =>
     opened.shutdown(),
   );
-  const mode = { accessStore: redisConfigured(config.redis) ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' } as const;
+  const mode = { accessStore: backend.redis ? 'redis' : 'memory', core: config.core.url ? 'remote' : 'sandbox' } as const;
   const statusApp = createStatusApp({
     registry: metrics.registry,
     accessStatus: () => access.status(),

@@ -6,7 +6,7 @@
  *
  * Reads the files of `src/admin/ui/` (served under `/ui/`) and of the UIs' shared kit `src/ui-kit/`
  * (served under `/ui-kit/`; both copied to `dist/` by the build) once at start, and
- * the token a browser signs in with (checked by admin-auth.ts's throttle rule); sets the session
+ * the token a browser signs in with (checked by auth.ts's throttle rule); sets the session
  * cookie, ends the admin's sessions on every instance at sign-out, and audits both
  * (`admin.sign_in`, `admin.sign_out`, with the client address; never the token). Every answer of the admin port
  * carries the strict security headers set here: no inline script, no framing, nothing from

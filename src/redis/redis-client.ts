@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger';
+import { TlsFileError } from '../tls/pem-files';
 import { redisConfigured, type RedisConfig } from './redis.schema';
 
 /** A connection of any topology; the stores use only commands both kinds share. */
@@ -61,10 +62,19 @@ export function describeRedisTarget(config: RedisConfig): string {
   return url.toString();
 }
 
+/** The CA bundle Redis's certificate is checked against; unreadable, it fails the start (exit 2) naming the key. */
+function readCaFile(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new TlsFileError(`redis.tls.caFile ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 function tlsOptions(config: RedisConfig): ConnectionOptions | undefined {
   if (!config.tls.enabled && !config.url?.startsWith('rediss:')) return undefined;
   return {
-    ...(config.tls.caFile ? { ca: readFileSync(config.tls.caFile) } : {}),
+    ...(config.tls.caFile ? { ca: readCaFile(config.tls.caFile) } : {}),
     ...(config.tls.serverName ? { servername: config.tls.serverName } : {}),
   };
 }

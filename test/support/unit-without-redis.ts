@@ -3,6 +3,6 @@
  * .invalid), so a unit test that reaches for Redis fails, saying where it belongs, instead of
  * finding the shared Redis of a whole run, or one on the developer's default port.
  */
-export const UNIT_REDIS_URL = 'redis://unit-tests-have-no-redis--move-this-test-to-component.invalid:6379';
+const UNIT_REDIS_URL = 'redis://unit-tests-have-no-redis--move-this-test-to-component.invalid:6379';
 
 process.env.TEST_REDIS_URL = UNIT_REDIS_URL;

@@ -192,7 +192,7 @@ export class Proposals {
     }
     // Computed now, so a bad or pointless write is refused to its maker at once; the arguments are
     // kept as sent (never a secret: a key's secret is made when the change is approved).
-    const kept: unknown[] = [...structuredClone(args)];
+    const kept: unknown[] = structuredClone([...args]);
     const preview = await run(this.targets, args, { actor: maker.actor, preview: true });
     if (preview.change === null) return { applied: preview };
     // What the preview named (a licence, permission or key id made up for it) is what approval makes.
@@ -215,7 +215,7 @@ export class Proposals {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.changeTtlHours * HOUR_MS).toISOString(),
       operation,
-      args: [...kept],
+      args: kept,
       action: preview.change.action,
       target: preview.change.target,
       // A key's prefix and time come from the secret made at approval, not this preview's.
