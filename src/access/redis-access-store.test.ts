@@ -452,6 +452,8 @@ describe('RedisAccessStore while Redis is gone', () => {
     expect(vendorName(b)).toBe('Live before the crash');
 
     await msUntil(async () => (await raw.pubsub('NUMSUB', `${prefix}{access}:changed`))[1] === 2);
+    // The subscriber can be back before the command connection is; a write before then fails fast (no offline queue).
+    await msUntil(() => a.client.status === 'ready');
     const version = await writeDocument(a.store, documentNamed('Changed after the restart'), 2);
     expect(version).toBe(3);
     expect(await msUntil(() => vendorName(b) === 'Changed after the restart')).toBeLessThan(1000);
