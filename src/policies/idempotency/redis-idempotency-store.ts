@@ -5,12 +5,12 @@
  *   in flight   'F', fingerprint length (1 byte), fingerprint, deadline (8-byte double, ms), token
  *   unknown     'U', fingerprint length, fingerprint, token
  *   completed   'C', fingerprint length, fingerprint, then the answer (redis-idempotency-record.ts:
- *               status, content type, Location, the body deflated against a receipt dictionary);
- *               no token: a completed record is settled for good.
- * A completed deposit takes 216–280 bytes of Redis memory (MEMORY USAGE, key included, for the
- * sandbox's and the bench core's receipts in JSON and XML, deflated to 50–115 bytes), where the
- * hash this layout replaced took 923–1,595: the body, a value over 64 bytes, put the hash out of
- * Redis's compact listpack encoding. The key is already a hex digest (the step hashes vendor, API id and the vendor's key), so its hash tag
+ *               status, content type, Location, the body with a receipt's names coded in a byte
+ *               or two); no token: a completed record is settled for good.
+ * A completed deposit takes 232–344 bytes of Redis memory (MEMORY USAGE, key included, for the
+ * sandbox's and the bench core's receipts in JSON and XML), where the hash this layout replaced
+ * took 923–1,595: the body, a value over 64 bytes, put the hash out of Redis's compact listpack
+ * encoding. Settling is one GET and one SET, where the hash took four commands. The key is already a hex digest (the step hashes vendor, API id and the vendor's key), so its hash tag
  * holds no character that could break out of the braces; each script touches that one key,
  * so every operation runs in one cluster slot. Each operation is one Lua script, hence
  * atomic: the claim is a SET NX in spirit (SET only when the key does not exist) with a TTL,
