@@ -1,6 +1,6 @@
 /**
- * What the idempotency step needs of a store, implemented in memory (memory-store.ts, sandbox
- * mode) and in Redis (redis-store.ts, shared by every instance).
+ * What the idempotency step needs of a store, implemented in memory (memory-idempotency-store.ts,
+ * sandbox mode) and in Redis (redis-idempotency-store.ts, shared by every instance).
  *
  * Reads nothing; exports the store contract. A record is one idempotency key's state:
  *   in flight   claimed by one request (its `token`), which may be talking to the core;
@@ -9,7 +9,8 @@
  *               key is never sent again.
  * An in-flight record whose deadline has passed (its instance died mid-request) is unknown,
  * never free: money must not be posted twice. Every record carries the fingerprint of the body
- * that claimed it; the same key with another fingerprint is a mismatch whatever the state.
+ * that claimed it (the raw bytes of its keyed SHA-256, 32); the same key with another fingerprint
+ * is a mismatch whatever the state.
  */
 
 import type { StoredResponse } from '../../request/after-core';
@@ -40,11 +41,11 @@ export interface IdempotencyTimings {
  */
 export interface IdempotencyStore {
   /** Claims `key` for the request holding `token`, or says why it may not proceed. */
-  claim(key: string, fingerprint: string, token: string): Promise<ClaimOutcome>;
+  claim(key: string, fingerprint: Buffer, token: string): Promise<ClaimOutcome>;
   /** Stores the response; wins over an unknown state, since the outcome is now known. */
-  complete(key: string, fingerprint: string, token: string, response: StoredResponse): Promise<void>;
+  complete(key: string, fingerprint: Buffer, token: string, response: StoredResponse): Promise<void>;
   /** Forgets the claim (the core was never reached), so that a retry may post. */
   release(key: string, token: string): Promise<void>;
   /** Marks the claim unknown, unless it was completed meanwhile. */
-  markUnknown(key: string, fingerprint: string, token: string): Promise<void>;
+  markUnknown(key: string, fingerprint: Buffer, token: string): Promise<void>;
 }

@@ -322,7 +322,7 @@ describe.each(stores)('a claim left by a crashed instance, %s store', (_name, cr
       const key = { 'Idempotency-Key': 'crash-1' };
       // What an instance that died mid-request leaves behind: its claim of this key, never settled.
       expect(
-        await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), createHmac('sha256', 'test-fingerprint-key').update(body).digest('hex'), 'dead-instance'),
+        await store.claim(sha256(`acme\n${DEPOSIT}\ncrash-1`), createHmac('sha256', 'test-fingerprint-key').update(body).digest(), 'dead-instance'),
       ).toEqual({ kind: 'claimed' });
       expect((await harness.send(body, key)).code).toBe('idempotency_in_progress');
       await within(3000, async () => (await harness.send(body, key)).code === 'outcome_unknown');

@@ -119,7 +119,7 @@ export function idempotency(config: IdempotencyConfig, deps: IdempotencyDeps): R
     const scope = sha256(`${principal.vendorId}\n${route.apiId}\n${key}`);
     // Keyed, so that the fingerprint of a body holding an override password stored in Redis
     // cannot be used to guess that password offline.
-    const fingerprint = createHmac('sha256', deps.fingerprintKey).update(body.coreJson).digest('hex');
+    const fingerprint = createHmac('sha256', deps.fingerprintKey).update(body.coreJson).digest();
     const token = randomUUID();
     store
       .claim(scope, fingerprint, token)
@@ -228,7 +228,7 @@ function replay(res: Response, response: StoredResponse): void {
  * What the claim needs once the core's outcome is known. A vendor that goes away while the core
  * call runs changes nothing: its retries get 409 idempotency_in_progress until the call ends.
  */
-function claimDuties(store: IdempotencyStore, logger: Logger, scope: string, fingerprint: string, token: string): AfterCoreDuties {
+function claimDuties(store: IdempotencyStore, logger: Logger, scope: string, fingerprint: Buffer, token: string): AfterCoreDuties {
   const attempt = async (operation: string, pending: Promise<void>): Promise<void> => {
     try {
       await pending;

@@ -9,7 +9,7 @@ import type { ClaimOutcome, IdempotencyStore, IdempotencyTimings, StoredResponse
 
 interface MemoryRecord {
   state: 'in_flight' | 'completed' | 'unknown';
-  fingerprint: string;
+  fingerprint: Buffer;
   token: string;
   /** When an in-flight claim counts as unknown (epoch ms). */
   deadline: number;
@@ -30,7 +30,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.records.size;
   }
 
-  async claim(key: string, fingerprint: string, token: string): Promise<ClaimOutcome> {
+  async claim(key: string, fingerprint: Buffer, token: string): Promise<ClaimOutcome> {
     const now = this.now();
     this.sweep(now);
     const record = this.live(key, now);
@@ -39,14 +39,14 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       this.write(key, { state: 'in_flight', fingerprint, token, deadline: now + inFlightMs, expiresAt: now + inFlightMs + retentionMs, response: null });
       return { kind: 'claimed' };
     }
-    if (record.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (!record.fingerprint.equals(fingerprint)) return { kind: 'mismatch' };
     if (record.state === 'completed' && record.response) return { kind: 'completed', response: record.response };
     if (record.state === 'in_flight' && now < record.deadline) return { kind: 'in_flight' };
     if (record.state === 'in_flight') this.write(key, { ...record, state: 'unknown', expiresAt: now + this.timings.retentionMs });
     return { kind: 'unknown' };
   }
 
-  async complete(key: string, fingerprint: string, token: string, response: StoredResponse): Promise<void> {
+  async complete(key: string, fingerprint: Buffer, token: string, response: StoredResponse): Promise<void> {
     const now = this.now();
     const record = this.live(key, now);
     if (record && record.token !== token) return;
@@ -60,7 +60,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (record?.token === token && record.state !== 'completed') this.records.delete(key);
   }
 
-  async markUnknown(key: string, fingerprint: string, token: string): Promise<void> {
+  async markUnknown(key: string, fingerprint: Buffer, token: string): Promise<void> {
     const now = this.now();
     const record = this.live(key, now);
     if (record && (record.token !== token || record.state === 'completed')) return;
