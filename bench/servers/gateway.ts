@@ -4,13 +4,15 @@
  *
  * Reads argv: upstream URL, Redis URL, access file. Logs at `info` (the production default)
  * into /dev/null, so every request still pays for building and serialising its access-log
- * line, as in production, without the bench's terminal paying for writing it.
+ * line, as in production, without the bench's terminal paying for writing it. Answers the
+ * runner's tail probes (event-loop delay and GC pauses of a latency round, `tail-probe.ts`).
  */
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config';
 import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { announcePort, tlsFilesArgument, upstreamUrlArgument } from './ready';
+import { answerTailProbes } from './tail-probe';
 
 const [, , , redisUrl, accessFile] = process.argv;
 // With --tls: mutual TLS to an https upstream, from the bench's private CA.
@@ -36,6 +38,8 @@ void startGateway(config, logger).then((gateway) => announcePort(gateway.vendorP
 
 // Exit normally on SIGTERM, so `--cpu-prof` (bench --profile) writes its profile.
 process.once('SIGTERM', () => process.exit(0));
+
+answerTailProbes();
 
 // The soak asks for the heap after a full GC (it starts this process with --expose-gc).
 process.on('message', (message) => {
