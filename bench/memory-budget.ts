@@ -42,7 +42,7 @@ export interface BudgetRow {
   readonly vendorFailed: number;
 }
 
-export interface BudgetDeps {
+interface BudgetDeps {
   start(redisUrl: string, extraArgs: string[]): Promise<BudgetInstance>;
   upload(instance: BudgetInstance, json: string): Promise<{ status: number }>;
   vendorLoad(instance: BudgetInstance, secret: string): Promise<{ p99Ms: number; failed: number }>;

@@ -1,11 +1,11 @@
 /**
- * `npx tsx bench/node-flags.ts [--rounds N] ["<node flags>" …]`: the gateway under different node
+ * `npx tsx bench/node-flags.ts [--rounds N] [--rate R] ["<node flags>" …]`: the gateway under different node
  * flags, A/B in one run, to choose its garbage-collection flags by measurement.
  *
  * One private redis-server, the bench upstream and one gateway process per set of flags (all on
  * core 0 with taskset, as in `npm run bench`; the load on core 1). Round by round, each gateway in
  * turn (A B C … A B C …): GET throughput (autocannon, 50 connections, 5 s), then GET and JSON
- * deposits at 1,000 req/s open loop (5 s each) with the gateway's longest event-loop delay and GC
+ * deposits at 1,000 req/s open loop (`--rate`; 5 s each) with the gateway's longest event-loop delay and GC
  * pauses (bench/servers/tail-probe.ts) and its RSS. Prints the medians of rounds per set of flags
  * (loop delay and longest GC pause: the worst round). Default sets: the image's flags with a
  * semi-space of 16, 32 and 64 MiB, and 16 with `--single-threaded-gc`.
@@ -18,10 +18,16 @@ import { imageNodeOptions } from './servers/image-node-options';
 import { benchAccess, LOAD_CORE, median, openLoopSpec, requests, runLoad, SERVER_CORE, startServer, throughputSpec, withTailProbe, type Server } from './rig';
 
 const SECONDS = 5;
-const RATE = 1000;
-const roundsAt = process.argv.indexOf('--rounds');
-const ROUNDS = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 3;
-const named = process.argv.slice(2).filter((arg, i, all) => arg !== '--rounds' && all[i - 1] !== '--rounds');
+const option = (name: string, fallback: number): number => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const ROUNDS = option('--rounds', 3);
+/** Open-loop rate; `--rate 500` keeps a busy shared machine below saturation, so p99 shows pauses, not a queue. */
+const RATE = option('--rate', 1000);
+const named = process.argv
+  .slice(2)
+  .filter((arg, i, all) => !arg.startsWith('--rounds') && !arg.startsWith('--rate') && !['--rounds', '--rate'].includes(all[i - 1] ?? ''));
 
 function defaultSets(): string[] {
   const others = imageNodeOptions().filter((flag) => !flag.startsWith('--max-semi-space-size'));
@@ -75,11 +81,13 @@ async function main(): Promise<void> {
           peakRssMb: dep.probe!.peakRssMb,
         };
         samples.get(g)!.push(sample);
-        process.stderr.write(`round ${round} [${g.name}] ${JSON.stringify(sample, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}\n`);
+        process.stderr.write(
+          `round ${round} [${g.name}] ${JSON.stringify(sample, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}\n`,
+        );
       }
     }
     console.log(
-      '\n| node flags | GET req/s | GET p99 @1k | loop max (GET) | JSON deposit p99 @1k | loop max (deposit) | GC ms per deposit round | longest GC pause | RSS after | peak RSS |',
+      `\n| node flags | GET req/s | GET p99 @${RATE}/s | loop max (GET) | JSON deposit p99 @${RATE}/s | loop max (deposit) | GC ms per deposit round | longest GC pause | RSS after | peak RSS |`,
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const g of gateways) {

@@ -60,7 +60,9 @@ export function printTable(
   for (const e of endpoints) {
     const latency =
       e.p50MsAt1k === undefined ? ' '.repeat(35) : `${num(e.p50MsAt1k)} ${num(e.p99MsAt1k ?? 0)} ${num(e.addedP50Ms ?? 0)} ${num(e.addedP99Ms ?? 0)}`;
-    console.log(`${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${latency} ${String(e.failed).padStart(6)}${tailText(e.tail)}`);
+    console.log(
+      `${pad(e.target, 28)} ${num(e.requestsPerSecond, 0)} ${num(e.vsBareProxy)} ${num(e.vsExpressHpm)} ${latency} ${String(e.failed).padStart(6)}${tailText(e.tail)}`,
+    );
   }
   console.log(
     `\nXML translation: gateway ${xml.gatewayDocsPerSecond} docs/s, raw fast-xml-parser parse+build ${xml.rawDocsPerSecond} docs/s, ratio ${xml.ratio.toFixed(2)}×`,

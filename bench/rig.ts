@@ -11,7 +11,6 @@ import path from 'node:path';
 import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
 import { nextMessage } from './child-process';
-import type { TailStats } from './servers/tail-probe';
 
 const BENCH = __dirname;
 export const CONNECTIONS = 50;
@@ -68,8 +67,14 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
+/** What a gateway's tail probe answers (bench/servers/tail-probe.ts). */
 export interface TailProbe {
-  readonly tail: TailStats;
+  readonly tail: {
+    readonly maxEventLoopDelayMs: number;
+    readonly gcCount: number;
+    readonly gcTotalMs: number;
+    readonly gcMaxMs: number;
+  };
   readonly rssMb: number;
   readonly peakRssMb: number;
 }

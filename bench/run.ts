@@ -184,7 +184,9 @@ async function bench(): Promise<void> {
         entry.p99.push(r.p99Ms);
         entry.failed += r.failed;
         if (probe) entry.tails.push(probe);
-        log(`latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`);
+        log(
+          `latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`,
+        );
       }
     }
     // The money path's latency at the same open-loop rate, each deposit with its own reference.
@@ -200,7 +202,9 @@ async function bench(): Promise<void> {
         entry.p99.push(r.p99Ms);
         entry.failed += r.failed;
         if (probe) entry.tails.push(probe);
-        log(`latency round ${round} ${e.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`);
+        log(
+          `latency round ${round} ${e.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`,
+        );
       }
     }
     const endpointRps = new Map<string, number[]>(endpoints.map((e) => [e.name, []]));

@@ -6,27 +6,22 @@
  * Reads IPC messages `tail-start` and `tail-stop`; answers `tail-stop` with one `{ tail }`
  * message. Watches only between the two, so throughput rounds run without the observers.
  */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-
-export interface TailStats {
-  readonly maxEventLoopDelayMs: number;
-  readonly gcCount: number;
-  readonly gcTotalMs: number;
-  readonly gcMaxMs: number;
-}
+import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import type { TailProbe } from '../rig';
 
 export function answerTailProbes(): void {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let gcCount = 0;
   let gcTotalMs = 0;
   let gcMaxMs = 0;
-  const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
+  const count = (entries: readonly PerformanceEntry[]): void => {
+    for (const entry of entries) {
       gcCount++;
       gcTotalMs += entry.duration;
       gcMaxMs = Math.max(gcMaxMs, entry.duration);
     }
-  });
+  };
+  const gc = new PerformanceObserver((list) => count(list.getEntries()));
   process.on('message', (message) => {
     if (message === 'tail-start') {
       gcCount = gcTotalMs = gcMaxMs = 0;
@@ -36,14 +31,14 @@ export function answerTailProbes(): void {
     } else if (message === 'tail-stop') {
       delay.disable();
       // Entries of the last few milliseconds still queued are delivered now, before the answer.
-      for (const entry of gc.takeRecords()) {
-        gcCount++;
-        gcTotalMs += entry.duration;
-        gcMaxMs = Math.max(gcMaxMs, entry.duration);
-      }
+      count(gc.takeRecords());
       gc.disconnect();
-      const tail: TailStats = { maxEventLoopDelayMs: delay.max / 1e6, gcCount, gcTotalMs, gcMaxMs };
-      process.send?.({ tail, rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: process.resourceUsage().maxRSS / 1024 });
+      const answer: TailProbe = {
+        tail: { maxEventLoopDelayMs: delay.max / 1e6, gcCount, gcTotalMs, gcMaxMs },
+        rssMb: process.memoryUsage().rss / 2 ** 20,
+        peakRssMb: process.resourceUsage().maxRSS / 1024,
+      };
+      process.send?.(answer);
     }
   });
 }
