@@ -8,7 +8,8 @@
  * (A B C D A B C D …) so a burst of outside load hits every target alike: maximum throughput
  * (autocannon, 50 connections), latency at a fixed open-loop rate of 1,000 req/s, the
  * gateway's XML and JSON deposits (throughput, and latency at the same rate), and the XML
- * translation alone. Prints a table and writes
+ * translation alone. In each 1,000 req/s round the gateway reports its own longest event-loop
+ * delay and GC pauses (bench/servers/tail-probe.ts), printed beside p99. Prints a table and writes
  * it as JSON to bench/results/<timestamp>.json and bench/results/latest.json.
  *
  * `npm run bench -- --soak [minutes]` instead runs the gateway at 50 % of its maximum for the
@@ -16,84 +17,40 @@
  *
  * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startRedisServer, type RedisServerHandle } from '../test/support/redis-server';
-import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import { createTestCa } from '../test/support/tls-certs';
-import type { LoadResult, LoadSpec, RequestShape } from './load/spec';
 import { imageNodeOptions } from './servers/image-node-options';
-import { printTable } from './report-table';
+import { printTable, type TailColumns } from './report-table';
 import { stopChild } from './child-process';
+import {
+  benchAccess,
+  CONNECTIONS,
+  hasTaskset,
+  LOAD_CORE,
+  median,
+  openLoopSpec,
+  pinned,
+  requests,
+  runLoad,
+  SERVER_CORE,
+  startServer,
+  throughputSpec,
+  withTailProbe,
+  type Server,
+  type TailProbe,
+} from './rig';
 
 const BENCH = __dirname;
-const CONNECTIONS = 50;
 const THROUGHPUT_SECONDS = 5;
 const LATENCY_RATE = 1000;
 const LATENCY_SECONDS = 5;
-const LATENCY_WARMUP_SECONDS = 1;
 const ENDPOINT_SECONDS = 4;
 const ROUNDS = 3;
 const XML_SECONDS = 6;
-
-const SERVER_CORE = '0';
-const LOAD_CORE = '1';
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && os.cpus().length >= 2;
-
-interface Server {
-  readonly name: string;
-  readonly url: string;
-  readonly child: ChildProcess;
-}
-
-function pinned(core: string, args: string[]): [string, string[]] {
-  return hasTaskset ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
-}
-
-/** Starts a bench server process and waits (at most 30 s) for the port it announces. */
-function startServer(name: string, file: string, core: string, args: string[], nodeArgs: string[] = [], scheme: 'http' | 'https' = 'http'): Promise<Server> {
-  const [command, argv] = pinned(core, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'servers', file), ...args]);
-  const child = spawn(command, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`${name} exited early (code ${code})`)));
-    child.once('message', (message: { port: number }) => {
-      clearTimeout(timer);
-      resolve({ name, url: `${scheme}://127.0.0.1:${message.port}`, child });
-    });
-  });
-}
-
-/** Runs one load worker pinned to the load core; bounded by the spec's seconds plus a margin. */
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const [command, argv] = pinned(LOAD_CORE, ['--import', 'tsx', path.join(BENCH, 'load', 'worker.ts'), JSON.stringify(spec)]);
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), (spec.seconds + 30) * 1000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`load worker failed (code ${code}) against ${spec.url}`));
-      else resolve(JSON.parse(output) as LoadResult);
-    });
-  });
-}
-
-function throughputSpec(url: string, request: RequestShape, seconds: number): LoadSpec {
-  return { kind: 'throughput', url, request, seconds, connections: CONNECTIONS, rate: 0, warmupSeconds: 0 };
-}
-
-function openLoopSpec(url: string, request: RequestShape, rate: number, seconds: number): LoadSpec {
-  return { kind: 'open-loop', url, request, seconds, connections: 0, rate, warmupSeconds: LATENCY_WARMUP_SECONDS };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
 
 /** The XML translation bench on the server core; its printed medians, parsed. */
 function runXmlTranslation(seconds: number): { gatewayDocsPerSecond: number; rawDocsPerSecond: number; ratio: number } {
@@ -120,25 +77,7 @@ interface Fixture {
 
 async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]): Promise<Fixture> {
   const redis = await startRedisServer();
-  const key = testKey('key-bench', 'bench.user');
-  const everything = [
-    { id: 'lic-get', api: 'GET*' },
-    { id: 'lic-receipts', api: 'POSTapi/transaction/*' },
-  ];
-  const accessFile = writeAccessFile({
-    vendors: [
-      {
-        id: 'bench-vendor',
-        name: 'Bench Vendor Ltd',
-        status: 'active',
-        // High enough never to refuse during the run, so every request pays the limiter's round trip.
-        rateLimit: { points: 1_000_000_000, durationSeconds: 60 },
-        licences: everything,
-        keys: [key.record],
-      },
-    ],
-    users: [{ id: 'bench.user', permissions: everything.map((p) => ({ ...p, id: p.id.replace('lic', 'perm') })) }],
-  } as Parameters<typeof writeAccessFile>[0]);
+  const { accessFile, secret } = benchAccess();
   const upstream = await startServer('upstream', 'upstream.ts', LOAD_CORE, []);
   gatewayNodeArgs = [...imageNodeOptions(), ...gatewayNodeArgs];
   const gateway = await startServer('gateway', 'gateway.ts', SERVER_CORE, [upstream.url, redis.url, accessFile], gatewayNodeArgs);
@@ -163,7 +102,7 @@ async function startFixture(withReferences: boolean, gatewayNodeArgs: string[]):
       gatewayNodeArgs,
     );
   }
-  return { redis, upstream, gateway, secret: key.secret, others, tlsUpstream, tlsGateway };
+  return { redis, upstream, gateway, secret, others, tlsUpstream, tlsGateway };
 }
 
 async function stopFixture(fixture: Fixture): Promise<void> {
@@ -172,28 +111,29 @@ async function stopFixture(fixture: Fixture): Promise<void> {
   await fixture.redis.stop();
 }
 
-const DEPOSIT_PATH = '/api/transaction/savings/deposit';
-const depositXml =
-  '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
-const depositJson = '{"accountNumber":"00012345","amount":250.10,"notes":"Cash deposit at the Leeds branch","externalRefNo":"{ref}","payFee":false}';
+interface LatencyRounds {
+  p50: number[];
+  p99: number[];
+  failed: number;
+  /** The gateway's own tail in each round (none for the reference proxies). */
+  tails: TailProbe[];
+}
 
-function requests(secret: string): {
-  plain: RequestShape;
-  resource: RequestShape;
-  list: RequestShape;
-  gzipList: RequestShape;
-  xmlDeposit: RequestShape;
-  jsonDeposit: RequestShape;
-} {
-  const path = '/accounts/40012';
+/** One latency round's tail as the gateway saw it, beside its p99. */
+function tailText(probe: TailProbe | null): string {
+  if (probe === null) return '';
+  const t = probe.tail;
+  return `; loop delay max ${t.maxEventLoopDelayMs.toFixed(1)} ms, GC ${t.gcCount}× ${t.gcTotalMs.toFixed(1)} ms (longest ${t.gcMaxMs.toFixed(1)} ms)`;
+}
+
+/** The rounds' tails in one row: the worst loop delay and GC pause of any round, the median GC count and total. */
+function tailColumns(probes: readonly TailProbe[]): TailColumns | undefined {
+  if (probes.length === 0) return undefined;
   return {
-    plain: { method: 'GET', path, headers: {} },
-    resource: { method: 'GET', path, headers: { 'x-vendor-token': secret } },
-    // A 20 KB list, as sent and as a client that accepts gzip gets it (compressed as it streams).
-    list: { method: 'GET', path: '/accounts/', headers: { 'x-vendor-token': secret } },
-    gzipList: { method: 'GET', path: '/accounts/', headers: { 'x-vendor-token': secret, 'accept-encoding': 'gzip' } },
-    xmlDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/xml' }, body: depositXml },
-    jsonDeposit: { method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/json' }, body: depositJson },
+    maxEventLoopDelayMs: Math.max(...probes.map((p) => p.tail.maxEventLoopDelayMs)),
+    gcCount: median(probes.map((p) => p.tail.gcCount)),
+    gcTotalMs: median(probes.map((p) => p.tail.gcTotalMs)),
+    gcMaxMs: Math.max(...probes.map((p) => p.tail.gcMaxMs)),
   };
 }
 
@@ -207,11 +147,11 @@ async function bench(): Promise<void> {
   try {
     const shapes = requests(fixture.secret);
     const targets = [
-      { name: 'direct', url: fixture.upstream.url, request: shapes.plain },
-      { name: 'bare node proxy', url: fixture.others[0]!.url, request: shapes.plain },
-      { name: 'express + hpm', url: fixture.others[1]!.url, request: shapes.plain },
-      { name: 'gateway (full chain)', url: fixture.gateway.url, request: shapes.resource },
-      { name: 'gateway, mTLS core (keep-alive)', url: fixture.tlsGateway!.url, request: shapes.resource },
+      { name: 'direct', url: fixture.upstream.url, request: shapes.plain, gateway: null },
+      { name: 'bare node proxy', url: fixture.others[0]!.url, request: shapes.plain, gateway: null },
+      { name: 'express + hpm', url: fixture.others[1]!.url, request: shapes.plain, gateway: null },
+      { name: 'gateway (full chain)', url: fixture.gateway.url, request: shapes.resource, gateway: fixture.gateway },
+      { name: 'gateway, mTLS core (keep-alive)', url: fixture.tlsGateway!.url, request: shapes.resource, gateway: fixture.tlsGateway },
     ];
     const endpoints = [
       { name: 'gateway JSON resource GET', request: shapes.resource },
@@ -226,7 +166,7 @@ async function bench(): Promise<void> {
     for (const e of endpoints) await runLoad(throughputSpec(fixture.gateway.url, e.request, 1));
 
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-    const lat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(targets.map((t) => [t.name, { p50: [], p99: [], failed: 0 }]));
+    const lat = new Map<string, LatencyRounds>(targets.map((t) => [t.name, { p50: [], p99: [], failed: 0, tails: [] }]));
     const failures = new Map<string, number>();
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
@@ -238,27 +178,33 @@ async function bench(): Promise<void> {
     }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
-        const r = await runLoad(openLoopSpec(t.url, t.request, LATENCY_RATE, LATENCY_SECONDS));
+        const { result: r, probe } = await withTailProbe(t.gateway, () => runLoad(openLoopSpec(t.url, t.request, LATENCY_RATE, LATENCY_SECONDS)));
         const entry = lat.get(t.name)!;
         entry.p50.push(r.p50Ms);
         entry.p99.push(r.p99Ms);
         entry.failed += r.failed;
-        log(`latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${r.failed} failed)`);
+        if (probe) entry.tails.push(probe);
+        log(
+          `latency round ${round} ${t.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`,
+        );
       }
     }
     // The money path's latency at the same open-loop rate, each deposit with its own reference.
     const latencyEndpoints = endpoints.filter((e) => e.request.method === 'POST');
-    const endpointLat = new Map<string, { p50: number[]; p99: number[]; failed: number }>(
-      latencyEndpoints.map((e) => [e.name, { p50: [], p99: [], failed: 0 }]),
-    );
+    const endpointLat = new Map<string, LatencyRounds>(latencyEndpoints.map((e) => [e.name, { p50: [], p99: [], failed: 0, tails: [] }]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const e of latencyEndpoints) {
-        const r = await runLoad(openLoopSpec(fixture.gateway.url, e.request, LATENCY_RATE, LATENCY_SECONDS));
+        const { result: r, probe } = await withTailProbe(fixture.gateway, () =>
+          runLoad(openLoopSpec(fixture.gateway.url, e.request, LATENCY_RATE, LATENCY_SECONDS)),
+        );
         const entry = endpointLat.get(e.name)!;
         entry.p50.push(r.p50Ms);
         entry.p99.push(r.p99Ms);
         entry.failed += r.failed;
-        log(`latency round ${round} ${e.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${r.failed} failed)`);
+        if (probe) entry.tails.push(probe);
+        log(
+          `latency round ${round} ${e.name} @${LATENCY_RATE}/s: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${tailText(probe)} (${r.failed} failed)`,
+        );
       }
     }
     const endpointRps = new Map<string, number[]>(endpoints.map((e) => [e.name, []]));
@@ -289,6 +235,7 @@ async function bench(): Promise<void> {
         p99MsAt1k: median(l.p99),
         addedP50Ms: median(l.p50) - median(direct.p50),
         addedP99Ms: median(l.p99) - median(direct.p99),
+        tail: tailColumns(l.tails),
         failed: (failures.get(t.name) ?? 0) + l.failed,
       };
     });
@@ -296,7 +243,13 @@ async function bench(): Promise<void> {
       const r = median(endpointRps.get(e.name)!);
       const l = endpointLat.get(e.name);
       const latency = l
-        ? { p50MsAt1k: median(l.p50), p99MsAt1k: median(l.p99), addedP50Ms: median(l.p50) - median(direct.p50), addedP99Ms: median(l.p99) - median(direct.p99) }
+        ? {
+            p50MsAt1k: median(l.p50),
+            p99MsAt1k: median(l.p99),
+            addedP50Ms: median(l.p50) - median(direct.p50),
+            addedP99Ms: median(l.p99) - median(direct.p99),
+            tail: tailColumns(l.tails),
+          }
         : {};
       return {
         target: e.name,

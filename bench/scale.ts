@@ -7,8 +7,9 @@
  * B's cold start to ready and its longest event-loop stall while loading, one admin change's
  * latency on A and the time until B enforces it (a key revoked on A answered 401 by B; median of
  * 5), the p99 of 200 req/s of vendor traffic on each instance, quiet and during 10 admin changes
- * a second, admin answers of 5xx, and each instance's peak RSS. Then the largest upload, and
- * what deeply nested admin bodies cost (`nestedBodies`). Prints tables and writes them to
+ * a second, admin answers of 5xx, and each instance's peak RSS. Then the largest upload, the
+ * pod's memory budget (bench/memory-budget.ts) and what deeply nested admin bodies cost
+ * (`nestedBodies`). Prints tables and writes them to
  * bench/results/scale-latest.json. Pass sizes to run only those: `npm run bench:scale -- 1000`.
  *
  * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
@@ -22,6 +23,7 @@ import { openLoop } from './load/open-loop';
 import { imageNodeOptions } from './servers/image-node-options';
 import { nextMessage, stopChild } from './child-process';
 import { accessDocument } from './scale-support';
+import { budgetTable, memoryBudget, type BudgetRow } from './memory-budget';
 
 const BENCH = __dirname;
 const ADMIN_TOKEN = 'bench-admin-token-not-secret-0001';
@@ -34,7 +36,7 @@ const SIZES = process.argv
   .slice(2)
   .map(Number)
   .filter((n) => n > 0);
-/** `npm run bench:scale -- --upload-only`: only the largest-upload row and the nested-bodies rows. */
+/** `npm run bench:scale -- --upload-only`: only the largest-upload, memory-budget and nested-bodies rows. */
 const UPLOAD_ONLY = process.argv.includes('--upload-only');
 /** `npm run bench:scale -- --nested-only`: only the nested-bodies rows. */
 const NESTED_ONLY = process.argv.includes('--nested-only');
@@ -92,8 +94,8 @@ async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string, nodeArgs = NODE_ARGS): Promise<Instance> {
-  const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix], nodeArgs);
+async function startInstance(upstreamUrl: string, redisUrl: string, keyPrefix: string, nodeArgs = NODE_ARGS, extraArgs: string[] = []): Promise<Instance> {
+  const child = startProcess('scale-gateway.ts', [upstreamUrl, redisUrl, keyPrefix, ...extraArgs], nodeArgs);
   const ready = await nextMessage<{ vendorPort: number; adminPort: number; readyMs: number; loadStallMs: number }>(child, 'gateway');
   return {
     child,
@@ -405,6 +407,7 @@ async function main(): Promise<void> {
   const upstream = await startUpstream();
   const rows: Row[] = [];
   let upload: UploadRow | null = null;
+  let budget: BudgetRow | null = null;
   let nestedRows: NestedRow[] = [];
   try {
     for (const size of sizes) {
@@ -414,6 +417,12 @@ async function main(): Promise<void> {
     if (!NESTED_ONLY && (UPLOAD_ONLY || SIZES.length === 0)) {
       console.error(`bench:scale: the largest upload (${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB), ${PARALLEL_UPLOADS} at once`);
       upload = await largestUpload(upstream.url);
+      console.error('bench:scale: the memory budget (100,000 keys, a request log, one upload parsed)');
+      budget = await memoryBudget({
+        start: (redisUrl, extraArgs) => startInstance(upstream.url, redisUrl, 'budget:', POD_NODE_ARGS, extraArgs),
+        upload: (instance, json) => admin(instance as Instance, 'PUT', '/v1/access', json),
+        vendorLoad: (instance, secret) => load(instance as Instance, secret),
+      });
     }
     if (NESTED_ONLY || UPLOAD_ONLY || SIZES.length === 0) {
       console.error('bench:scale: deeply nested admin bodies');
@@ -424,11 +433,12 @@ async function main(): Promise<void> {
   }
   if (rows.length > 0) console.log(table(rows));
   if (upload) console.log(uploadTable(upload));
+  if (budget) console.log(budgetTable(budget, POD_LIMIT_MIB, POD_NODE_ARGS));
   if (nestedRows.length > 0) console.log(nestedTable(nestedRows));
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
   writeFileSync(
     path.join(BENCH, 'results', 'scale-latest.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), rows, upload, nested: nestedRows }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), rows, upload, budget, nested: nestedRows }, null, 2)}\n`,
   );
 }
 

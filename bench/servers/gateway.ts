@@ -2,19 +2,25 @@
  * The gateway under benchmark: `startGateway` in Redis mode with the full vendor pipeline,
  * pointed at the bench upstream, access seeded from the runner's access file.
  *
- * Reads argv: upstream URL, Redis URL, access file. Logs at `info` (the production default)
+ * Reads argv: upstream URL, Redis URL, access file; optionally `--tls <ca> <cert> <key>` and
+ * `--compression '<json>'`. Logs at `info` (the production default)
  * into /dev/null, so every request still pays for building and serialising its access-log
- * line, as in production, without the bench's terminal paying for writing it.
+ * line, as in production, without the bench's terminal paying for writing it. Answers the
+ * runner's tail probes (event-loop delay and GC pauses of a latency round, `tail-probe.ts`).
  */
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config';
 import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { announcePort, tlsFilesArgument, upstreamUrlArgument } from './ready';
+import { answerTailProbes } from './tail-probe';
 
 const [, , , redisUrl, accessFile] = process.argv;
 // With --tls: mutual TLS to an https upstream, from the bench's private CA.
 const tls = tlsFilesArgument();
+// With --compression '<json>': compression settings other than the defaults (bench/compression-levels.ts).
+const compressionAt = process.argv.indexOf('--compression');
+const compression = compressionAt > 0 ? (JSON.parse(process.argv[compressionAt + 1] ?? '{}') as Record<string, unknown>) : undefined;
 if (!redisUrl || !accessFile) throw new Error('usage: gateway <upstream url> <redis url> <access file>');
 
 const config = loadConfig({
@@ -28,6 +34,7 @@ const config = loadConfig({
     twoFactor: { pepper: 'bench-pepper-not-secret-0123456789abcdef' },
     // A bench rig: a stand-in core with the outbox SMS provider.
     sandbox: { allowWithRealCore: true },
+    ...(compression ? { compression } : {}),
   },
 });
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
@@ -36,6 +43,8 @@ void startGateway(config, logger).then((gateway) => announcePort(gateway.vendorP
 
 // Exit normally on SIGTERM, so `--cpu-prof` (bench --profile) writes its profile.
 process.once('SIGTERM', () => process.exit(0));
+
+answerTailProbes();
 
 // The soak asks for the heap after a full GC (it starts this process with --expose-gc).
 process.on('message', (message) => {

@@ -249,6 +249,17 @@ describe('the Helm chart', () => {
     expect(env.filter((variable) => variable.value !== undefined)).toEqual([]);
   });
 
+  it("leaves the image's NODE_OPTIONS by default and sets the chart's nodeOptions when given", () => {
+    const env = (values: Values): Array<{ name: string; value?: unknown }> => {
+      const deployment = render(values).find((m) => m.kind === 'Deployment') as Manifest;
+      const pod = lookup(deployment, ['spec', 'template', 'spec']).value as Values;
+      return ((pod.containers as Values[])[0] as Values).env as Array<{ name: string; value?: unknown }>;
+    };
+    expect(env(everything).map((variable) => variable.name)).not.toContain('NODE_OPTIONS');
+    const flags = '--max-semi-space-size=64 --max-old-space-size-percentage=75';
+    expect(env({ ...everything, nodeOptions: flags })).toContainEqual({ name: 'NODE_OPTIONS', value: flags });
+  });
+
   it('keeps the admin Service ClusterIP, whatever the vendor Service is', () => {
     const services = render(everything).filter((m) => m.kind === 'Service');
     expect(services.map((s) => lookup(s, ['spec', 'type']).value)).toEqual(['LoadBalancer', 'ClusterIP', 'ClusterIP']);

@@ -1,6 +1,10 @@
 /** Config of the vendor API's answer compression (config key `compression`). */
 import { z } from 'zod';
 
+/** Chosen by measurement (docs/performance.md, "Compression levels"). */
+const GZIP_LEVEL = 1;
+const BROTLI_QUALITY = 4;
+
 export const compressionSchema = z
   .object({
     enabled: z
@@ -16,6 +20,22 @@ export const compressionSchema = z
       .describe(
         'Answers with a Content-Length below this go uncompressed (a few hundred bytes gain nothing and cost CPU); streamed answers of unknown length are compressed',
       ),
+    gzipLevel: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .default(GZIP_LEVEL)
+      .describe(
+        "zlib level of gzip and deflate answers (1 fastest, 9 smallest; zlib's own default is 6): dynamic answers are compressed once per request, so the CPU matters more than the last bytes (docs/performance.md)",
+      ),
+    brotliQuality: z
+      .number()
+      .int()
+      .min(0)
+      .max(11)
+      .default(BROTLI_QUALITY)
+      .describe('Brotli quality of br answers (0 fastest, 11 smallest and very slow; 4-5 is usual for dynamic content) (docs/performance.md)'),
   })
   .strict();
 

@@ -4,7 +4,7 @@
  * node:http, which neither adds Accept-Encoding nor decodes the answer.
  */
 import http from 'node:http';
-import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import { listenOnLoopback, type Listening } from '../../../test/support/listen';
 import { compressAnswers } from './compression';
@@ -242,5 +242,41 @@ describe('compression step', () => {
     const answer = await call({ ...answering, etag: '"v1"' }, { 'Accept-Encoding': 'gzip' });
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(answer.headers.etag).toBe('"v1"');
+  });
+});
+
+describe('compression step, levels', () => {
+  // A list of varied records: each level and quality gives bytes of its own.
+  const list = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, balance: ((i * 7919) % 100_000) / 100, name: `account ${i * 31}` })));
+  let server: Listening;
+  beforeAll(async () => {
+    const step = compressAnswers(compressionSchema.parse({ gzipLevel: 9, brotliQuality: 11 }));
+    if (step === null) throw new Error('compression is on by default');
+    const app = express();
+    app.use(step);
+    app.get('/list', (_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.setHeader('Content-Length', Buffer.byteLength(list));
+      res.end(list);
+    });
+    server = await listenOnLoopback(app);
+  });
+  afterAll(() => server.close());
+
+  it('gzips at compression.gzipLevel: the bytes zlib gives at that level and not at another', async () => {
+    const answer = await rawCall(`${server.url}/list`, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(answer.bytes.equals(gzipSync(list, { level: 9 }))).toBe(true);
+    expect(answer.bytes.equals(gzipSync(list, { level: 1 }))).toBe(false);
+  });
+
+  it('encodes br at compression.brotliQuality', async () => {
+    const answer = await rawCall(`${server.url}/list`, { 'Accept-Encoding': 'br' });
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect(answer.bytes.equals(brotliCompressSync(list, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }))).toBe(true);
+  });
+
+  it('defaults to the measured gzip level 1 and brotli quality 4', () => {
+    expect(compressionSchema.parse({})).toMatchObject({ gzipLevel: 1, brotliQuality: 4 });
   });
 });

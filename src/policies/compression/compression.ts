@@ -8,8 +8,10 @@
  * later steps set them; sets Content-Encoding and `Vary: Accept-Encoding`, and makes an encoded
  * answer's ETag weak. Never compresses an
  * answer the core already encoded (its Content-Encoding passes through as it came), a HEAD, or
- * anything but JSON and XML. Built on the `compression` package (zlib underneath).
+ * anything but JSON and XML. Built on the `compression` package (zlib underneath), at
+ * `compression.gzipLevel` (gzip, deflate) and `compression.brotliQuality` (br).
  */
+import { constants } from 'node:zlib';
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
 import type { CompressionConfig } from './compression.schema';
@@ -40,7 +42,12 @@ function weakenEtagWhenEncoded(res: Response): void {
 /** Null when `compression.enabled` is false: the chain then has no such step at all. */
 export function compressAnswers(config: CompressionConfig): RequestHandler | null {
   if (!config.enabled) return null;
-  const compress = compression({ threshold: config.thresholdBytes, filter: isJsonOrXml });
+  const compress = compression({
+    threshold: config.thresholdBytes,
+    filter: isJsonOrXml,
+    level: config.gzipLevel,
+    brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: config.brotliQuality } },
+  });
   return function compressionStep(req, res, next) {
     // No Accept-Encoding: identity whatever the answer, so the per-request wrapping is skipped (a
     // cost every such call would pay); Vary is moot there too, every answer being no-store.
