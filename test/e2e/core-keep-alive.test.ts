@@ -94,14 +94,14 @@ function failures(run: Run): Record<string, number> {
 
 describe('keep-alive sockets to a core that closes idle ones', () => {
   it('answers 1,000 deposits in waves 0.5 s apart when the core drops sockets idle for 0.5 s without a hint', async () => {
-    const run = await depositWaves({ keepAliveTimeoutMs: 0, silentIdleCloseMs: 500 }, { idleSocketTimeoutMs: 300, idleSocketMarginMs: 100 }, 5, 200, 500);
+    const run = await depositWaves({ keepAliveTimeoutMs: 0, silentIdleCloseMs: 500 }, { idleSocketTimeoutMs: 200, idleSocketMarginMs: 100 }, 5, 200, 500);
     expect(failures(run)).toEqual({});
     // Still keep-alive: a wave's deposits share the sockets of its workers.
     expect(run.coreConnections).toBeLessThan(run.deposits / 2);
   }, 30_000);
 
   it("honours the core's Keep-Alive: timeout=1 over a longer idleSocketTimeoutMs, for deposits in waves 1 s apart", async () => {
-    const run = await depositWaves({ keepAliveTimeoutMs: 1000 }, { idleSocketTimeoutMs: 60_000, idleSocketMarginMs: 250 }, 3, 120, 1000);
+    const run = await depositWaves({ keepAliveTimeoutMs: 1000 }, { idleSocketTimeoutMs: 60_000, idleSocketMarginMs: 400 }, 3, 120, 1000);
     expect(failures(run)).toEqual({});
     expect(run.coreConnections).toBeLessThan(run.deposits / 2);
   }, 30_000);
