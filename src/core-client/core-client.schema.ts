@@ -80,6 +80,22 @@ export const coreClientSchema = z
       .describe('Base URL of the real core (env CORE_URL); null runs the in-process sandbox core'),
     maxSockets: z.number().int().min(1).default(256).describe('Keep-alive sockets to the core per gateway instance'),
     maxFreeSockets: z.number().int().min(0).default(64).describe('Idle keep-alive sockets kept open to the core'),
+    idleSocketTimeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .default(4000)
+      .describe(
+        "How long an idle keep-alive socket to the core stays open; set it below the core's own keep-alive timeout (4000 for a core that closes idle sockets at 5 s), so the gateway, never the core, closes it. A shorter Keep-Alive: timeout=N from the core wins, less idleSocketMarginMs",
+      ),
+    idleSocketMarginMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(1000)
+      .describe(
+        "Safety margin before the core's announced Keep-Alive timeout; and a POST, PUT, PATCH or DELETE takes only a socket idle for less than its lifetime minus this margin, never one the core may be closing",
+      ),
     timeoutMs: z
       .number()
       .int()
@@ -109,6 +125,15 @@ export const coreClientSchema = z
     breakers: breakersSchema.prefault({}).describe('Circuit breaker per breaker group'),
     tls: coreTlsSchema.prefault({}).describe('TLS to an https core (CORE_URL https://…): CA, client certificate, name, minimum version'),
   })
-  .strict();
+  .strict()
+  .superRefine(
+    (core, ctx) => {
+      // Else no POST, PUT, PATCH or DELETE would ever reuse a socket.
+      if (core.idleSocketMarginMs >= core.idleSocketTimeoutMs) {
+        ctx.addIssue({ code: 'custom', path: ['idleSocketMarginMs'], message: 'must be below idleSocketTimeoutMs' });
+      }
+    },
+    whenValid('idleSocketTimeoutMs', 'idleSocketMarginMs'),
+  );
 
 export type CoreClientConfig = z.infer<typeof coreClientSchema>;

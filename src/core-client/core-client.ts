@@ -234,7 +234,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       port: base.port,
       path: basePath + outgoing.path,
       method: outgoing.method,
-      agent: deps.agents.current(),
+      agent: deps.agents.current(outgoing.method),
       headers: outgoing.headers,
     });
 
