@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { context, newContext, setContext, type RequestContext } from '../../request/context';
+import { context, getContext, newContext, setContext, type RequestContext } from '../../request/context';
 import type { RequestContextConfig } from './request-context.schema';
 
 /** Called once when the exchange ends, finished or cut off (access log, metrics). */
@@ -27,17 +27,29 @@ function byteLength(chunk: unknown, encoding: unknown): number {
   return chunk instanceof Uint8Array ? chunk.byteLength : 0;
 }
 
-/** Counts into ctx.bytesOut what goes through `res.write` and `res.end`, whoever wrapped them before. */
-function countBytesOut(res: Response, ctx: RequestContext): void {
-  const write = res.write;
-  const end = res.end;
-  res.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
-    ctx.bytesOut += byteLength(chunk, encoding);
+/** Response prototypes whose write and end already count. */
+const counting = new WeakSet<object>();
+
+/**
+ * Counts into ctx.bytesOut what goes through `write` and `end` of every response sharing
+ * `proto` (Express gives all responses of one app one prototype), whoever wraps them on the
+ * response later (compression does, so its compressed bytes are what is counted). Done once
+ * per prototype rather than per response: no closures and no own `write`/`end` per request.
+ */
+function countBytesOut(proto: Response): void {
+  if (counting.has(proto)) return;
+  counting.add(proto);
+  const write = proto.write;
+  const end = proto.end;
+  proto.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
+    const ctx = getContext(this);
+    if (ctx) ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- write takes several shapes; pass them on as they came.
     return write.apply(this, arguments as unknown as Parameters<typeof write>);
   } as Response['write'];
-  res.end = function endCounted(this: Response, chunk?: unknown, encoding?: unknown) {
-    if (typeof chunk !== 'function') ctx.bytesOut += byteLength(chunk, encoding);
+  proto.end = function endCounted(this: Response, chunk?: unknown, encoding?: unknown) {
+    const ctx = getContext(this);
+    if (ctx && typeof chunk !== 'function') ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- as above.
     return end.apply(this, arguments as unknown as Parameters<typeof end>);
   } as Response['end'];
@@ -53,12 +65,17 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
         onFinish(this.req, this, context(this));
       }
     : null;
+  let countedProto: object | null = null;
   return function requestContextStep(req, res, next) {
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
     const ctx = newContext(requestId);
     setContext(res, ctx);
-    countBytesOut(res, ctx);
+    const proto = Object.getPrototypeOf(res) as Response;
+    if (proto !== countedProto) {
+      countBytesOut(proto);
+      countedProto = proto;
+    }
     // 'close' fires for every exchange, also when the client goes away before the end.
     if (exchangeClosed) res.on('close', exchangeClosed);
     res.setHeader('X-Request-Id', requestId);
