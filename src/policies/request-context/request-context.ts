@@ -4,11 +4,13 @@
  * on every response, errors included.
  *
  * Reads the X-Request-Id header; sets the RequestContext and the X-Request-Id response header,
- * counts the body bytes written out (ctx.bytesOut: first in the chain, so it counts what a
- * compressing step below it writes, as it goes on the wire), and hands the finished exchange to
- * the observer (access log, metrics).
+ * counts the body bytes written out (ctx.bytesOut, counted beneath every wrapper of write and
+ * end, so what a compressing step writes is counted as it goes on the wire; the factory installs
+ * the count on Node's ServerResponse prototype once), and hands the finished exchange to the
+ * observer (access log, metrics).
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { context, getContext, newContext, setContext, type RequestContext } from '../../request/context';
 import type { RequestContextConfig } from './request-context.schema';
@@ -27,18 +29,20 @@ function byteLength(chunk: unknown, encoding: unknown): number {
   return chunk instanceof Uint8Array ? chunk.byteLength : 0;
 }
 
-/** Response prototypes whose write and end already count. */
-const counting = new WeakSet<object>();
+let counting = false;
 
 /**
- * Counts into ctx.bytesOut what goes through `write` and `end` of every response sharing
- * `proto` (Express gives all responses of one app one prototype), whoever wraps them on the
- * response later (compression does, so its compressed bytes are what is counted). Done once
- * per prototype rather than per response: no closures and no own `write`/`end` per request.
+ * Counts into ctx.bytesOut what goes through `write` and `end` of every server response that
+ * carries a request context, whoever wraps them on the response later (compression does, so
+ * its compressed bytes are what is counted) or earlier (a diagnostics-channel subscriber that
+ * wraps them before Express sets the app's prototype). Installed once on Node's
+ * ServerResponse prototype rather than per response: no closures and no own `write`/`end` per
+ * request. A response without a context (the status and metrics servers) only pays the lookup.
  */
-function countBytesOut(proto: Response): void {
-  if (counting.has(proto)) return;
-  counting.add(proto);
+function countBytesOut(): void {
+  if (counting) return;
+  counting = true;
+  const proto = http.ServerResponse.prototype;
   const write = proto.write;
   const end = proto.end;
   proto.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
@@ -46,13 +50,13 @@ function countBytesOut(proto: Response): void {
     if (ctx) ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- write takes several shapes; pass them on as they came.
     return write.apply(this, arguments as unknown as Parameters<typeof write>);
-  } as Response['write'];
+  } as typeof proto.write;
   proto.end = function endCounted(this: Response, chunk?: unknown, encoding?: unknown) {
     const ctx = getContext(this);
     if (ctx && typeof chunk !== 'function') ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- as above.
     return end.apply(this, arguments as unknown as Parameters<typeof end>);
-  } as Response['end'];
+  } as typeof proto.end;
 }
 
 export function requestContext(config: RequestContextConfig, deps: RequestContextDeps = {}): RequestHandler {
@@ -65,17 +69,12 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
         onFinish(this.req, this, context(this));
       }
     : null;
-  let countedProto: object | null = null;
+  countBytesOut();
   return function requestContextStep(req, res, next) {
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
     const ctx = newContext(requestId);
     setContext(res, ctx);
-    const proto = Object.getPrototypeOf(res) as Response;
-    if (proto !== countedProto) {
-      countBytesOut(proto);
-      countedProto = proto;
-    }
     // 'close' fires for every exchange, also when the client goes away before the end.
     if (exchangeClosed) res.on('close', exchangeClosed);
     res.setHeader('X-Request-Id', requestId);
