@@ -21,7 +21,6 @@ import path from 'node:path';
 import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import { startRedisServer } from '../test/support/redis-server';
 import { nextMessage, stopChild } from './child-process';
-import type { AllocationMark } from './servers/allocation-probe';
 
 const ALLOC_REQUESTS = 300;
 const CPU_REQUESTS = 4000;
@@ -30,6 +29,16 @@ const CONCURRENCY = 16;
 const REPEATS = 5;
 // 2 × 256 MiB of young generation: a measured batch of 300 requests never fills it.
 const GATEWAY_NODE_ARGS = ['--expose-gc', '--min-semi-space-size=256', '--max-semi-space-size=256'];
+
+/** What the gateway answers to `alloc-mark` (bench/servers/allocation-probe.ts). */
+interface AllocationMark {
+  readonly heapUsed: number;
+  readonly collections: number;
+  readonly cpuMicros: number;
+  readonly heapUsedAfter: number;
+  readonly collectionsAfter: number;
+  readonly cpuMicrosAfter: number;
+}
 
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && os.cpus().length >= 2;
 

@@ -58,7 +58,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 /** Writes `{level, time, bindings, …members, msg}` at info level; `members` is `,"name":json` per field. */
-export type InfoLineWriter = (members: string, message: string) => void;
+type InfoLineWriter = (members: string, message: string) => void;
 
 interface PinoInternals {
   readonly [key: symbol]: unknown;
