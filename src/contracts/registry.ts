@@ -44,10 +44,13 @@ function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    // defineProperty, so that a key named __proto__ stays a plain key.
-    if (!SECRET_FIELDS.has(name.toLowerCase()))
-      Object.defineProperty(out, name, { value: withoutSecrets(field), enumerable: true, writable: true, configurable: true });
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    if (SECRET_FIELDS.has(name.toLowerCase())) continue;
+    const field = withoutSecrets(record[name]);
+    // A key named __proto__ stays a plain key (defineProperty); any other is the same own data property assigned.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: field, enumerable: true, writable: true, configurable: true });
+    else out[name] = field;
   }
   return out;
 }
