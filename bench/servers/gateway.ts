@@ -12,6 +12,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/config';
 import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
+import { answerAllocationProbe } from './allocation-probe';
 import { announcePort, tlsFilesArgument, upstreamUrlArgument } from './ready';
 import { answerTailProbes } from './tail-probe';
 
@@ -46,9 +47,11 @@ process.once('SIGTERM', () => process.exit(0));
 
 answerTailProbes();
 
-// The soak asks for the heap after a full GC (it starts this process with --expose-gc).
+// The soak asks for the heap after a full GC (it starts this process with --expose-gc);
+// bench/alloc.ts marks the start and end of its measured requests (see allocation-probe.ts).
 process.on('message', (message) => {
-  if (message !== 'heap') return;
-  global.gc?.();
-  process.send?.({ heapUsed: process.memoryUsage().heapUsed });
+  if (message === 'heap') {
+    global.gc?.();
+    process.send?.({ heapUsed: process.memoryUsage().heapUsed });
+  } else answerAllocationProbe(message);
 });

@@ -43,6 +43,8 @@ export interface BodyContract {
   decode(document: ParsedDocument): DecodedBody;
   /** The core's answer in the vendor's format (XML in `xmlNamespace`, none when ''); without it the core's text passes through unchanged. */
   renderResponse?(coreText: string, format: WireFormat, xmlNamespace: string): string;
+  /** renderResponse from the answer already parsed (lossless-json); present exactly when renderResponse is. */
+  renderValue?(answer: unknown, format: WireFormat, xmlNamespace: string): string;
   /**
    * Invalid input is answered as the body itself with `errorMessage` (the receipts: the spec's
    * ErrorMessage, README "Errors"), not as a bare problem (rendered by refusal-answer.ts).

@@ -171,6 +171,11 @@ export function parseCoreJson(text: string): JsonObject {
   } catch {
     parsed = undefined;
   }
+  return coreObject(parsed);
+}
+
+/** The core's parsed answer as an object; anything else cannot be a receipt. */
+export function coreObject(parsed: unknown): JsonObject {
   if (!isObject(parsed)) throw new GatewayError('bad_gateway', 'The core banking system sent an answer that is not a receipt.');
   return parsed;
 }
@@ -185,13 +190,16 @@ export function renderJson(struct: AnyStruct, value: JsonObject): string {
   for (const key of Object.keys(value)) {
     const field = fieldNamed(struct, key);
     const fieldValue = value[key];
-    out += `${first ? '' : ','}${JSON.stringify(field?.json ?? key)}:${field ? renderJsonField(field.spec, fieldValue) : (stringifyLossless(fieldValue) ?? 'null')}`;
+    if (!first) out += ',';
+    out += field ? field.jsonKey + renderJsonField(field.spec, fieldValue) : `${JSON.stringify(key)}:${stringifyLossless(fieldValue) ?? 'null'}`;
     first = false;
   }
   return `${out}}`;
 }
 
 function renderJsonField(spec: FieldSpec, value: unknown): string {
+  // What lossless-json's stringify writes for these too, without its per-call set-up.
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return JSON.stringify(value);
   if (spec.kind === 'object' && isObject(value)) return renderJson(spec.struct, value);
   if (spec.kind === 'list' && Array.isArray(value)) {
     return `[${value.map((item: unknown) => (isObject(item) ? renderJson(spec.struct, item) : (stringifyLossless(item) ?? 'null'))).join(',')}]`;

@@ -153,6 +153,13 @@ describe('translating the core answer', () => {
     });
   });
 
+  it('renders the core answer for a vendor from one parse as from its text: secrets out, a __proto__ key kept as a plain key', () => {
+    const answer = '{"receiptNo":7,"__proto__":{"x":1},"transactionOverrides":[{"overridePassword":"pw","code":2}],"postedBalance":1250.60}';
+    const rendered = renderAnswerForVendor(contract('ReceiptPaymentDto'), answer, 'json');
+    expect(rendered).toBe('{"receiptNo":7,"__proto__":{"x":1},"transactionOverrides":[{"code":2}],"postedBalance":1250.60}');
+    expect(renderAnswerForVendor(contract('ReceiptPaymentDto'), answer, 'xml')).not.toContain('pw');
+  });
+
   it('escapes text, keeps CR with a reference and replaces characters XML cannot carry', () => {
     const xml = renderResponseBody(contract('ReceiptPaymentDto'), '{"notes":"a<b & c>\\r\\n\\u0001"}', 'xml');
     expect(xml).toContain('<Notes>a&lt;b &amp; c&gt;&#13;\n\uFFFD</Notes>');

@@ -15,7 +15,7 @@ import { readXmlStruct } from './dto-xml-reader';
 import { XmlWriter } from './dto-xml-writer';
 import { InvalidBodyError, type BodyContract, type DecodedBody, type OpenApiSchema, type ParsedDocument, type WireFormat } from './body-contract';
 import type { ReceiptEnums } from './enums';
-import { knownFieldsOnly, parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
+import { coreObject, knownFieldsOnly, parseCoreJson, readJsonStruct, renderJson, writeCanonicalJson } from './json-codec';
 import type { ReadContext } from './reading';
 import { receiptRules, type ReceiptStruct } from './receipts';
 import { fieldNamed, wirePath } from './dto-schema';
@@ -63,6 +63,10 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
     return readXmlStruct(struct, document.xml.children, [], ctx);
   }
 
+  function render(answer: Record<string, unknown>, format: WireFormat, xmlNamespace: string): string {
+    return format === 'xml' ? xmlWriter.document(struct, answer, xmlNamespace) : renderJson(struct, answer);
+  }
+
   return {
     id: struct.name as BodyContract['id'],
     formats: ['json', 'xml'],
@@ -89,8 +93,11 @@ export function receiptContract(struct: ReceiptStruct, options: ReceiptContractO
     },
 
     renderResponse(coreText: string, format: WireFormat, xmlNamespace: string): string {
-      const answer = parseCoreJson(coreText);
-      return format === 'xml' ? xmlWriter.document(struct, answer, xmlNamespace) : renderJson(struct, answer);
+      return render(parseCoreJson(coreText), format, xmlNamespace);
+    },
+
+    renderValue(answer: unknown, format: WireFormat, xmlNamespace: string): string {
+      return render(coreObject(answer), format, xmlNamespace);
     },
 
     refusalAnswer(coreText: string): string | null {

@@ -44,10 +44,13 @@ function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    // defineProperty, so that a key named __proto__ stays a plain key.
-    if (!SECRET_FIELDS.has(name.toLowerCase()))
-      Object.defineProperty(out, name, { value: withoutSecrets(field), enumerable: true, writable: true, configurable: true });
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    if (SECRET_FIELDS.has(name.toLowerCase())) continue;
+    const field = withoutSecrets(record[name]);
+    // A key named __proto__ stays a plain key (defineProperty); any other is the same own data property assigned.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: field, enumerable: true, writable: true, configurable: true });
+    else out[name] = field;
   }
   return out;
 }
@@ -61,6 +64,18 @@ function withAnsweredFields(contract: BodyContract, value: unknown): unknown {
   return missing.length === 0 ? value : { ...value, ...Object.fromEntries(missing.map((name) => [name, null])) };
 }
 
+/** What parseCoreAnswer gives for a text lossless-json cannot read. */
+export const UNREADABLE = Symbol('unreadable');
+
+/** The core's answer parsed once (numbers kept as their text), for renderParsedAnswerForVendor; UNREADABLE when it is not JSON. */
+export function parseCoreAnswer(coreText: string): unknown {
+  try {
+    return parseLossless(coreText);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
 /**
  * The core's answer for a vendor: override passwords, TempTokens and the passwords of
  * transaction overrides removed (a core that echoes its input must not send them back, nor
@@ -68,11 +83,13 @@ function withAnsweredFields(contract: BodyContract, value: unknown): unknown {
  * rendered in the vendor's format (XML in `xmlNamespace`). Decimals stay exact.
  */
 export function renderAnswerForVendor(contract: BodyContract, coreText: string, format: WireFormat, xmlNamespace = ''): string {
-  let parsed: unknown;
-  try {
-    parsed = parseLossless(coreText);
-  } catch {
-    return renderResponseBody(contract, coreText, format, xmlNamespace);
-  }
-  return renderResponseBody(contract, stringifyLossless(withAnsweredFields(contract, withoutSecrets(parsed))) as string, format, xmlNamespace);
+  const parsed = parseCoreAnswer(coreText);
+  if (parsed === UNREADABLE) return renderResponseBody(contract, coreText, format, xmlNamespace);
+  return renderParsedAnswerForVendor(contract, parsed, format, xmlNamespace);
+}
+
+/** renderAnswerForVendor for an answer already parsed by parseCoreAnswer: rendered from the value, not parsed again. */
+export function renderParsedAnswerForVendor(contract: BodyContract, parsed: unknown, format: WireFormat, xmlNamespace = ''): string {
+  const answer = withAnsweredFields(contract, withoutSecrets(parsed));
+  return contract.renderValue ? contract.renderValue(answer, format, xmlNamespace) : (stringifyLossless(answer) as string);
 }

@@ -9,7 +9,7 @@
  */
 import type { VendorTraffic } from '../metrics/vendor-traffic';
 import type { Counter, Histogram } from 'prom-client';
-import type { Logger } from '../logging/logger';
+import { infoLineWriter, type Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { RequestObserver } from '../policies/request-context/request-context';
 
@@ -30,6 +30,7 @@ function declaredLength(value: string | string[] | undefined): number | undefine
 export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, traffic?: VendorTraffic): RequestObserver {
   const durationChildren = new Map<string, Histogram.Internal<'api'>>();
   const countChildren = new Map<string, Counter.Internal>();
+  const writeLine = infoLineWriter(logger);
   return function observeRequest(req, res, ctx) {
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
     const api = ctx.route?.apiId ?? UNMATCHED;
@@ -45,24 +46,17 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, t
     count.inc();
     traffic?.record(vendor, status);
 
+    // The line from a template (logging/logger.ts infoLineWriter): no object for pino to walk.
+    let line = `,"requestId":${JSON.stringify(ctx.requestId)},"method":${JSON.stringify(req.method)},"path":${JSON.stringify(req.path)},"api":${JSON.stringify(api)},"vendor":${JSON.stringify(vendor)},"status":${status},"durationMs":${milliseconds(seconds)}`;
     const upstreamSeconds = ctx.upstreamSeconds;
-    logger.info(
-      {
-        requestId: ctx.requestId,
-        method: req.method,
-        path: req.path,
-        api,
-        vendor,
-        status,
-        durationMs: milliseconds(seconds),
-        upstreamMs: upstreamSeconds === null ? undefined : milliseconds(upstreamSeconds),
-        bytesIn: declaredLength(req.headers['content-length']),
-        // Buffered or streamed, compressed or not: what went on the wire, with or without a Content-Length.
-        bytesOut: ctx.bytesOut,
-        aborted: res.writableFinished ? undefined : true,
-        traceId: ctx.trace?.traceId,
-      },
-      'request',
-    );
+    if (upstreamSeconds !== null) line += `,"upstreamMs":${milliseconds(upstreamSeconds)}`;
+    const bytesIn = declaredLength(req.headers['content-length']);
+    if (bytesIn !== undefined) line += `,"bytesIn":${bytesIn}`;
+    // Buffered or streamed, compressed or not: what went on the wire, with or without a Content-Length.
+    line += `,"bytesOut":${ctx.bytesOut}`;
+    if (!res.writableFinished) line += ',"aborted":true';
+    const traceId = ctx.trace?.traceId;
+    if (traceId !== undefined) line += `,"traceId":${JSON.stringify(traceId)}`;
+    writeLine(line, 'request');
   };
 }

@@ -97,8 +97,9 @@ export function setContext(res: Response, context: RequestContext): void {
   context.afterCore.bindResponse(res);
 }
 
+/** The response's context; undefined for one without (also a plain Node response, which has no `locals`). */
 export function getContext(res: Response): RequestContext | undefined {
-  return res.locals.ctx as RequestContext | undefined;
+  return (res.locals as Response['locals'] | undefined)?.ctx as RequestContext | undefined;
 }
 
 /** For steps that run after request-context: the context is always there. */

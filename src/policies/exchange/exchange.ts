@@ -30,7 +30,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
 import { coreRefusalRenderer } from '../../contracts/refusal-answer';
-import { renderAnswerForVendor } from '../../contracts/registry';
+import { isLosslessNumber } from 'lossless-json';
+import { parseCoreAnswer, renderAnswerForVendor, renderParsedAnswerForVendor, UNREADABLE } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
 import { problemFromCoreAnswer } from '../../core-client/core-problem';
 import type { CoreClient } from '../../core-client/core-client';
@@ -97,12 +98,19 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
         if (renderer !== null) ctx.refusalRenderer = renderer;
         return { outcome: REFUSED, error: problem };
       }
-      if (!isDto || answer.status >= 300 || !isJsonObject(answer.body)) {
+      // Parsed once, here, and rendered from the value; a text lossless-json cannot read takes the checks it always took.
+      const coreText = isDto && answer.status < 300 ? answer.body.toString('utf8') : '';
+      const parsed = isDto && answer.status < 300 ? parseCoreAnswer(coreText) : UNREADABLE;
+      if (!isDto || answer.status >= 300 || (parsed === UNREADABLE ? !isJsonObject(coreText) : !isParsedObject(parsed))) {
         // A redirect, HTML, text, a dump: not the contract's answer, and no proof that nothing was posted.
         const refused = new GatewayError('bad_gateway', `The core banking system sent an answer that is not a ${bodySchema} (status ${answer.status}).`);
         return { outcome: UNKNOWN, error: movesMoney ? outcomeUnknown(refused) : refused };
       }
-      const payload = Buffer.from(renderAnswerForVendor(contract, answer.body.toString('utf8'), body.responseFormat, body.responseXmlNamespace));
+      const rendered =
+        parsed === UNREADABLE
+          ? renderAnswerForVendor(contract, coreText, body.responseFormat, body.responseXmlNamespace)
+          : renderParsedAnswerForVendor(contract, parsed, body.responseFormat, body.responseXmlNamespace);
+      const payload = Buffer.from(rendered);
       const contentTypeOut = `${body.responseMediaType}; charset=utf-8`;
       // Location only with a created record (201).
       const location = answer.status === 201 ? answer.location : undefined;
@@ -127,13 +135,18 @@ const UNKNOWN: CoreOutcome = Object.freeze({ kind: 'unknown' });
 const REFUSED: CoreOutcome = Object.freeze({ kind: 'refused' });
 
 /** Whether the core's answer is one JSON object (the shape of every buffered route's answer). */
-function isJsonObject(body: Buffer): boolean {
+function isJsonObject(text: string): boolean {
   try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
   } catch {
     return false;
   }
+}
+
+/** isJsonObject for an answer lossless-json parsed: a top-level number is a LosslessNumber, not an object. */
+function isParsedObject(parsed: unknown): boolean {
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !isLosslessNumber(parsed);
 }
 
 function outcomeUnknown(cause: CoreCallError | GatewayError): GatewayError {

@@ -4,13 +4,15 @@
  * on every response, errors included.
  *
  * Reads the X-Request-Id header; sets the RequestContext and the X-Request-Id response header,
- * counts the body bytes written out (ctx.bytesOut: first in the chain, so it counts what a
- * compressing step below it writes, as it goes on the wire), and hands the finished exchange to
- * the observer (access log, metrics).
+ * counts the body bytes written out (ctx.bytesOut, counted beneath every wrapper of write and
+ * end, so what a compressing step writes is counted as it goes on the wire; the factory installs
+ * the count on Node's ServerResponse prototype once), and hands the finished exchange to the
+ * observer (access log, metrics).
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { context, newContext, setContext, type RequestContext } from '../../request/context';
+import { context, getContext, newContext, setContext, type RequestContext } from '../../request/context';
 import type { RequestContextConfig } from './request-context.schema';
 
 /** Called once when the exchange ends, finished or cut off (access log, metrics). */
@@ -27,20 +29,34 @@ function byteLength(chunk: unknown, encoding: unknown): number {
   return chunk instanceof Uint8Array ? chunk.byteLength : 0;
 }
 
-/** Counts into ctx.bytesOut what goes through `res.write` and `res.end`, whoever wrapped them before. */
-function countBytesOut(res: Response, ctx: RequestContext): void {
-  const write = res.write;
-  const end = res.end;
-  res.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
-    ctx.bytesOut += byteLength(chunk, encoding);
+let counting = false;
+
+/**
+ * Counts into ctx.bytesOut what goes through `write` and `end` of every server response that
+ * carries a request context, whoever wraps them on the response later (compression does, so
+ * its compressed bytes are what is counted) or earlier (a diagnostics-channel subscriber that
+ * wraps them before Express sets the app's prototype). Installed once on Node's
+ * ServerResponse prototype rather than per response: no closures and no own `write`/`end` per
+ * request. A response without a context (the status and metrics servers) only pays the lookup.
+ */
+function countBytesOut(): void {
+  if (counting) return;
+  counting = true;
+  const proto = http.ServerResponse.prototype;
+  const write = proto.write;
+  const end = proto.end;
+  proto.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
+    const ctx = getContext(this);
+    if (ctx) ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- write takes several shapes; pass them on as they came.
     return write.apply(this, arguments as unknown as Parameters<typeof write>);
-  } as Response['write'];
-  res.end = function endCounted(this: Response, chunk?: unknown, encoding?: unknown) {
-    if (typeof chunk !== 'function') ctx.bytesOut += byteLength(chunk, encoding);
+  } as typeof proto.write;
+  proto.end = function endCounted(this: Response, chunk?: unknown, encoding?: unknown) {
+    const ctx = getContext(this);
+    if (ctx && typeof chunk !== 'function') ctx.bytesOut += byteLength(chunk, encoding);
     // eslint-disable-next-line prefer-rest-params -- as above.
     return end.apply(this, arguments as unknown as Parameters<typeof end>);
-  } as Response['end'];
+  } as typeof proto.end;
 }
 
 export function requestContext(config: RequestContextConfig, deps: RequestContextDeps = {}): RequestHandler {
@@ -53,12 +69,12 @@ export function requestContext(config: RequestContextConfig, deps: RequestContex
         onFinish(this.req, this, context(this));
       }
     : null;
+  countBytesOut();
   return function requestContextStep(req, res, next) {
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && trusted.test(sent) ? sent : randomUUID();
     const ctx = newContext(requestId);
     setContext(res, ctx);
-    countBytesOut(res, ctx);
     // 'close' fires for every exchange, also when the client goes away before the end.
     if (exchangeClosed) res.on('close', exchangeClosed);
     res.setHeader('X-Request-Id', requestId);
