@@ -328,6 +328,23 @@ describe("the core's answers", () => {
     expect(answer.body).not.toMatch(/<html|core-01/);
   });
 
+  it('answers 502 to a bank-account write whose JSON names a key twice, never the text with the secrets it echoed', async () => {
+    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
+    respond = (request, res) => {
+      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"Id":7,"TempToken":"SECRET-TT","OverridePassword":"SECRET-PW","Id":8}');
+    };
+    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
+    const answer = await call(`${gateway.url}/bankaccounts/7`, {
+      method: 'PUT',
+      headers: { ...DEMO, 'content-type': 'application/json' },
+      body: JSON.stringify(rename),
+    });
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
+    expect(answer.body).not.toMatch(/SECRET/);
+  });
+
   it.each([
     ['with a Content-Length', true],
     ['chunked', false],

@@ -31,7 +31,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { BodyContracts } from '../../contracts/body-contract';
 import { coreRefusalRenderer } from '../../contracts/refusal-answer';
 import { isLosslessNumber } from 'lossless-json';
-import { parseCoreAnswer, renderAnswerForVendor, renderParsedAnswerForVendor, UNREADABLE } from '../../contracts/registry';
+import { parseCoreAnswer, renderParsedAnswerForVendor, UNREADABLE } from '../../contracts/registry';
 import { CoreCallError } from '../../core-client/core-call-error';
 import { problemFromCoreAnswer } from '../../core-client/core-problem';
 import type { CoreClient } from '../../core-client/core-client';
@@ -98,18 +98,16 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
         if (renderer !== null) ctx.refusalRenderer = renderer;
         return { outcome: REFUSED, error: problem };
       }
-      // Parsed once, here, and rendered from the value; a text lossless-json cannot read takes the checks it always took.
-      const coreText = isDto && answer.status < 300 ? answer.body.toString('utf8') : '';
-      const parsed = isDto && answer.status < 300 ? parseCoreAnswer(coreText) : UNREADABLE;
-      if (!isDto || answer.status >= 300 || (parsed === UNREADABLE ? !isJsonObject(coreText) : !isParsedObject(parsed))) {
+      // Parsed once, here, and rendered from the value. A text lossless-json cannot read (not JSON,
+      // or a key twice with two values) is not the contract's answer: shown as it came it would
+      // carry whatever secrets the core echoed.
+      const parsed = isDto && answer.status < 300 ? parseCoreAnswer(answer.body.toString('utf8')) : UNREADABLE;
+      if (parsed === UNREADABLE || contract === undefined || !isParsedObject(parsed)) {
         // A redirect, HTML, text, a dump: not the contract's answer, and no proof that nothing was posted.
         const refused = new GatewayError('bad_gateway', `The core banking system sent an answer that is not a ${bodySchema} (status ${answer.status}).`);
         return { outcome: UNKNOWN, error: movesMoney ? outcomeUnknown(refused) : refused };
       }
-      const rendered =
-        parsed === UNREADABLE
-          ? renderAnswerForVendor(contract, coreText, body.responseFormat, body.responseXmlNamespace)
-          : renderParsedAnswerForVendor(contract, parsed, body.responseFormat, body.responseXmlNamespace);
+      const rendered = renderParsedAnswerForVendor(contract, parsed, body.responseFormat, body.responseXmlNamespace);
       const payload = Buffer.from(rendered);
       const contentTypeOut = `${body.responseMediaType}; charset=utf-8`;
       // Location only with a created record (201).
@@ -134,17 +132,7 @@ const NEVER_SENT: CoreOutcome = Object.freeze({ kind: 'neverSent' });
 const UNKNOWN: CoreOutcome = Object.freeze({ kind: 'unknown' });
 const REFUSED: CoreOutcome = Object.freeze({ kind: 'refused' });
 
-/** Whether the core's answer is one JSON object (the shape of every buffered route's answer). */
-function isJsonObject(text: string): boolean {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-  } catch {
-    return false;
-  }
-}
-
-/** isJsonObject for an answer lossless-json parsed: a top-level number is a LosslessNumber, not an object. */
+/** Whether the core's answer, as lossless-json parsed it, is one JSON object (the shape of every buffered route's answer); a top-level number is a LosslessNumber, not an object. */
 function isParsedObject(parsed: unknown): boolean {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !isLosslessNumber(parsed);
 }

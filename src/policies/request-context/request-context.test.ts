@@ -13,6 +13,10 @@ describe('request-context step', () => {
     app.get('/', (_req, res) => {
       res.json({ requestId: context(res).requestId });
     });
+    app.get('/written', (_req, res) => {
+      res.write('hello ');
+      res.end(Buffer.from('wörld'));
+    });
     server = await listenOnLoopback(app);
   });
   afterAll(() => server.close());
@@ -34,5 +38,17 @@ describe('request-context step', () => {
     await res.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(observed.map((ctx) => ctx.requestId)).toEqual(['observed-1']);
+  });
+
+  it('counts the body bytes written, once each, however many times the step was built or its module loaded', async () => {
+    jest.isolateModules(() => {
+      // A second copy of the module (as another test file in the same worker loads) must not count again.
+      (jest.requireActual('./request-context') as typeof import('./request-context')).requestContext(requestContextSchema.parse({}));
+    });
+    requestContext(requestContextSchema.parse({}));
+    const res = await fetch(`${server.url}/written`);
+    expect(await res.text()).toBe('hello wörld');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(observed.map((ctx) => ctx.bytesOut)).toEqual([Buffer.byteLength('hello wörld')]);
   });
 });

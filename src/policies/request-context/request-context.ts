@@ -29,7 +29,8 @@ function byteLength(chunk: unknown, encoding: unknown): number {
   return chunk instanceof Uint8Array ? chunk.byteLength : 0;
 }
 
-let counting = false;
+/** Marks the prototype itself, which every copy of this module shares (a test runner loads one per file). */
+const COUNTING = Symbol.for('core-banking-gateway.bytesOut');
 
 /**
  * Counts into ctx.bytesOut what goes through `write` and `end` of every server response that
@@ -40,9 +41,9 @@ let counting = false;
  * request. A response without a context (the status and metrics servers) only pays the lookup.
  */
 function countBytesOut(): void {
-  if (counting) return;
-  counting = true;
-  const proto = http.ServerResponse.prototype;
+  const proto = http.ServerResponse.prototype as http.ServerResponse & { [COUNTING]?: true };
+  if (proto[COUNTING]) return;
+  proto[COUNTING] = true;
   const write = proto.write;
   const end = proto.end;
   proto.write = function writeCounted(this: Response, chunk: unknown, encoding?: unknown) {
