@@ -9,7 +9,6 @@ import express, { type Request, type Response } from 'express';
 import { listenOnLoopback, type Listening } from '../../../test/support/listen';
 import { compressAnswers } from './compression';
 import { compressionSchema } from './compression.schema';
-import { WHOLE_BODY_MAX_BYTES } from './whole-body';
 
 const THRESHOLD = 1024;
 
@@ -211,8 +210,8 @@ describe('compression step', () => {
   it.each([
     ['buffered', {}],
     ['one chunk', { oneChunk: true }],
-  ])('streams a %s answer above 64 KiB, chunked, with no Content-Length', async (_how, how) => {
-    const bytes = WHOLE_BODY_MAX_BYTES + 1;
+  ])('streams a %s answer above compression.wholeBodyMaxBytes, chunked, with no Content-Length', async (_how, how) => {
+    const bytes = compressionSchema.parse({}).wholeBodyMaxBytes + 1;
     const answer = await call({ type: 'application/json', bytes, ...how }, { 'Accept-Encoding': 'gzip' });
     expect(answer.headers['content-encoding']).toBe('gzip');
     expect(answer.headers['content-length']).toBeUndefined();
@@ -296,6 +295,27 @@ describe('compression step', () => {
     const answer = await call({ ...answering, etag: '"v1"' }, { 'Accept-Encoding': 'gzip' });
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(answer.headers.etag).toBe('"v1"');
+  });
+});
+
+describe('compression step, compression.wholeBodyMaxBytes 0', () => {
+  let server: Listening;
+  beforeAll(async () => {
+    const step = compressAnswers(compressionSchema.parse({ wholeBodyMaxBytes: 0 }));
+    if (step === null) throw new Error('compression is on by default');
+    const app = express();
+    app.use(step);
+    app.get('/answer', answerAsPlanned);
+    server = await listenOnLoopback(app);
+  });
+  afterAll(() => server.close());
+
+  it('streams even a buffered answer: chunked, no Content-Length, the same bytes once decoded', async () => {
+    const answer = await rawCall(`${server.url}${target({ type: 'application/json' })}`, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers['transfer-encoding']).toBe('chunked');
+    expect(decoded(answer)).toBe(jsonOf(2000));
   });
 });
 

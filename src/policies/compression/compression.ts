@@ -1,7 +1,7 @@
 /**
  * Pipeline step: compress the vendor API's JSON and XML answers (problems included) with gzip,
  * br or deflate, whichever the client's Accept-Encoding prefers, when they are at least
- * `compression.thresholdBytes` long. An answer whose whole body comes at once (up to 64 KiB) is
+ * `compression.thresholdBytes` long. An answer whose whole body comes at once (up to `compression.wholeBodyMaxBytes`) is
  * compressed in one synchronous call and sent with its compressed Content-Length (whole-body.ts);
  * other answers are compressed as they flow, chunk by chunk, so a large list is never held whole.
  *
@@ -58,6 +58,10 @@ export function compressAnswers(config: CompressionConfig): RequestHandler | nul
       return;
     }
     weakenEtagWhenEncoded(res);
+    if (config.wholeBodyMaxBytes === 0) {
+      compress(req, res, next);
+      return;
+    }
     const direct = { write: res.write, end: res.end };
     compress(req, res, () => {
       compressWholeBodies(req, res, direct, config, isJsonOrXml);

@@ -5,7 +5,7 @@
  * A zlib stream per answer costs its own compressor state and a hop to libuv's thread pool per
  * chunk, which on the gateway's one core cost more than the compression itself (docs/performance.md,
  * "Compression levels"). Everything else (unknown length, several chunks, bodies above
- * WHOLE_BODY_MAX_BYTES, an Accept-Encoding with `*` or `identity` in it) goes on to the
+ * `compression.wholeBodyMaxBytes`, an Accept-Encoding with `*` or `identity` in it) goes on to the
  * `compression` package's streams as before.
  *
  * Reads the same as the step (Accept-Encoding, the answer's Content-Type, Content-Length,
@@ -15,9 +15,6 @@
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
 import type { CompressionConfig } from './compression.schema';
-
-/** Above this a body is compressed as a stream, so one large answer never holds the event loop; the bench's 20 KB list is well below. */
-export const WHOLE_BODY_MAX_BYTES = 64 * 1024;
 
 /** As the `compression` package tests it. */
 const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
@@ -89,7 +86,7 @@ export function compressWholeBodies(
   function compressedWhole(body: unknown, encodingArg: unknown): Buffer | null {
     const bytes = typeof body === 'string' ? Buffer.from(body, typeof encodingArg === 'string' ? (encodingArg as BufferEncoding) : 'utf8') : body;
     if (!Buffer.isBuffer(bytes) || res.headersSent || req.method === 'HEAD') return null;
-    if (bytes.length < config.thresholdBytes || bytes.length > WHOLE_BODY_MAX_BYTES || !isJsonOrXml(req, res)) return null;
+    if (bytes.length < config.thresholdBytes || bytes.length > config.wholeBodyMaxBytes || !isJsonOrXml(req, res)) return null;
     const cacheControl = res.getHeader('Cache-Control');
     if (typeof cacheControl === 'string' && NO_TRANSFORM.test(cacheControl)) return null;
     const current = res.getHeader('Content-Encoding');
