@@ -102,9 +102,7 @@ async function main(): Promise<void> {
         const z = await runLoad(throughputSpec(g.server.url, shapes.gzipList, SECONDS));
         plain.get(g.label)!.push(p.requestsPerSecond);
         gzip.get(g.label)!.push(z.requestsPerSecond);
-        process.stderr.write(
-          `round ${round} ${g.label}: plain ${p.requestsPerSecond.toFixed(0)} req/s, gzip ${z.requestsPerSecond.toFixed(0)} req/s\n`,
-        );
+        process.stderr.write(`round ${round} ${g.label}: plain ${p.requestsPerSecond.toFixed(0)} req/s, gzip ${z.requestsPerSecond.toFixed(0)} req/s\n`);
       }
     }
     console.log(`\nthrough the gateway, medians of ${ROUNDS} interleaved rounds:`);
