@@ -1,14 +1,17 @@
 /**
- * `npx tsx bench/compression-levels.ts [level …]`: what the gzip level and brotli quality cost,
- * to choose `compression.gzipLevel` and `compression.brotliQuality` by measurement.
+ * `npx tsx bench/compression-levels.ts [level …]`: what the gzip level, brotli quality and
+ * whole-body road cost, to choose `compression.gzipLevel`, `compression.brotliQuality` and
+ * `compression.wholeBodyMaxBytes` by measurement.
  *
  * First zlib alone, in this process: the bench's 20 KB JSON list (from the bench upstream, one
  * record repeated) and a list of distinct records of about the same size, each compressed again
  * and again in 200 ms slices per gzip level and brotli quality, interleaved, 3 rounds, the best
- * kept: compressions per second and bytes out. Then through the gateway: one gateway per gzip
- * level named (default 6, zlib's own default, then 1, 3 and 4), on core 0 as in `npm run bench`,
- * and round by round (3 rounds, interleaved) the list plain and with `Accept-Encoding: gzip` from
- * each (autocannon, 50 connections, 4 s): each level's gzip throughput ÷ plain. Medians of rounds.
+ * kept: compressions per second and bytes out. Then through the gateway: one gateway per
+ * variant, on core 0 as in `npm run bench`: by default gzip level 1 streamed as before
+ * (`wholeBodyMaxBytes` 0: a zlib stream per answer) and level 1 with the whole-body road (the
+ * default); with levels named, one whole-body gateway per level. Round by round (3 rounds,
+ * interleaved) the list plain and with `Accept-Encoding: gzip` from each (autocannon, 50
+ * connections, 4 s): each variant's gzip throughput ÷ plain. Medians of rounds.
  *
  * Every load is bounded in time and targets 127.0.0.1 only; every process started is stopped.
  */
@@ -21,6 +24,18 @@ import { benchAccess, LOAD_CORE, median, requests, runLoad, SERVER_CORE, startSe
 const ROUNDS = 3;
 const SECONDS = 4;
 const LEVELS = process.argv.slice(2).map(Number).filter(Number.isInteger);
+
+interface Variant {
+  readonly label: string;
+  readonly compression: Record<string, number>;
+}
+const VARIANTS: readonly Variant[] =
+  LEVELS.length > 0
+    ? LEVELS.map((level) => ({ label: `gzip level ${level}`, compression: { gzipLevel: level } }))
+    : [
+        { label: 'level 1, streamed (wholeBodyMaxBytes 0)', compression: { gzipLevel: 1, wholeBodyMaxBytes: 0 } },
+        { label: 'level 1, whole body in one call (default)', compression: { gzipLevel: 1 } },
+      ];
 
 /** Compressions per second of `compress` over `body`, for 200 ms, and the size it gives. */
 function rate(body: Buffer, compress: (b: Buffer) => Buffer): { perSecond: number; bytes: number } {
@@ -35,12 +50,11 @@ function rate(body: Buffer, compress: (b: Buffer) => Buffer): { perSecond: numbe
 }
 
 async function main(): Promise<void> {
-  const levels = LEVELS.length > 0 ? LEVELS : [6, 1, 3, 4];
   const redis = await startRedisServer();
   const { accessFile, secret } = benchAccess();
   const shapes = requests(secret);
   const upstream = await startServer('upstream', 'upstream.ts', LOAD_CORE, []);
-  const gateways: Array<{ level: number; server: Server }> = [];
+  const gateways: Array<{ label: string; server: Server }> = [];
   try {
     const body = Buffer.from(await (await fetch(`${upstream.url}/accounts`)).arrayBuffer());
     const codecs: Array<[string, (b: Buffer) => Buffer]> = [
@@ -75,29 +89,27 @@ async function main(): Promise<void> {
       console.log(`zlib alone, ${label} (${input.length} bytes; this process, best of ${ROUNDS} interleaved 200 ms slices):`);
       for (const [name, r] of best) console.log(`  ${name}: ${r.perSecond.toFixed(0)} /s, ${r.bytes} bytes`);
     }
-    for (const level of levels) {
-      const args = [upstream.url, redis.url, accessFile, '--compression', JSON.stringify({ gzipLevel: level })];
-      gateways.push({ level, server: await startServer(`gateway gzip ${level}`, 'gateway.ts', SERVER_CORE, args, imageNodeOptions()) });
+    for (const { label, compression } of VARIANTS) {
+      const args = [upstream.url, redis.url, accessFile, '--compression', JSON.stringify(compression)];
+      gateways.push({ label, server: await startServer(`gateway ${label}`, 'gateway.ts', SERVER_CORE, args, imageNodeOptions()) });
     }
     for (const g of gateways) await runLoad(throughputSpec(g.server.url, shapes.gzipList, 1));
-    const plain = new Map<number, number[]>(levels.map((l) => [l, []]));
-    const gzip = new Map<number, number[]>(levels.map((l) => [l, []]));
+    const plain = new Map<string, number[]>(VARIANTS.map((v) => [v.label, []]));
+    const gzip = new Map<string, number[]>(VARIANTS.map((v) => [v.label, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const g of gateways) {
         const p = await runLoad(throughputSpec(g.server.url, shapes.list, SECONDS));
         const z = await runLoad(throughputSpec(g.server.url, shapes.gzipList, SECONDS));
-        plain.get(g.level)!.push(p.requestsPerSecond);
-        gzip.get(g.level)!.push(z.requestsPerSecond);
-        process.stderr.write(
-          `round ${round} gzip level ${g.level}: plain ${p.requestsPerSecond.toFixed(0)} req/s, gzip ${z.requestsPerSecond.toFixed(0)} req/s\n`,
-        );
+        plain.get(g.label)!.push(p.requestsPerSecond);
+        gzip.get(g.label)!.push(z.requestsPerSecond);
+        process.stderr.write(`round ${round} ${g.label}: plain ${p.requestsPerSecond.toFixed(0)} req/s, gzip ${z.requestsPerSecond.toFixed(0)} req/s\n`);
       }
     }
     console.log(`\nthrough the gateway, medians of ${ROUNDS} interleaved rounds:`);
-    for (const level of levels) {
-      const p = median(plain.get(level)!);
-      const z = median(gzip.get(level)!);
-      console.log(`  gzip level ${level}: plain ${p.toFixed(0)} req/s, gzip ${z.toFixed(0)} req/s, gzip ÷ plain ${(z / p).toFixed(2)}`);
+    for (const { label } of VARIANTS) {
+      const p = median(plain.get(label)!);
+      const z = median(gzip.get(label)!);
+      console.log(`  ${label}: plain ${p.toFixed(0)} req/s, gzip ${z.toFixed(0)} req/s, gzip ÷ plain ${(z / p).toFixed(2)}`);
     }
   } finally {
     for (const g of gateways) await stopChild(g.server.child);

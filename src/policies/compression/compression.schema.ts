@@ -4,6 +4,8 @@ import { z } from 'zod';
 /** Chosen by measurement (docs/performance.md, "Compression levels"). */
 const GZIP_LEVEL = 1;
 const BROTLI_QUALITY = 4;
+/** Bodies this small take a fraction of a millisecond to compress at level 1; a larger one is streamed so it never holds the event loop long. */
+const WHOLE_BODY_MAX_BYTES = 64 * 1024;
 
 export const compressionSchema = z
   .object({
@@ -28,6 +30,15 @@ export const compressionSchema = z
       .default(GZIP_LEVEL)
       .describe(
         "zlib level of gzip and deflate answers (1 fastest, 9 smallest; zlib's own default is 6): dynamic answers are compressed once per request, so the CPU matters more than the last bytes (docs/performance.md)",
+      ),
+    wholeBodyMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(1024 * 1024)
+      .default(WHOLE_BODY_MAX_BYTES)
+      .describe(
+        'An answer whose whole body comes at once (a buffered answer, or a streamed one in one chunk of its Content-Length) up to this size is compressed in one synchronous call and sent with its compressed Content-Length; larger or longer answers are compressed as a stream. 0: always stream (docs/performance.md)',
       ),
     brotliQuality: z
       .number()

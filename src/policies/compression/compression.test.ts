@@ -57,6 +57,9 @@ interface Answering {
   streamed?: boolean;
   /** Sent gzip-encoded already, with this Content-Encoding, as a core would. */
   preEncoded?: boolean;
+  /** Written in one write() with its Content-Length, then end() with nothing: a piped answer of one chunk. */
+  oneChunk?: boolean;
+  cacheControl?: string;
 }
 
 function target(answering: Answering): string {
@@ -71,6 +74,7 @@ function answerAsPlanned(req: Request, res: Response): void {
   res.status(plan.status ?? 200);
   if (plan.type !== undefined) res.setHeader('Content-Type', plan.type);
   if (plan.etag !== undefined) res.setHeader('ETag', plan.etag);
+  if (plan.cacheControl !== undefined) res.setHeader('Cache-Control', plan.cacheControl);
   res.setHeader('X-Wrapped', String('flush' in res));
   if (plan.streamed) {
     const third = Math.ceil(text.length / 3);
@@ -84,6 +88,11 @@ function answerAsPlanned(req: Request, res: Response): void {
   const body = plan.preEncoded ? gzipSync(text) : Buffer.from(text);
   if (plan.preEncoded) res.setHeader('Content-Encoding', 'gzip');
   res.setHeader('Content-Length', body.length);
+  if (plan.oneChunk) {
+    res.write(body);
+    setTimeout(() => res.end(), 5);
+    return;
+  }
   res.end(body);
 }
 
@@ -108,11 +117,11 @@ describe('compression step', () => {
   });
 
   it.each(['gzip', 'br', 'deflate'])(
-    'encodes a JSON answer above the threshold with %s, the same bytes once decoded, without Content-Length',
+    'encodes a JSON answer above the threshold with %s, the same bytes once decoded, its Content-Length the compressed size',
     async (encoding) => {
       const answer = await call({ type: 'application/json' }, { 'Accept-Encoding': encoding });
       expect(answer.headers['content-encoding']).toBe(encoding);
-      expect(answer.headers['content-length']).toBeUndefined();
+      expect(answer.headers['content-length']).toBe(String(answer.bytes.length));
       expect(answer.bytes.length).toBeLessThan(2000);
       expect(decoded(answer)).toBe(jsonOf(2000));
     },
@@ -185,6 +194,50 @@ describe('compression step', () => {
     expect(decoded(answer)).toBe(jsonOf(300));
   });
 
+  it.each(['gzip', 'br', 'deflate'])(
+    'encodes a piped answer whose one chunk is its whole Content-Length in one piece with %s: compressed Content-Length, not chunked',
+    async (encoding) => {
+      const answer = await call({ type: 'application/json', bytes: 5000, oneChunk: true, etag: '"v1"' }, { 'Accept-Encoding': encoding });
+      expect(answer.headers['content-encoding']).toBe(encoding);
+      expect(answer.headers['transfer-encoding']).toBeUndefined();
+      expect(answer.headers['content-length']).toBe(String(answer.bytes.length));
+      expect(answer.headers.vary).toBe('Accept-Encoding');
+      expect(answer.headers.etag).toBe('W/"v1"');
+      expect(decoded(answer)).toBe(jsonOf(5000));
+    },
+  );
+
+  it.each([
+    ['buffered', {}],
+    ['one chunk', { oneChunk: true }],
+  ])('streams a %s answer above compression.wholeBodyMaxBytes, chunked, with no Content-Length', async (_how, how) => {
+    const bytes = compressionSchema.parse({}).wholeBodyMaxBytes + 1;
+    const answer = await call({ type: 'application/json', bytes, ...how }, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers['transfer-encoding']).toBe('chunked');
+    expect(decoded(answer)).toBe(jsonOf(bytes));
+  });
+
+  it.each([
+    ['*', 'br'],
+    ['identity;q=0.5, gzip', 'gzip'],
+    ['gzip;q=0, *;q=0.5', 'br'],
+  ])('still encodes for an Accept-Encoding of %j (left to the stream): %s', async (accept, chosen) => {
+    const answer = await call({ type: 'application/json' }, { 'Accept-Encoding': accept });
+    expect(answer.headers['content-encoding']).toBe(chosen);
+    expect(decoded(answer)).toBe(jsonOf(2000));
+  });
+
+  it.each([
+    ['buffered', {}],
+    ['one chunk', { oneChunk: true }],
+  ])('leaves a %s answer with Cache-Control: no-transform as it is', async (_how, how) => {
+    const answer = await call({ type: 'application/json', cacheControl: 'private, no-transform', ...how }, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.bytes.toString('utf8')).toBe(jsonOf(2000));
+  });
+
   it('sends Vary: Accept-Encoding with an encoded answer', async () => {
     const answer = await call({ type: 'application/xml' }, { 'Accept-Encoding': 'deflate' });
     expect(answer.headers['content-encoding']).toBe('deflate');
@@ -242,6 +295,27 @@ describe('compression step', () => {
     const answer = await call({ ...answering, etag: '"v1"' }, { 'Accept-Encoding': 'gzip' });
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(answer.headers.etag).toBe('"v1"');
+  });
+});
+
+describe('compression step, compression.wholeBodyMaxBytes 0', () => {
+  let server: Listening;
+  beforeAll(async () => {
+    const step = compressAnswers(compressionSchema.parse({ wholeBodyMaxBytes: 0 }));
+    if (step === null) throw new Error('compression is on by default');
+    const app = express();
+    app.use(step);
+    app.get('/answer', answerAsPlanned);
+    server = await listenOnLoopback(app);
+  });
+  afterAll(() => server.close());
+
+  it('streams even a buffered answer: chunked, no Content-Length, the same bytes once decoded', async () => {
+    const answer = await rawCall(`${server.url}${target({ type: 'application/json' })}`, { 'Accept-Encoding': 'gzip' });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers['transfer-encoding']).toBe('chunked');
+    expect(decoded(answer)).toBe(jsonOf(2000));
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Pipeline step: compress the vendor API's JSON and XML answers (problems included) with gzip,
  * br or deflate, whichever the client's Accept-Encoding prefers, when they are at least
- * `compression.thresholdBytes` long. Streamed answers are compressed as they flow, chunk by
- * chunk, so a large list is never held whole.
+ * `compression.thresholdBytes` long. An answer whose whole body comes at once (up to `compression.wholeBodyMaxBytes`) is
+ * compressed in one synchronous call and sent with its compressed Content-Length (whole-body.ts);
+ * other answers are compressed as they flow, chunk by chunk, so a large list is never held whole.
  *
  * Reads Accept-Encoding, and the answer's Content-Type, Content-Length and Content-Encoding as
  * later steps set them; sets Content-Encoding and `Vary: Accept-Encoding`, and makes an encoded
@@ -15,6 +16,7 @@ import { constants } from 'node:zlib';
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
 import type { CompressionConfig } from './compression.schema';
+import { compressWholeBodies } from './whole-body';
 
 /** application/json, text/json, application/xml, text/xml and their +json/+xml kin (problem+json, problem+xml). */
 const JSON_OR_XML = /^(?:application|text)\/(?:[\w.-]+\+)?(?:json|xml)\s*(?:;|$)/i;
@@ -56,6 +58,14 @@ export function compressAnswers(config: CompressionConfig): RequestHandler | nul
       return;
     }
     weakenEtagWhenEncoded(res);
-    compress(req, res, next);
+    if (config.wholeBodyMaxBytes === 0) {
+      compress(req, res, next);
+      return;
+    }
+    const direct = { write: res.write, end: res.end };
+    compress(req, res, () => {
+      compressWholeBodies(req, res, direct, config, isJsonOrXml);
+      next();
+    });
   };
 }
