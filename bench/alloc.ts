@@ -18,9 +18,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { testKey, writeAccessFile } from '../test/support/access-fixture';
 import { startRedisServer } from '../test/support/redis-server';
 import { nextMessage, stopChild } from './child-process';
+import { benchAccess } from './rig';
 
 const ALLOC_REQUESTS = 300;
 const CPU_REQUESTS = 4000;
@@ -140,29 +140,12 @@ function printProfile(profile: { head: ProfileNode }, requests: number): void {
 async function main(): Promise<void> {
   const profileAt = process.argv.indexOf('--profile');
   const redis = await startRedisServer();
-  const key = testKey('key-alloc', 'alloc.user');
-  const everything = [
-    { id: 'lic-get', api: 'GET*' },
-    { id: 'lic-receipts', api: 'POSTapi/transaction/*' },
-  ];
-  const accessFile = writeAccessFile({
-    vendors: [
-      {
-        id: 'alloc-vendor',
-        name: 'Alloc Vendor Ltd',
-        status: 'active',
-        rateLimit: { points: 1_000_000_000, durationSeconds: 60 },
-        licences: everything,
-        keys: [key.record],
-      },
-    ],
-    users: [{ id: 'alloc.user', permissions: everything.map((p) => ({ ...p, id: p.id.replace('lic', 'perm') })) }],
-  } as Parameters<typeof writeAccessFile>[0]);
+  const { accessFile, secret } = benchAccess();
   const upstream = await startServer('upstream.ts', '1', [], []);
   const gateway = await startServer('gateway.ts', '0', [`http://127.0.0.1:${upstream.port}`, redis.url, accessFile], GATEWAY_NODE_ARGS);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
-    const all = shapes(key.secret);
+    const all = shapes(secret);
     if (profileAt >= 0) {
       const wanted = { get: 'GET', json: 'JSON deposit', xml: 'XML deposit' }[process.argv[profileAt + 1] ?? 'get'];
       const shape = all.find((s) => s.name === wanted) ?? all[0]!;

@@ -311,11 +311,15 @@ describe("the core's answers", () => {
     expect(core.parsed).toHaveLength(1);
   });
 
-  it('answers an HTML 200 to a bank-account write as 502 bad_gateway, never the HTML', async () => {
+  it.each([
+    ['an HTML page', 'text/html', '<html>updated on core-01.internal</html>', /<html|core-01/],
+    // lossless-json refuses a key twice with two values; the text as it came carries what the core echoed.
+    ['JSON naming a key twice', 'application/json', '{"Id":7,"TempToken":"SECRET-TT","OverridePassword":"SECRET-PW","Id":8}', /SECRET/],
+  ])('answers a 200 to a bank-account write that is %s as 502 bad_gateway, never its text', async (_label, contentType, text, leak) => {
     const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
     respond = (request, res) => {
       if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>updated on core-01.internal</html>');
+      else res.writeHead(200, { 'content-type': contentType }).end(text);
     };
     const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
     const answer = await call(`${gateway.url}/bankaccounts/7`, {
@@ -325,24 +329,7 @@ describe("the core's answers", () => {
     });
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
-    expect(answer.body).not.toMatch(/<html|core-01/);
-  });
-
-  it('answers 502 to a bank-account write whose JSON names a key twice, never the text with the secrets it echoed', async () => {
-    const account = { Id: 7, CustomerId: 10004, PersonId: 10004, Name: 'A TESTER', AccountNumber: '87654321', SortCode: '200000', DateClosed: null };
-    respond = (request, res) => {
-      if (request.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([account]));
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"Id":7,"TempToken":"SECRET-TT","OverridePassword":"SECRET-PW","Id":8}');
-    };
-    const rename = { CustomerId: 10004, PersonId: 10004, Name: 'RENAMED', AccountNumber: '87654321', SortCode: '200000' };
-    const answer = await call(`${gateway.url}/bankaccounts/7`, {
-      method: 'PUT',
-      headers: { ...DEMO, 'content-type': 'application/json' },
-      body: JSON.stringify(rename),
-    });
-    expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_gateway' });
-    expect(answer.body).not.toMatch(/SECRET/);
+    expect(answer.body).not.toMatch(leak);
   });
 
   it.each([
