@@ -223,7 +223,7 @@ describe('compression step', () => {
     ['*', 'br'],
     ['identity;q=0.5, gzip', 'gzip'],
     ['gzip;q=0, *;q=0.5', 'br'],
-  ])('still encodes for an Accept-Encoding of %j (left to the stream): %s', async (accept, chosen) => {
+  ])('encodes for an Accept-Encoding of %j with the coding the compression package would choose: %s', async (accept, chosen) => {
     const answer = await call({ type: 'application/json' }, { 'Accept-Encoding': accept });
     expect(answer.headers['content-encoding']).toBe(chosen);
     expect(decoded(answer)).toBe(jsonOf(2000));

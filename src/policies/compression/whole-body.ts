@@ -5,8 +5,8 @@
  * A zlib stream per answer costs its own compressor state and a hop to libuv's thread pool per
  * chunk, which on the gateway's one core cost more than the compression itself (docs/performance.md,
  * "Compression levels"). Everything else (unknown length, several chunks, bodies above
- * `compression.wholeBodyMaxBytes`, an Accept-Encoding with `*` or `identity` in it) goes on to the
- * `compression` package's streams as before.
+ * `compression.wholeBodyMaxBytes`) goes on to the `compression` package's streams as before. The
+ * coding is negotiated with negotiator, as the package does, with the package's list and tie order.
  *
  * Reads the same as the step (Accept-Encoding, the answer's Content-Type, Content-Length,
  * Content-Encoding, Cache-Control); sets Content-Encoding, Content-Length and `Vary:
@@ -14,41 +14,21 @@
  */
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
+import Negotiator from 'negotiator';
 import type { CompressionConfig } from './compression.schema';
 
 /** As the `compression` package tests it. */
 const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 
 type Encoding = 'br' | 'gzip' | 'deflate';
-/** Order among equal q-values, as the `compression` package's negotiation prefers them. */
-const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'deflate'];
+/** What the `compression` package offers and prefers on a tie (its SUPPORTED_ENCODING and PREFERRED_ENCODING). */
+const AVAILABLE = ['br', 'gzip', 'deflate', 'identity'];
+const PREFERRED = { preferred: ['br', 'gzip'] };
 
-/**
- * The coding the `compression` package would choose for this Accept-Encoding, or null to leave
- * the choice to it: headers naming `*` or `identity` (whose tie rules only it should apply), or
- * accepting none of ours.
- */
-function chosenEncoding(accept: string): Encoding | null {
-  const q = new Map<string, number>();
-  for (const part of accept.split(',')) {
-    const [name, ...params] = part.split(';');
-    const coding = (name ?? '').trim().toLowerCase();
-    if (coding === '') continue;
-    if (coding === '*' || coding === 'identity') return null;
-    let value = 1;
-    for (const param of params) {
-      const [key, raw] = param.split('=');
-      if ((key ?? '').trim().toLowerCase() === 'q') value = Number(raw);
-    }
-    if (!Number.isFinite(value)) return null;
-    q.set(coding, Math.max(value, q.get(coding) ?? 0));
-  }
-  let best: Encoding | null = null;
-  for (const coding of PREFERENCE) {
-    const value = q.get(coding) ?? 0;
-    if (value > 0 && (best === null || value > (q.get(best) ?? 0))) best = coding;
-  }
-  return best;
+/** The coding the `compression` package would choose, negotiated as it does; null when that is none. */
+function chosenEncoding(req: Request): Encoding | null {
+  const chosen = new Negotiator(req).encoding(AVAILABLE, PREFERRED);
+  return chosen === undefined || chosen === 'identity' ? null : (chosen as Encoding);
 }
 
 function compressWhole(body: Buffer, encoding: Encoding, config: CompressionConfig): Buffer {
@@ -91,7 +71,7 @@ export function compressWholeBodies(
     if (typeof cacheControl === 'string' && NO_TRANSFORM.test(cacheControl)) return null;
     const current = res.getHeader('Content-Encoding');
     if (current !== undefined && current !== 'identity') return null;
-    const encoding = chosenEncoding(String(req.headers['accept-encoding'] ?? ''));
+    const encoding = chosenEncoding(req);
     if (encoding === null) return null;
     const compressed = compressWhole(bytes, encoding, config);
     res.vary('Accept-Encoding');
