@@ -13,14 +13,15 @@
  *
  * Usage: npm run bench:alloc [-- --profile get|json|xml]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
 import { nextMessage, stopChild } from './child-process';
-import { benchAccess } from './rig';
+import type { RequestShape } from './load/spec';
+import { benchAccess, hasTaskset, LOAD_CORE, median, requests, SERVER_CORE, startServer } from './rig';
+import type { AllocationMark } from './servers/allocation-probe';
 
 const ALLOC_REQUESTS = 300;
 const CPU_REQUESTS = 4000;
@@ -30,52 +31,21 @@ const REPEATS = 5;
 // 2 × 256 MiB of young generation: a measured batch of 300 requests never fills it.
 const GATEWAY_NODE_ARGS = ['--expose-gc', '--min-semi-space-size=256', '--max-semi-space-size=256'];
 
-/** What the gateway answers to `alloc-mark` (bench/servers/allocation-probe.ts). */
-interface AllocationMark {
-  readonly heapUsed: number;
-  readonly collections: number;
-  readonly cpuMicros: number;
-  readonly heapUsedAfter: number;
-  readonly collectionsAfter: number;
-  readonly cpuMicrosAfter: number;
-}
-
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && os.cpus().length >= 2;
-
-interface Shape {
-  readonly name: string;
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string;
-}
-
-const DEPOSIT_PATH = '/api/transaction/savings/deposit';
-const depositXml =
-  '<?xml version="1.0" encoding="utf-8"?><ReceiptPaymentDto><AccountNumber>00012345</AccountNumber><Amount>250.10</Amount><Notes>Cash deposit at the Leeds branch</Notes><ExternalRefNo>{ref}</ExternalRefNo><PayFee>false</PayFee></ReceiptPaymentDto>';
-const depositJson = '{"accountNumber":"00012345","amount":250.10,"notes":"Cash deposit at the Leeds branch","externalRefNo":"{ref}","payFee":false}';
-
-function shapes(secret: string): Shape[] {
+/** The measured requests, as the bench sends them. */
+function shapes(secret: string): Array<RequestShape & { readonly name: string }> {
+  const { resource, jsonDeposit, xmlDeposit } = requests(secret);
   return [
-    { name: 'GET', method: 'GET', path: '/accounts/40012', headers: { 'x-vendor-token': secret } },
-    { name: 'JSON deposit', method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/json' }, body: depositJson },
-    { name: 'XML deposit', method: 'POST', path: DEPOSIT_PATH, headers: { 'x-vendor-token': secret, 'content-type': 'application/xml' }, body: depositXml },
+    { name: 'GET', ...resource },
+    { name: 'JSON deposit', ...jsonDeposit },
+    { name: 'XML deposit', ...xmlDeposit },
   ];
-}
-
-function startServer(file: string, core: string, args: string[], nodeArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const argv = [...nodeArgs, '--import', 'tsx', path.join(__dirname, 'servers', file), ...args];
-  const child = hasTaskset
-    ? spawn('taskset', ['-c', core, process.execPath, ...argv], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    : spawn(process.execPath, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return nextMessage<{ port: number }>(child, file, 30_000).then(({ port }) => ({ child, port }));
 }
 
 let sequence = 0;
 const run = `${process.pid}-${Date.now()}`;
 
 /** Sends `count` requests of `shape`, `CONCURRENCY` at a time over kept-alive sockets; resolves with the answers that were not 2xx. */
-async function send(port: number, agent: http.Agent, shape: Shape, count: number): Promise<string[]> {
+async function send(port: number, agent: http.Agent, shape: RequestShape, count: number): Promise<string[]> {
   let next = 0;
   const failures: string[] = [];
   const one = (): Promise<void> =>
@@ -110,11 +80,6 @@ function mark(gateway: ChildProcess): Promise<AllocationMark> {
   return answer;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
 interface ProfileNode {
   readonly callFrame: { functionName: string; url: string; lineNumber: number };
   readonly selfSize: number;
@@ -141,8 +106,9 @@ async function main(): Promise<void> {
   const profileAt = process.argv.indexOf('--profile');
   const redis = await startRedisServer();
   const { accessFile, secret } = benchAccess();
-  const upstream = await startServer('upstream.ts', '1', [], []);
-  const gateway = await startServer('gateway.ts', '0', [`http://127.0.0.1:${upstream.port}`, redis.url, accessFile], GATEWAY_NODE_ARGS);
+  const upstream = await startServer('upstream', 'upstream.ts', LOAD_CORE, []);
+  const gateway = await startServer('gateway', 'gateway.ts', SERVER_CORE, [upstream.url, redis.url, accessFile], GATEWAY_NODE_ARGS);
+  const port = Number(new URL(gateway.url).port);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     const all = shapes(secret);
@@ -150,12 +116,12 @@ async function main(): Promise<void> {
       const wanted = { get: 'GET', json: 'JSON deposit', xml: 'XML deposit' }[process.argv[profileAt + 1] ?? 'get'];
       const shape = all.find((s) => s.name === wanted) ?? all[0]!;
       // GETs first, as in the measuring run: the idempotency store's connection is up by their end.
-      await send(gateway.port, agent, all[0]!, WARMUP_REQUESTS);
-      await send(gateway.port, agent, shape, WARMUP_REQUESTS);
+      await send(port, agent, all[0]!, WARMUP_REQUESTS);
+      await send(port, agent, shape, WARMUP_REQUESTS);
       const started = nextMessage(gateway.child, 'profile-start');
       gateway.child.send('profile-start');
       await started;
-      const failed = await send(gateway.port, agent, shape, 2000);
+      const failed = await send(port, agent, shape, 2000);
       if (failed.length) console.log(`${failed.length} answers not 2xx while profiled, the first: ${failed[0]}`);
       const stopped = nextMessage<{ profile: { head: ProfileNode } }>(gateway.child, 'profile-stop');
       gateway.child.send('profile-stop');
@@ -168,7 +134,7 @@ async function main(): Promise<void> {
       printProfile(profile, 2000);
       return;
     }
-    for (const shape of all) await send(gateway.port, agent, shape, WARMUP_REQUESTS);
+    for (const shape of all) await send(port, agent, shape, WARMUP_REQUESTS);
     console.log(`node ${process.version}; ${hasTaskset ? 'gateway on core 0, upstream and client on core 1' : 'unpinned'}; medians of ${REPEATS}`);
     for (const shape of all) {
       const kb: number[] = [];
@@ -176,7 +142,7 @@ async function main(): Promise<void> {
       let remeasured = 0;
       for (let repeat = 0; repeat < REPEATS; repeat++) {
         const start = await mark(gateway.child);
-        const failed = await send(gateway.port, agent, shape, ALLOC_REQUESTS);
+        const failed = await send(port, agent, shape, ALLOC_REQUESTS);
         // A refusal (Redis slower than its command timeout on a busy machine) costs less than an answer: measure again.
         if (failed.length) {
           if (++remeasured > REPEATS) throw new Error(`${shape.name}: too many refusals to measure`);
@@ -188,7 +154,7 @@ async function main(): Promise<void> {
         if (end.collections !== start.collectionsAfter) throw new Error('a collection ran inside the measured batch');
         kb.push((end.heapUsed - start.heapUsedAfter) / ALLOC_REQUESTS / 1024);
         const cpuStart = await mark(gateway.child);
-        await send(gateway.port, agent, shape, CPU_REQUESTS);
+        await send(port, agent, shape, CPU_REQUESTS);
         const cpuEnd = await mark(gateway.child);
         cpu.push((cpuEnd.cpuMicros - cpuStart.cpuMicrosAfter) / CPU_REQUESTS);
       }

@@ -17,8 +17,8 @@ new PerformanceObserver((list) => (collections += list.getEntries().length)).obs
 
 let session: inspector.Session | null = null;
 
-/** Sent to bench/alloc.ts, which declares the same shape (this file is spawned, not imported). */
-interface AllocationMark {
+/** Sent to bench/alloc.ts (which imports only this type: the probe runs in the spawned gateway). */
+export interface AllocationMark {
   /** Heap in use and collections so far as the mark came, before its own collection. */
   readonly heapUsed: number;
   readonly collections: number;
