@@ -20,8 +20,7 @@ import path from 'node:path';
 import { startRedisServer } from '../test/support/redis-server';
 import { nextMessage, stopChild } from './child-process';
 import type { RequestShape } from './load/spec';
-import { benchAccess, hasTaskset, LOAD_CORE, median, requests, SERVER_CORE, startServer } from './rig';
-import type { AllocationMark } from './servers/allocation-probe';
+import { benchAccess, hasTaskset, LOAD_CORE, median, requests, SERVER_CORE, startServer, type AllocationMark } from './rig';
 
 const ALLOC_REQUESTS = 300;
 const CPU_REQUESTS = 4000;

@@ -67,6 +67,18 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
+/** What a gateway's allocation probe answers to `alloc-mark` (bench/servers/allocation-probe.ts). */
+export interface AllocationMark {
+  /** Heap in use and collections so far as the mark came, before its own collection. */
+  readonly heapUsed: number;
+  readonly collections: number;
+  readonly cpuMicros: number;
+  /** The same right after the mark's own full collection: where the next interval starts. */
+  readonly heapUsedAfter: number;
+  readonly collectionsAfter: number;
+  readonly cpuMicrosAfter: number;
+}
+
 /** What a gateway's tail probe answers (bench/servers/tail-probe.ts). */
 export interface TailProbe {
   readonly tail: {

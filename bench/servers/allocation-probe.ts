@@ -11,23 +11,12 @@
  */
 import inspector from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
+import type { AllocationMark } from '../rig';
 
 let collections = 0;
 new PerformanceObserver((list) => (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
 
 let session: inspector.Session | null = null;
-
-/** Sent to bench/alloc.ts (which imports only this type: the probe runs in the spawned gateway). */
-export interface AllocationMark {
-  /** Heap in use and collections so far as the mark came, before its own collection. */
-  readonly heapUsed: number;
-  readonly collections: number;
-  readonly cpuMicros: number;
-  /** The same right after the mark's own full collection: where the next interval starts. */
-  readonly heapUsedAfter: number;
-  readonly collectionsAfter: number;
-  readonly cpuMicrosAfter: number;
-}
 
 export function answerAllocationProbe(message: unknown): void {
   if (message === 'alloc-mark') void mark();
