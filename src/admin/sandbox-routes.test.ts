@@ -1,31 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import Redis from 'ioredis';
-import { accessServiceFor } from '../../test/support/access-service';
-import { MemoryAccessStore, readAccessFile } from '../access/access-store';
-import { AdminDirectory } from './operations/admin-directory';
-import { createLogger } from '../logging/logger';
 import { OutboxSmsProvider } from '../sms/outbox';
 import { latestCodeSentTo, readSmsOutbox } from '../sms/outbox-client';
 import { startRedisServer } from '../../test/support/redis-server';
-import { createAdminApp } from './admin-app';
-import { MemoryAuditLog, RedisAuditLog, type AuditLog } from '../access/audit-log';
+import { RedisAuditLog, type AuditLog } from '../access/audit-log';
+import { SANDBOX_ADMIN_TOKEN, sandboxAdminApp } from '../../test/support/sandbox-admin';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
+const TOKEN = SANDBOX_ADMIN_TOKEN;
 
 async function startAdmin(options: { outbox?: OutboxSmsProvider; audit?: AuditLog }) {
-  const audit = options.audit ?? new MemoryAuditLog();
-  const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({
-    service,
-    admins: new AdminDirectory(service.writer),
-    audit,
-    adminToken: TOKEN,
-    logger: createLogger('silent'),
-    smsOutbox: options.outbox,
-  });
+  const { app, audit } = sandboxAdminApp({ smsOutbox: options.outbox, ...(options.audit ? { audit: options.audit } : {}) });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

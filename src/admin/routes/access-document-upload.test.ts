@@ -5,45 +5,19 @@
  * refused (429 with Retry-After) rather than parsed beside it.
  */
 import net from 'node:net';
-import path from 'node:path';
 import request from 'supertest';
-import { MemoryAccessStore, readAccessFile } from '../../access/access-store';
-import { AdminDirectory } from '../operations/admin-directory';
-import { createLogger } from '../../logging/logger';
-import { accessServiceFor } from '../../../test/support/access-service';
-import { listenOnLoopback, type Listening } from '../../../test/support/listen';
+import type { Listening } from '../../../test/support/listen';
+import { SANDBOX_ADMIN_TOKEN, startSandboxAdmin } from '../../../test/support/sandbox-admin';
 import { rawExchange, rawRequest } from '../../../test/support/raw-http';
-import { continueFromRoutes, createAdminApp } from '../admin-app';
-import { MemoryAuditLog } from '../../access/audit-log';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-const SANDBOX_ACCESS = path.join(__dirname, '../../../config/sandbox-access.yaml');
+const TOKEN = SANDBOX_ADMIN_TOKEN;
 const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 
 let server: Listening;
-const tokens: Record<string, string> = {};
+let tokens: Record<string, string>;
 
 beforeAll(async () => {
-  const audit = new MemoryAuditLog();
-  const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({
-    service,
-    admins: new AdminDirectory(service.writer),
-    audit,
-    adminToken: TOKEN,
-    logger: createLogger('silent'),
-    maxDocumentBytes: MAX_DOCUMENT_BYTES,
-  });
-  server = await listenOnLoopback(app);
-  continueFromRoutes(server.server);
-  for (const role of ['viewer', 'operator']) {
-    const res = await request(server.url)
-      .post('/v1/admins')
-      .set('Authorization', `Bearer ${TOKEN}`)
-      .send({ id: `up-${role}`, name: role, role });
-    const enrolled = await request(server.url).post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
-    tokens[role] = enrolled.body.token as string;
-  }
+  ({ server, tokens } = await startSandboxAdmin(['viewer', 'operator'], 'up', { maxDocumentBytes: MAX_DOCUMENT_BYTES }));
 });
 afterAll(() => server.close());
 

@@ -4,45 +4,19 @@
  * role before the body is read; a refusal of an unread body closes the connection; and JSON or
  * YAML nested deeper than MAX_BODY_DEPTH is refused before a parser builds it.
  */
-import path from 'node:path';
 import request from 'supertest';
-import { MemoryAccessStore, readAccessFile } from '../../access/access-store';
-import { AdminDirectory } from '../operations/admin-directory';
-import { createLogger } from '../../logging/logger';
-import { accessServiceFor } from '../../../test/support/access-service';
-import { listenOnLoopback, type Listening } from '../../../test/support/listen';
+import type { Listening } from '../../../test/support/listen';
+import { SANDBOX_ADMIN_TOKEN, startSandboxAdmin } from '../../../test/support/sandbox-admin';
 import { rawExchange, rawRequest, type RawExchange } from '../../../test/support/raw-http';
-import { continueFromRoutes, createAdminApp } from '../admin-app';
-import { MemoryAuditLog } from '../../access/audit-log';
 import { MAX_BODY_DEPTH } from './body-guard';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-const SANDBOX_ACCESS = path.join(__dirname, '../../../config/sandbox-access.yaml');
+const TOKEN = SANDBOX_ADMIN_TOKEN;
 
 let server: Listening;
-const tokens: Record<string, string> = {};
+let tokens: Record<string, string>;
 
 beforeAll(async () => {
-  const audit = new MemoryAuditLog();
-  const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-  const app = createAdminApp({
-    service,
-    admins: new AdminDirectory(service.writer),
-    audit,
-    adminToken: TOKEN,
-    logger: createLogger('silent'),
-    maxDocumentBytes: 4 * 1024 * 1024,
-  });
-  server = await listenOnLoopback(app);
-  continueFromRoutes(server.server);
-  for (const role of ['viewer', 'operator']) {
-    const res = await request(server.url)
-      .post('/v1/admins')
-      .set('Authorization', `Bearer ${TOKEN}`)
-      .send({ id: `cost-${role}`, name: role, role });
-    const enrolled = await request(server.url).post('/v1/admins/enrol').send({ enrolmentCode: res.body.enrolmentCode });
-    tokens[role] = enrolled.body.token as string;
-  }
+  ({ server, tokens } = await startSandboxAdmin(['viewer', 'operator'], 'cost', { maxDocumentBytes: 4 * 1024 * 1024 }));
 });
 afterAll(() => server.close());
 
