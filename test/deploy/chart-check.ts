@@ -11,12 +11,11 @@
  * Exits 1 naming each failure; prints the number of objects rendered and validated. The models'
  * schemas allow unknown fields (as the API server's pruning does), so a misspelt field is not caught.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { helmBinary } from './helm-binary';
+import { helmRun } from './helm-binary';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RELEASE = 'gateway';
@@ -62,18 +61,12 @@ export function guideExampleArgs(guide: string): string[] {
   return [...(block[2] as string).matchAll(/--set (\S+)/g)].map((m) => `--set=${m[1] as string}`);
 }
 
-function run(helm: string, args: readonly string[]): { ok: boolean; stdout: string; stderr: string } {
-  const result = spawnSync(helm, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
-}
-
 /** The models throw one error listing every schema violation (`data/spec/replicas must be integer`). */
 function describeErrors(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 800);
 }
 
 async function main(): Promise<void> {
-  const helm = helmBinary();
   const registry = await modelRegistry();
   const alerts = parse(readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yaml'), 'utf8')) as unknown;
   const failures: string[] = [];
@@ -94,7 +87,7 @@ async function main(): Promise<void> {
 
   for (const chart of charts) {
     // The defaults name no Redis and no Secrets: the chart must refuse rather than render a broken release.
-    const refused = run(helm, ['template', RELEASE, chart, '-n', NAMESPACE]);
+    const refused = helmRun(['template', RELEASE, chart, '-n', NAMESPACE]);
     if (refused.ok) failures.push(`${chart}: rendered with its defaults, expected a refusal`);
     else if (!/config\.redis|secrets\./.test(refused.stderr))
       failures.push(`${chart}: refused with its defaults, but not naming config.redis or secrets.: ${refused.stderr.trim()}`);
@@ -102,9 +95,9 @@ async function main(): Promise<void> {
   }
 
   for (const c of cases) {
-    const lint = run(helm, ['lint', '--strict', c.chart, ...c.args]);
+    const lint = helmRun(['lint', '--strict', c.chart, ...c.args]);
     if (!lint.ok) failures.push(`${c.name}: helm lint --strict failed:\n${lint.stdout}${lint.stderr}`);
-    const rendered = run(helm, ['template', RELEASE, c.chart, '-n', NAMESPACE, ...c.args]);
+    const rendered = helmRun(['template', RELEASE, c.chart, '-n', NAMESPACE, ...c.args]);
     if (!rendered.ok) {
       failures.push(`${c.name}: helm template failed: ${rendered.stderr.trim()}`);
       continue;

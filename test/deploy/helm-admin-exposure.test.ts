@@ -6,20 +6,10 @@
  * otherwise with a message naming what to set. The gateway's own loader reads the address the
  * ConfigMap carries.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config/config';
-import { helmBinary } from './helm-binary';
+import { helmRun, helmTemplate, RELEASE_REQUIRED_VALUES } from './helm-binary';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CHART = 'helm/core-banking-gateway';
-/** What the chart requires of every release (the helm install example of docs/deployment.md names the same). */
-const REQUIRED = [
-  '--set=config.redis.url=redis://redis.data.svc:6379',
-  '--set=secrets.adminToken.existingSecret=gateway-admin',
-  '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper',
-];
 const EXPOSED = '--set=config.server.adminHost=0.0.0.0';
 const OPS_PEER = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } }, podSelector: { matchLabels: { app: 'gatewayctl' } } };
 
@@ -30,18 +20,8 @@ interface Manifest {
   spec?: Record<string, unknown>;
 }
 
-let helm: string;
-beforeAll(() => {
-  helm = helmBinary();
-});
-
-function helmRun(args: readonly string[]): { ok: boolean; stdout: string; stderr: string } {
-  const result = spawnSync(helm, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
-}
-
 function template(...args: string[]): { ok: boolean; manifests: Manifest[]; stderr: string } {
-  const run = helmRun(['template', 'gateway', CHART, '-n', 'payments', ...REQUIRED, ...args]);
+  const run = helmTemplate(...args);
   const manifests = run.ok
     ? parseAllDocuments(run.stdout)
         .map((doc) => doc.toJS() as Manifest | null)
@@ -88,7 +68,7 @@ describe('the chart by default', () => {
   });
 
   it('tells in its notes how to reach the admin port: kubectl port-forward', () => {
-    const install = helmRun(['install', 'gateway', CHART, '-n', 'payments', '--dry-run=client', ...REQUIRED]);
+    const install = helmRun(['install', 'gateway', 'helm/core-banking-gateway', '-n', 'payments', '--dry-run=client', ...RELEASE_REQUIRED_VALUES]);
     expect(install.stderr).toBe('');
     expect(install.stdout).toContain('kubectl -n payments port-forward deployment/gateway-core-banking-gateway 8081:8081');
   });

@@ -4,20 +4,11 @@
  * alert's section of docs/operations.md, nothing of the placeholder address is left, and the
  * schema refuses a value that is no web address.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { helmBinary } from './helm-binary';
+import { helmTemplate, type HelmResult } from './helm-binary';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CHART = 'helm/core-banking-gateway';
-/** What the chart requires of every release, and the rule object on. */
-const RELEASE = [
-  '--set=config.redis.url=redis://redis.data.svc:6379',
-  '--set=secrets.adminToken.existingSecret=gateway-admin',
-  '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper',
-  '--set=metrics.prometheusRule.enabled=true',
-];
+/** The rule object on. */
+const RULES_ON = '--set=metrics.prometheusRule.enabled=true';
 const BANK_DOCS = 'https://docs.bank.example/platform/gateway/operations.html';
 
 interface Rule {
@@ -25,18 +16,8 @@ interface Rule {
   readonly annotations: Record<string, string>;
 }
 
-let helm: string;
-beforeAll(() => {
-  helm = helmBinary();
-});
-
-function template(...args: string[]): { ok: boolean; stdout: string; stderr: string } {
-  const run = spawnSync(helm, ['template', 'gateway', CHART, '-n', 'payments', ...RELEASE, ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { ok: run.status === 0, stdout: run.stdout, stderr: run.stderr };
+function template(...args: string[]): HelmResult {
+  return helmTemplate(RULES_ON, ...args);
 }
 
 function renderedRules(...args: string[]): Rule[] {

