@@ -6,7 +6,7 @@
 import type { AccessDocument } from '../../src/access/model';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { type IssuedTestKey, testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { within } from '../support/within';
 
@@ -168,14 +168,7 @@ describe('two instances on one Redis', () => {
   it('lets exactly the vendor limit through in one window, whichever instance each request hits', async () => {
     const limited = testKey('k-limited', 'teller');
     const doc = (await (await admin(a, 'GET', '/access')).json()) as AccessDocument;
-    doc.vendors.push({
-      id: 'tight',
-      name: 'Tight',
-      status: 'active',
-      rateLimit: { points: 10, durationSeconds: 60 },
-      licences: [{ id: 'l', api: 'GET*' }],
-      keys: [limited.record],
-    });
+    doc.vendors.push(testVendor({ id: 'tight', name: 'Tight', points: 10, licences: [{ id: 'l', api: 'GET*' }], keys: [limited.record] }));
     expect((await admin(a, 'PUT', '/access', doc)).status).toBe(200);
     await within(1000, async () => (await vendorCall(b, '/genders', limited)).status === 200);
     // One request already spent by the propagation check above (on B).
@@ -238,14 +231,7 @@ describe('Redis stopped mid-run', () => {
   it('falls back to the insurance limiter, ceil(points / instances), while Redis is down', async () => {
     const tight = testKey('k-tight', 'teller');
     const doc = (await (await admin(a, 'GET', '/access')).json()) as AccessDocument;
-    doc.vendors.push({
-      id: 'tight2',
-      name: 'Tight',
-      status: 'active',
-      rateLimit: { points: 6, durationSeconds: 60 },
-      licences: [{ id: 'l', api: 'GET*' }],
-      keys: [tight.record],
-    });
+    doc.vendors.push(testVendor({ id: 'tight2', name: 'Tight', points: 6, licences: [{ id: 'l', api: 'GET*' }], keys: [tight.record] }));
     expect((await admin(a, 'PUT', '/access', doc)).status).toBe(200);
     await within(1000, async () => a.access.index?.authenticate(tight.secret).ok === true);
     await redis.stop(true);

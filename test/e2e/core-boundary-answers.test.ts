@@ -10,7 +10,7 @@ import { createSandboxData } from '../../src/sandbox/data';
 import { startGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
 import { testConfig } from '../support/config';
-import { testKey, writeAccessFile } from '../support/access-fixture';
+import { testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { SANDBOX_KEYS, checkedAgainstOpenApi, startTestGateway, type TestGateway } from '../support/gateway';
 import { listenOnLoopback, type Listening } from '../support/listen';
 import { rawExchange, rawRequest } from '../support/raw-http';
@@ -424,16 +424,7 @@ describe("a vendor's slow upload", () => {
   beforeAll(async () => {
     core = await startRecordingCore();
     const access = writeAccessFile({
-      vendors: [
-        {
-          id: 'acme',
-          name: 'Acme',
-          status: 'active',
-          rateLimit: { points: 10_000, durationSeconds: 60 },
-          licences: [{ id: 'l', api: '*' }],
-          keys: [writer.record],
-        },
-      ],
+      vendors: [testVendor({ id: 'acme', name: 'Acme', points: 10_000, licences: [{ id: 'l', api: '*' }], keys: [writer.record] })],
       users: [{ id: 'writer', permissions: [{ id: 'p', api: '*' }] }],
     });
     gateway = await startTestGateway({

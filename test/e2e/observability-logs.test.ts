@@ -10,7 +10,7 @@ import type { AccessDocument } from '../../src/access/model';
 import { generateApiKey } from '../../src/access/api-key';
 import { startGateway, type RunningGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
-import { testKey, writeAccessFile } from '../support/access-fixture';
+import { testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { TEST_ADMIN_TOKEN, testConfig } from '../support/config';
 import { startFakeCore, type FakeCore } from '../support/fake-core';
 import { checkedAgainstOpenApi } from '../support/gateway';
@@ -32,16 +32,7 @@ const SECRETS = {
 
 function accessDocument(): AccessDocument {
   return {
-    vendors: [
-      {
-        id: 'acme',
-        name: 'Acme',
-        status: 'active',
-        rateLimit: { points: 10_000, durationSeconds: 60 },
-        licences: [{ id: 'l', api: '*' }],
-        keys: [teller.record],
-      },
-    ],
+    vendors: [testVendor({ id: 'acme', name: 'Acme', points: 10_000, licences: [{ id: 'l', api: '*' }], keys: [teller.record] })],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };
 }

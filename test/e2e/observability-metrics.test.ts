@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { AccessDocument } from '../../src/access/model';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { type IssuedTestKey, testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { startFakeCore, type CoreBehaviour, type FakeCore } from '../support/fake-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -19,30 +19,9 @@ const TIGHT_POINTS = 2;
 function accessDocument(): AccessDocument {
   return {
     vendors: [
-      {
-        id: 'acme',
-        name: 'Acme',
-        status: 'active',
-        rateLimit: { points: 100_000, durationSeconds: 60 },
-        licences: [{ id: 'l', api: '*' }],
-        keys: [keys.acme.record],
-      },
-      {
-        id: 'reader',
-        name: 'Reader',
-        status: 'active',
-        rateLimit: { points: 100_000, durationSeconds: 60 },
-        licences: [{ id: 'l', api: 'GET*' }],
-        keys: [keys.reader.record],
-      },
-      {
-        id: 'tight',
-        name: 'Tight',
-        status: 'active',
-        rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 },
-        licences: [{ id: 'l', api: 'GET*' }],
-        keys: [keys.tight.record],
-      },
+      testVendor({ id: 'acme', name: 'Acme', points: 100_000, licences: [{ id: 'l', api: '*' }], keys: [keys.acme.record] }),
+      testVendor({ id: 'reader', name: 'Reader', points: 100_000, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.reader.record] }),
+      testVendor({ id: 'tight', name: 'Tight', points: TIGHT_POINTS, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] }),
     ],
     users: [
       { id: 'teller', permissions: [{ id: 'p', api: '*' }] },

@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import type { AccessDocument } from '../../src/access/model';
-import { testKey, writeAccessFile } from '../support/access-fixture';
+import { testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { startFakeCore, type FakeCore } from '../support/fake-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { within } from '../support/within';
@@ -18,16 +18,7 @@ const teller = testKey('k-teller', 'teller');
 
 function accessDocument(): AccessDocument {
   return {
-    vendors: [
-      {
-        id: 'acme',
-        name: 'Acme',
-        status: 'active',
-        rateLimit: { points: 1_000_000, durationSeconds: 60 },
-        licences: [{ id: 'l-all', api: '*' }],
-        keys: [teller.record],
-      },
-    ],
+    vendors: [testVendor({ id: 'acme', name: 'Acme', points: 1_000_000, licences: [{ id: 'l-all', api: '*' }], keys: [teller.record] })],
     users: [{ id: 'teller', permissions: [{ id: 'p-all', api: '*' }] }],
   };
 }

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import type { AccessDocument } from '../../src/access/model';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { type IssuedTestKey, testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { freePort } from '../support/free-port';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
@@ -30,30 +30,9 @@ const keys = { steady: testKey('k-steady', 'teller'), doomed: testKey('k-doomed'
 function document(): AccessDocument {
   return {
     vendors: [
-      {
-        id: 'acme',
-        name: 'Acme',
-        status: 'active',
-        rateLimit: { points: 1_000_000, durationSeconds: 60 },
-        licences: [{ id: 'l-read', api: 'GET*' }],
-        keys: [keys.steady.record],
-      },
-      {
-        id: 'doomed',
-        name: 'Doomed',
-        status: 'active',
-        rateLimit: { points: 1_000_000, durationSeconds: 60 },
-        licences: [{ id: 'l-doomed', api: 'GET*' }],
-        keys: [keys.doomed.record],
-      },
-      {
-        id: 'tight',
-        name: 'Tight',
-        status: 'active',
-        rateLimit: { points: TIGHT_POINTS, durationSeconds: 60 },
-        licences: [{ id: 'l-read', api: 'GET*' }],
-        keys: [keys.tight.record],
-      },
+      testVendor({ id: 'acme', name: 'Acme', points: 1_000_000, licences: [{ id: 'l-read', api: 'GET*' }], keys: [keys.steady.record] }),
+      testVendor({ id: 'doomed', name: 'Doomed', points: 1_000_000, licences: [{ id: 'l-doomed', api: 'GET*' }], keys: [keys.doomed.record] }),
+      testVendor({ id: 'tight', name: 'Tight', points: TIGHT_POINTS, licences: [{ id: 'l-read', api: 'GET*' }], keys: [keys.tight.record] }),
     ],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };

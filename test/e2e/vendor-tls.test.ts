@@ -10,7 +10,7 @@ import path from 'node:path';
 import https from 'node:https';
 import tls from 'node:tls';
 import { certificateThumbprint } from '../../src/tls/pem-files';
-import { testKey, writeAccessFile, type IssuedTestKey } from '../support/access-fixture';
+import { type IssuedTestKey, testKey, testVendor, writeAccessFile } from '../support/access-fixture';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startEchoCore, type EchoCore } from '../support/echo-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
@@ -85,16 +85,7 @@ describe('TLS on the vendor and admin ports', () => {
     free = testKey('k-free', 'teller');
     bound = testKey('k-bound', 'teller', { certificateThumbprints: [thumbprintOf(clientA)] });
     accessFile = writeAccessFile({
-      vendors: [
-        {
-          id: 'acme',
-          name: 'Acme',
-          status: 'active',
-          rateLimit: { points: 1000, durationSeconds: 60 },
-          licences: [{ id: 'l', api: 'GET*' }],
-          keys: [free.record, bound.record],
-        },
-      ],
+      vendors: [testVendor({ id: 'acme', name: 'Acme', points: 1000, licences: [{ id: 'l', api: 'GET*' }], keys: [free.record, bound.record] })],
       users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
     });
     core = await startEchoCore();

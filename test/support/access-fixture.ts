@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../src/access/api-key';
-import type { AccessDocument, ApiKeyRecord } from '../../src/access/model';
+import type { AccessDocument, ApiKeyRecord, Vendor } from '../../src/access/model';
 import { testTempDir } from './temp-dir';
 
 export interface IssuedTestKey {
@@ -17,6 +17,18 @@ export interface IssuedTestKey {
 export function testKey(id: string, userId: string, extra: Partial<ApiKeyRecord> = {}): IssuedTestKey {
   const secret = generateApiKey();
   return { secret, record: { id, prefix: apiKeyPrefix(secret), hash: hashApiKey(secret), userId, status: 'active', ...extra } };
+}
+
+/** An active vendor of an access document, rate-limited to `points` a minute. */
+export function testVendor(vendor: { id: string; name: string; points: number; licences: Vendor['licences']; keys: ApiKeyRecord[] }): Vendor {
+  return {
+    id: vendor.id,
+    name: vendor.name,
+    status: 'active',
+    rateLimit: { points: vendor.points, durationSeconds: 60 },
+    licences: vendor.licences,
+    keys: vendor.keys,
+  };
 }
 
 export function writeAccessFile(document: AccessDocument): string {
@@ -44,22 +56,8 @@ export function topologyKeys(): TopologyKeys {
 export function topologyDocument(keys: TopologyKeys, tightPoints: number): AccessDocument {
   return {
     vendors: [
-      {
-        id: 'acme',
-        name: 'Acme',
-        status: 'active',
-        rateLimit: { points: 100_000, durationSeconds: 60 },
-        licences: [{ id: 'l', api: 'GET*' }],
-        keys: [keys.teller.record, keys.spare.record],
-      },
-      {
-        id: 'tight',
-        name: 'Tight',
-        status: 'active',
-        rateLimit: { points: tightPoints, durationSeconds: 60 },
-        licences: [{ id: 'l', api: 'GET*' }],
-        keys: [keys.tight.record],
-      },
+      testVendor({ id: 'acme', name: 'Acme', points: 100_000, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.teller.record, keys.spare.record] }),
+      testVendor({ id: 'tight', name: 'Tight', points: tightPoints, licences: [{ id: 'l', api: 'GET*' }], keys: [keys.tight.record] }),
     ],
     users: [{ id: 'teller', permissions: [{ id: 'p', api: '*' }] }],
   };
