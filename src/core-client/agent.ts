@@ -84,11 +84,17 @@ function withIdleClock<A extends http.Agent>(agent: A): A {
  */
 function closeNearEnd(agent: http.Agent, marginMs: number): http.Agent {
   const now = performance.now();
-  for (const free of Object.values(agent.freeSockets)) {
-    if (!free) continue;
-    const sockets = free as Socket[];
-    const lastNearEnd = sockets.findLastIndex((socket) => now - (idleSince.get(socket) ?? -Infinity) >= (socket.timeout ?? 0) - marginMs);
-    for (const socket of sockets.slice(0, lastNearEnd + 1)) socket.destroy();
+  // No arrays or closures per call: this runs before every deposit.
+  for (const name in agent.freeSockets) {
+    const sockets = agent.freeSockets[name] as Socket[] | undefined;
+    if (!sockets) continue;
+    let lastNearEnd = -1;
+    for (let i = sockets.length - 1; i >= 0 && lastNearEnd < 0; i--) {
+      const socket = sockets[i] as Socket;
+      if (now - (idleSince.get(socket) ?? -Infinity) >= (socket.timeout ?? 0) - marginMs) lastNearEnd = i;
+    }
+    // destroy() leaves the socket in the list until its 'close'; the agent skips it there.
+    for (let i = 0; i <= lastNearEnd; i++) (sockets[i] as Socket).destroy();
   }
   return agent;
 }
