@@ -10,8 +10,10 @@
  * A completed deposit takes 232–344 bytes of Redis memory (MEMORY USAGE, key included, for the
  * sandbox's and the bench core's receipts in JSON and XML), where the hash this layout replaced
  * took 923–1,595: the body, a value over 64 bytes, put the hash out of Redis's compact listpack
- * encoding. Settling is one GET and one SET, where the hash took four commands. The key is already a hex digest (the step hashes vendor, API id and the vendor's key), so its hash tag
- * holds no character that could break out of the braces; each script touches that one key,
+ * encoding. Settling is one GET and one SET, where the hash took four commands.
+ *
+ * The key is already a hex digest (the step hashes vendor, API id and the vendor's key), so its
+ * hash tag holds no character that could break out of the braces; each script touches that one key,
  * so every operation runs in one cluster slot. Each operation is one Lua script, hence
  * atomic: the claim is a SET NX in spirit (SET only when the key does not exist) with a TTL,
  * and it reads Redis's own clock, so instances with skewed clocks agree on deadlines.
