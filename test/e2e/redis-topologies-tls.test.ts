@@ -10,7 +10,6 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AccessDocument } from '../../src/access/model';
 import { testKey, writeAccessFile } from '../support/access-fixture';
-import { freePort } from '../support/free-port';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { askRedis, startRedisProcess, type RedisProcess } from '../support/redis-sentinel';
 import { testTempDir } from '../support/temp-dir';
@@ -68,12 +67,9 @@ describe('a gateway on a TLS-only Redis with an ACL user', () => {
 
   beforeAll(async () => {
     certs = makeCertificates();
-    const port = await freePort();
-    url = `rediss://127.0.0.1:${port}`;
     const tls = { ca: readFileSync(certs.ca), servername: 'localhost' };
     redis = await startRedisProcess(
-      port,
-      [
+      (port) => [
         // Last one wins in redis.conf: no plain-text port at all.
         'port 0',
         `tls-port ${port}`,
@@ -84,8 +80,9 @@ describe('a gateway on a TLS-only Redis with an ACL user', () => {
         'user default off',
         `user ${USER} on >${PASSWORD} ~* &* +@all`,
       ],
-      { ping: async () => (await askRedis(port, (c) => c.ping(), { tls, username: USER, password: PASSWORD })) === 'PONG' },
+      { ping: async (port) => (await askRedis(port, (c) => c.ping(), { tls, username: USER, password: PASSWORD })) === 'PONG' },
     );
+    url = `rediss://127.0.0.1:${redis.port}`;
   });
   afterAll(async () => {
     await Promise.all(started.map((gateway) => gateway.stop()));

@@ -27,10 +27,13 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
   };
   try {
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      const busPort = await freePort();
       nodes.push(
-        await startRedisProcess(port, ['cluster-enabled yes', `cluster-port ${busPort}`, 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000']),
+        await startRedisProcess(async () => [
+          'cluster-enabled yes',
+          `cluster-port ${await freePort()}`,
+          'cluster-config-file nodes.conf',
+          'cluster-node-timeout 2000',
+        ]),
       );
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);

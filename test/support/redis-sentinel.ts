@@ -65,13 +65,32 @@ export async function askRedis<T>(port: number, question: (client: Redis) => Pro
 }
 
 /**
- * Starts `redis-server <config file> [--sentinel]` on `port` and waits until it answers PING.
- * `config` holds redis.conf lines; port, bind, dir and no persistence are added here.
+ * Starts `redis-server <config file> [--sentinel]` on a free port and waits until it answers
+ * PING. `config(port)` gives redis.conf lines; port, bind, dir and no persistence are added here.
+ * A free port can be taken between choosing it and redis-server binding it (another suite, a
+ * cluster bus): the server then exits at once, and it is started again on another port, as
+ * startRedisServer does.
  */
 export async function startRedisProcess(
+  config: (port: number) => readonly string[] | Promise<readonly string[]>,
+  options: { sentinel?: boolean; ping?: (port: number) => Promise<boolean> } = {},
+): Promise<RedisProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await startRedisProcessOn(port, await config(port), options);
+    } catch (err) {
+      if (!(err instanceof ExitedAtStart) || attempt >= 3) throw err;
+    }
+  }
+}
+
+class ExitedAtStart extends Error {}
+
+async function startRedisProcessOn(
   port: number,
   config: readonly string[],
-  options: { sentinel?: boolean; ping?: () => Promise<boolean> } = {},
+  options: { sentinel?: boolean; ping?: (port: number) => Promise<boolean> },
 ): Promise<RedisProcess> {
   const dir = testTempDir('cbg-redis-');
   const file = path.join(dir, 'redis.conf');
@@ -85,9 +104,13 @@ export async function startRedisProcess(
     rmSync(dir, { recursive: true, force: true });
   });
   child.once('error', () => running.delete(child));
-  const ping = options.ping ?? (async () => (await askRedis(port, (c) => c.ping())) === 'PONG');
+  const ping = options.ping ?? (async (on: number) => (await askRedis(on, (c) => c.ping())) === 'PONG');
   try {
-    await until(`redis-server on port ${port}`, 5000, async () => ((await ping()) ? true : undefined));
+    // until() retries what a probe throws, so an exit is answered, then thrown here.
+    const answered = await until(`redis-server on port ${port}`, 5000, async () =>
+      child.exitCode !== null ? 'exited' : (await ping(port)) ? 'up' : undefined,
+    );
+    if (answered === 'exited') throw new ExitedAtStart(`redis-server on port ${port} exited at start (code ${child.exitCode})`);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -123,25 +146,26 @@ interface SentinelSetupOptions {
 export async function startSentinelSetup(options: SentinelSetupOptions = {}): Promise<SentinelSetup> {
   const masterName = 'cbg-master';
   const downAfterMs = options.downAfterMs ?? 500;
-  const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+  let sentinelPort = 0;
   const servers = new Map<number, RedisProcess>();
   const started: RedisProcess[] = [];
   const stopAll = async (): Promise<void> => {
     await Promise.all(started.map((p) => p.stop()));
   };
   try {
-    const master = await startRedisProcess(masterPort, []);
+    const master = await startRedisProcess(() => []);
+    const masterPort = master.port;
     started.push(master);
     servers.set(masterPort, master);
-    const replica = await startRedisProcess(replicaPort, [`replicaof 127.0.0.1 ${masterPort}`]);
+    const replica = await startRedisProcess(() => [`replicaof 127.0.0.1 ${masterPort}`]);
+    const replicaPort = replica.port;
     started.push(replica);
     servers.set(replicaPort, replica);
     await until('the replica to sync', 10_000, async () =>
       (await askRedis(replicaPort, (c) => c.info('replication'))).includes('master_link_status:up') ? true : undefined,
     );
     const sentinel = await startRedisProcess(
-      sentinelPort,
-      [
+      () => [
         `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
         `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
         `sentinel failover-timeout ${masterName} 10000`,
@@ -150,6 +174,7 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
       { sentinel: true },
     );
     started.push(sentinel);
+    sentinelPort = sentinel.port;
     // Sentinel learns of replicas from the master's INFO; a failover needs one it knows.
     await until('the sentinel to know the replica', 15_000, async () => {
       const replicas = (await askRedis(sentinelPort, (c) => c.call('SENTINEL', 'REPLICAS', masterName))) as string[][];
