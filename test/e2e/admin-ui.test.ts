@@ -264,7 +264,9 @@ describe('the admin web UI, four eyes on Redis', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway({
-      redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix: `ui${process.pid}:`, seedAccessFile: 'always' },
+      // The UI's flow is the point here, not Redis's speed: with the suite and Chromium sharing two
+      // cores, a Redis reply can miss the 100 ms default and the page shows a 503 it never recovers from.
+      redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix: `ui${process.pid}:`, seedAccessFile: 'always', commandTimeoutMs: 2000 },
       admin: { approvals: 'required' },
     });
   });
