@@ -83,7 +83,6 @@ function tlsOptions(config: RedisConfig): ConnectionOptions | undefined {
 function serverOptions(config: RedisConfig, options: RedisClientOptions): RedisOptions {
   const tls = tlsOptions(config);
   return {
-    lazyConnect: options.lazyConnect ?? false,
     connectionName: options.name,
     enableReadyCheck: true,
     commandTimeout: options.commandTimeoutMs ?? config.commandTimeoutMs,
@@ -105,14 +104,44 @@ function serverOptions(config: RedisConfig, options: RedisClientOptions): RedisO
   };
 }
 
+/** A socket error after the first: ioredis already heard the first, and is closing the socket and reconnecting. */
+function ignoreLaterSocketError(): void {}
+
+/**
+ * ioredis (5.11.1) listens for a socket's 'error' with once(): a socket that fails twice (a TLS
+ * client refusing the server's certificate, then the server's alert on the same socket) emits a
+ * second 'error' nobody hears, which ends the Node process (redis/ioredis#961, never merged).
+ * Every socket this client opens gets a listener of its own, which stays; the first error still
+ * reaches ioredis, which closes the socket and reconnects. The client must not have connected
+ * yet (created with `lazyConnect`): ioredis asks its connector for the first socket at once.
+ */
+function hearEverySocketError(client: Redis): Redis {
+  type Connect = (...args: unknown[]) => Promise<NodeJS.EventEmitter>;
+  const connector = (client as unknown as { connector: { connect: Connect } }).connector;
+  const connect = connector.connect.bind(connector);
+  connector.connect = async (...args) => {
+    const stream = await connect(...args);
+    stream.on('error', ignoreLaterSocketError);
+    return stream;
+  };
+  return client;
+}
+
+/** Connects a client created lazily for `hearEverySocketError` unless the caller asked for a lazy one. */
+function connectUnlessLazy<T extends RedisClient>(client: T, options: RedisClientOptions): T {
+  // Failures surface as 'error' events and the retry strategy, as when ioredis connects itself.
+  if (!(options.lazyConnect ?? false)) client.connect().catch(() => undefined);
+  return client;
+}
+
 export function createRedisClient(config: RedisConfig, options: RedisClientOptions = {}): RedisClient {
   if (!redisConfigured(config)) throw new Error('no Redis is configured: set redis.url (env REDIS_URL), redis.sentinels + redis.name, or redis.nodes');
   const server = serverOptions(config, options);
   if (config.nodes.length > 0) {
-    return new Cluster(
+    const cluster = new Cluster(
       config.nodes.map(({ host, port }) => ({ host, port })),
       {
-        lazyConnect: server.lazyConnect,
+        lazyConnect: true,
         enableOfflineQueue: false,
         enableAutoPipelining: server.enableAutoPipelining,
         // The cluster's ready check sends CLUSTER INFO to any node, often one still connecting,
@@ -125,29 +154,37 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
         redisOptions: server,
       },
     );
+    // Node connections are created lazily and announced before they connect.
+    cluster.on('+node', hearEverySocketError);
+    return connectUnlessLazy(cluster, options);
   }
   if (config.sentinels.length > 0) {
     const sentinelTls = server.tls;
-    return new Redis({
-      ...server,
-      enableOfflineQueue: false,
-      retryStrategy: reconnectDelayMs,
-      sentinels: config.sentinels.map(({ host, port }) => ({ host, port })),
-      name: config.name ?? undefined,
-      role: 'master',
-      sentinelRetryStrategy: reconnectDelayMs,
-      sentinelCommandTimeout: config.connectTimeoutMs,
-      // A demoted master that is still reachable refuses writes with READONLY: reconnect, and so
-      // ask the sentinels again (the failed command is not sent again). Sentinel's own failover
-      // also drops the old master's clients; ioredis's failoverDetector would add nothing but
-      // sentinel connections that hold a stopping process open for 2 s.
-      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
-      ...(config.sentinelUsername !== null ? { sentinelUsername: config.sentinelUsername } : {}),
-      ...(config.sentinelPassword !== null ? { sentinelPassword: config.sentinelPassword } : {}),
-      ...(sentinelTls ? { enableTLSForSentinelMode: true, sentinelTLS: sentinelTls } : {}),
-    });
+    const sentinelClient = hearEverySocketError(
+      new Redis({
+        ...server,
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        retryStrategy: reconnectDelayMs,
+        sentinels: config.sentinels.map(({ host, port }) => ({ host, port })),
+        name: config.name ?? undefined,
+        role: 'master',
+        sentinelRetryStrategy: reconnectDelayMs,
+        sentinelCommandTimeout: config.connectTimeoutMs,
+        // A demoted master that is still reachable refuses writes with READONLY: reconnect, and so
+        // ask the sentinels again (the failed command is not sent again). Sentinel's own failover
+        // also drops the old master's clients; ioredis's failoverDetector would add nothing but
+        // sentinel connections that hold a stopping process open for 2 s.
+        reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+        ...(config.sentinelUsername !== null ? { sentinelUsername: config.sentinelUsername } : {}),
+        ...(config.sentinelPassword !== null ? { sentinelPassword: config.sentinelPassword } : {}),
+        ...(sentinelTls ? { enableTLSForSentinelMode: true, sentinelTLS: sentinelTls } : {}),
+      }),
+    );
+    return connectUnlessLazy(sentinelClient, options);
   }
-  return new Redis(config.url as string, { ...server, enableOfflineQueue: false, retryStrategy: reconnectDelayMs });
+  const client = new Redis(config.url as string, { ...server, lazyConnect: true, enableOfflineQueue: false, retryStrategy: reconnectDelayMs });
+  return connectUnlessLazy(hearEverySocketError(client), options);
 }
 
 /** How long a start-up waits for Redis to be ready unless told otherwise. */

@@ -6,6 +6,7 @@
  */
 import Redis from 'ioredis';
 import { createLogger } from '../logging/logger';
+import { within } from '../../test/support/within';
 import { StoreEpoch } from './store-epoch';
 
 const client = new Redis(process.env.TEST_REDIS_URL as string, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, lazyConnect: true });
@@ -19,9 +20,9 @@ afterAll(() => {
   client.disconnect();
 });
 
-function epochOn(prefix: string, losses: { count: number }): StoreEpoch {
+function epochOn(prefix: string, losses: { count: number }, on: Redis = client): StoreEpoch {
   const epoch = new StoreEpoch({
-    client,
+    client: on,
     keyPrefix: prefix,
     holdMs: 60_000,
     checkIntervalMs: 60_000,
@@ -128,5 +129,38 @@ describe('StoreEpoch store sequence', () => {
     epoch.seqSeen(id, 7);
     epoch.seqSeen('an-older-marker', 99);
     expect(epoch.highestSeq()).toBe(7);
+  });
+
+  it('holds at once when a claim found a loss that Redis could not be told of, and replaces the marker as soon as Redis answers, so that the other instances hold too', async () => {
+    const prefix = `test:${process.pid}:epoch${++prefixCounter}:`;
+    const own = new Redis(process.env.TEST_REDIS_URL as string, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, lazyConnect: true });
+    own.on('error', () => undefined);
+    await own.connect();
+    const losses = { count: 0 };
+    const finder = epochOn(prefix, losses, own);
+    const other = epochOn(prefix, { count: 0 });
+    try {
+      await finder.start();
+      await other.start();
+      const id = finder.currentId() as string;
+      const ended = new Promise((resolve) => own.once('end', resolve));
+      own.disconnect(); // the check after the claim's word fails at once: no offline queue
+      await ended;
+
+      await finder.lossSeen(id);
+      expect(finder.held).toBe(true);
+      expect(losses.count).toBe(1);
+      expect(JSON.parse((await client.get(`${prefix}epoch`)) as string)).toMatchObject({ id });
+
+      await own.connect();
+      await within(5000, async () => finder.currentId() !== id);
+      expect(JSON.parse((await client.get(`${prefix}epoch`)) as string)).toMatchObject({ id: finder.currentId() });
+      expect(losses.count).toBe(1);
+      await other.check();
+      expect(other.held).toBe(true);
+    } finally {
+      finder.stop();
+      own.disconnect();
+    }
   });
 });

@@ -7,8 +7,9 @@
  * checks both when its connection becomes ready again, every `redis.epochCheckIntervalMs`, and
  * at each keyed claim (the claim script compares the marker with `currentId()` and the sequence
  * with `highestSeq()`, and on a mismatch calls `lossSeen`, so a wipe on a live connection is
- * caught before a retry posts). A marker gone or with another id means the data went with it;
- * a sequence lower than this instance has seen means Redis came back from a stale copy (an RDB
+ * caught before a retry posts; when the check that follows cannot write to Redis, this instance
+ * holds at once and tries again every quarter second). A marker gone or with another id means
+ * the data went with it; a sequence lower than this instance has seen means Redis came back from a stale copy (an RDB
  * snapshot, AOF that lost its last second, a failover to a lagging replica) whose marker is the
  * same while its newest records are gone. Either way the instance starts a hold of
  * `redis.dataLossHoldSeconds`, written in the marker (so instances that start or check later
@@ -77,6 +78,8 @@ function parseSeq(text: string | null | undefined): number {
 
 /** The own key outlives a record by this much, so a claim's latency cannot make it expire first. */
 const OWN_KEY_MARGIN_MS = 300_000;
+/** How soon a loss a claim found is written again when writing it failed (Redis busy or gone for a moment). */
+const UNPUBLISHED_LOSS_RETRY_MS = 250;
 
 export class StoreEpoch {
   private knownId: string | null = null;
@@ -87,6 +90,13 @@ export class StoreEpoch {
   private ownSeq = 0;
   private ownSeqAt = 0;
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * A claim found a loss that is not yet written to the marker (the check failed): this instance
+   * holds meanwhile, and the next check, soon, takes the claim's word again; until then the other
+   * instances know nothing and would post a lost record's retry.
+   */
+  private lossUnpublished = false;
+  private retryTimer: NodeJS.Timeout | null = null;
   private wasHeld = false;
   readonly key: string;
   /** The store sequence, beside the marker (same hash tag-free prefix, so the same server). */
@@ -154,6 +164,7 @@ export class StoreEpoch {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.options.client.off('ready', this.onReady);
   }
 
@@ -214,9 +225,10 @@ export class StoreEpoch {
     return this.checking;
   }
 
-  private async compare(claimFoundLoss: boolean): Promise<void> {
+  private async compare(claimSaysLoss: boolean): Promise<void> {
     if (this.knownId === null) return;
     const { client, logger } = this.options;
+    const claimFoundLoss = claimSaysLoss || this.lossUnpublished;
     try {
       // Taken before the read: a claim answered meanwhile raises them, but its writes may not be in what was read.
       const highest = this.highest;
@@ -249,7 +261,9 @@ export class StoreEpoch {
         this.highest = seq;
         this.ownSeq = 0;
         this.holdUntil = next.holdUntil;
-        this.options.onLossDetected?.();
+        const retried = this.lossUnpublished;
+        this.lossUnpublished = false;
+        if (!retried) this.options.onLossDetected?.();
         logger.error(
           { holdSeconds: this.holdSeconds(), markerFound: marker !== null, staleCopy: stale, ownSeqLower: ownLower, evictedKeys },
           'Redis lost its data (the epoch marker is gone or new, a store sequence went back, or keys were evicted): keyed money movement answers 503 until the hold ends, so that no retry posts twice',
@@ -257,9 +271,29 @@ export class StoreEpoch {
       }
       await this.eviction.check();
     } catch (err) {
+      if (claimFoundLoss) this.holdUnpublished();
       logger.debug({ err }, 'epoch check skipped: Redis unavailable');
     }
     this.report();
+  }
+
+  /** Holds here at once and writes the loss at the next check, in a moment. */
+  private holdUnpublished(): void {
+    if (!this.lossUnpublished) {
+      this.lossUnpublished = true;
+      this.holdUntil = Math.max(this.holdUntil, Date.now() + this.options.holdMs);
+      this.options.onLossDetected?.();
+      this.options.logger.error(
+        { holdSeconds: this.holdSeconds() },
+        'an idempotency claim found Redis lost its data, and the epoch marker could not be replaced yet: this instance holds keyed money movement and tries again',
+      );
+    }
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.check();
+    }, UNPUBLISHED_LOSS_RETRY_MS);
+    this.retryTimer.unref();
   }
 
   private report(): void {

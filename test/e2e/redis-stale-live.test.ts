@@ -27,7 +27,9 @@ describe('Redis losing data under live connections, with two instances', () => {
   const start = async (epochCheckIntervalMs: number): Promise<Running> => {
     const config = testConfig({
       core: { url: core.url },
-      redis: { url: redis.url, epochCheckIntervalMs, dataLossHoldSeconds: 3600, seedAccessFile: 'always' },
+      // A 2 s command timeout (as the topology tests): on a loaded CI machine the default 100 ms can
+      // fail the check a claim's word starts, and the other instance would hear of the loss late.
+      redis: { url: redis.url, epochCheckIntervalMs, dataLossHoldSeconds: 3600, seedAccessFile: 'always', commandTimeoutMs: 2000 },
       idempotency: { retentionSeconds: 3600 },
     });
     const gateway = await startGateway(config, createLogger('silent'));
