@@ -428,7 +428,9 @@ describe("a vendor's slow upload", () => {
       users: [{ id: 'writer', permissions: [{ id: 'p', api: '*' }] }],
     });
     gateway = await startTestGateway({
-      server: { requestTimeoutMs: 1000, headersTimeoutMs: 500 },
+      // headersTimeoutMs as long as the request timeout: the status port shares these limits, and on a
+      // loaded CI machine a 500 ms headers timeout answered the health read itself 408, with no body.
+      server: { requestTimeoutMs: 1000, headersTimeoutMs: 1000 },
       core: { url: core.url, breakers: { resources: { timeoutMs: 200, volumeThreshold: 1, errorThresholdPercentage: 1 } } },
       access: { file: access },
     });
@@ -455,8 +457,9 @@ describe("a vendor's slow upload", () => {
     const statuses = await Promise.all([trickle(), trickle(), trickle()]);
     expect(statuses).toEqual([408, 408, 408]);
     expect(core.parsed).toHaveLength(0);
-    const health = (await (await fetch(`${gateway.statusUrl}/health/ready`)).json()) as { breakers: Record<string, string> };
-    expect(health.breakers.resources).toBe('closed');
+    const ready = await call(`${gateway.statusUrl}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect((JSON.parse(ready.body) as { breakers: Record<string, string> }).breakers.resources).toBe('closed');
     const next = await call(`${gateway.url}/customers`, {
       method: 'POST',
       headers: { 'X-Vendor-Token': writer.secret, 'content-type': 'application/json' },
