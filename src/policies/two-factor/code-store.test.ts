@@ -37,7 +37,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
   it('accepts the code once', async () => {
     expect(await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V })).toEqual({ kind: 'issued' });
     expect(await redeem('h1', T0 + 1000)).toMatchObject({ kind: 'accepted' });
-    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCodeExpiresAt: null });
+    expect(await redeem('h1', T0 + 2000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCode: 'none' });
   });
 
   it('accepts a code under any of the hashes offered, and answers what restoring needs', async () => {
@@ -83,17 +83,17 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
 
   it("tells a wrong try of the code's holder whether the code is still live and until when; another vendor hears nothing of it", async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V });
-    expect(await redeem('wrong', T0 + 1000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCodeExpiresAt: T0 + TTL });
+    expect(await redeem('wrong', T0 + 1000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCode: { expiresAt: T0 + TTL } });
     const other = await store.redeem(A, { hashes: ['wrong'], now: T0 + 2000, maxAttempts: MAX, lockMs: LOCK, holder: 'other-vendor' });
-    expect(other).toEqual({ kind: 'refused', wrongTries: 2, locked: false, liveCodeExpiresAt: null });
-    expect(await redeem('wrong', T0 + TTL)).toEqual({ kind: 'refused', wrongTries: 3, locked: false, liveCodeExpiresAt: null });
+    expect(other).toEqual({ kind: 'refused', wrongTries: 2, locked: false, liveCode: 'none' });
+    expect(await redeem('wrong', T0 + TTL)).toEqual({ kind: 'refused', wrongTries: 3, locked: false, liveCode: 'none' });
   });
 
   it('keeps a handed-back code its holder: a wrong try after the restore still hears it is live', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V });
     await redeem('h1', T0 + 1);
     expect(await store.restore(A, { hash: 'h1', expiresAt: T0 + TTL, restores: 0, now: T0 + 2, holder: V })).toBe(true);
-    expect(await redeem('wrong', T0 + 3)).toMatchObject({ kind: 'refused', liveCodeExpiresAt: T0 + TTL });
+    expect(await redeem('wrong', T0 + 3)).toMatchObject({ kind: 'refused', liveCode: { expiresAt: T0 + TTL } });
   });
 
   it('replaces an earlier code with a newer one', async () => {
@@ -122,7 +122,7 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V });
     await wrong(3, T0 + 1000);
     await store.issue(A, { hash: 'h2', now: T0 + 2000, ttlMs: TTL, holder: V });
-    expect((await wrong(2, T0 + 3000)).at(-1)).toEqual({ kind: 'refused', wrongTries: 5, locked: true, liveCodeExpiresAt: null });
+    expect((await wrong(2, T0 + 3000)).at(-1)).toEqual({ kind: 'refused', wrongTries: 5, locked: true, liveCode: 'none' });
     expect(await redeem('h2', T0 + 4000)).toMatchObject({ kind: 'locked' });
   });
 
@@ -130,14 +130,14 @@ describe.each(stores)('%s two-factor store', (_name, makeStore) => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V });
     await wrong(4, T0 + 1000);
     expect(await redeem('h1', T0 + 2000)).toMatchObject({ kind: 'accepted' });
-    expect(await redeem('x', T0 + 3000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCodeExpiresAt: null });
-    expect(await redeem('x', T0 + 3000 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCodeExpiresAt: null });
+    expect(await redeem('x', T0 + 3000)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCode: 'none' });
+    expect(await redeem('x', T0 + 3000 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCode: 'none' });
   });
 
   it('lifts the lock after the lock time, with no code left to use', async () => {
     await store.issue(A, { hash: 'h1', now: T0, ttlMs: TTL, holder: V });
     await wrong(MAX, T0);
-    expect(await redeem('h1', T0 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCodeExpiresAt: null });
+    expect(await redeem('h1', T0 + LOCK)).toEqual({ kind: 'refused', wrongTries: 1, locked: false, liveCode: 'none' });
     expect(await store.issue(A, { hash: 'h2', now: T0 + LOCK, ttlMs: TTL, holder: V })).toEqual({ kind: 'issued' });
     expect(await redeem('h2', T0 + LOCK + 1)).toMatchObject({ kind: 'accepted' });
   });
@@ -192,6 +192,20 @@ describe('Redis two-factor store', () => {
     expect(await client.hgetall(codeKey)).toEqual({ hash: 'the-hash', expiresAt: expect.stringMatching(/^\d+$/), restores: '0', holder: V });
     expect(await client.pttl(codeKey)).toBeGreaterThan(TTL - 5000);
     expect(await client.pttl(triesKey)).toBeGreaterThan(LOCK - 5000);
+  });
+
+  it('answers a wrong try on a live code stored without a holder (by an instance from before holders) as of unknown holder', async () => {
+    const client = await redisClient(process.env.TEST_REDIS_URL as string);
+    const store = new RedisTwoFactorStore(client, `test-${randomUUID()}:`);
+    const now = Date.now();
+    await client.hset(store.keys(A)[0], 'hash', 'old-hash', 'expiresAt', String(now + TTL), 'restores', '0');
+    expect(await store.redeem(A, { hashes: ['wrong'], now, maxAttempts: MAX, lockMs: LOCK, holder: V })).toEqual({
+      kind: 'refused',
+      wrongTries: 1,
+      locked: false,
+      liveCode: 'unknown',
+    });
+    expect(await store.redeem(A, { hashes: ['old-hash'], now, maxAttempts: MAX, lockMs: LOCK, holder: V })).toMatchObject({ kind: 'accepted' });
   });
 
   it('reports Redis gone as StoreUnavailableError', async () => {

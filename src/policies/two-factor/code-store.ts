@@ -76,15 +76,18 @@ interface RedeemedCodeState {
   readonly restores: number;
 }
 
+type LiveCode = { readonly expiresAt: number } | 'none' | 'unknown';
+
 export type IssueResult = { readonly kind: 'issued' } | { readonly kind: 'locked'; readonly retryAfterMs: number };
 
 export type RedeemResult =
   | ({ readonly kind: 'accepted' } & RedeemedCodeState)
   /**
-   * `wrongTries` counts this one; `locked` says this try locked the pair; `liveCodeExpiresAt` is
-   * when the holder's code, still live after this try, expires (null: none of theirs is).
+   * `wrongTries` counts this one; `locked` says this try locked the pair; `liveCode` is the
+   * holder's code still live after this try (when it expires), `none` (none of theirs is), or
+   * `unknown` (a live code stored without a holder, by an instance older than holders).
    */
-  | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean; readonly liveCodeExpiresAt: number | null }
+  | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean; readonly liveCode: LiveCode }
   | { readonly kind: 'locked'; readonly retryAfterMs: number };
 
 export interface TwoFactorStore {
@@ -148,8 +151,8 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
       entry.triesResetAt = now + lockMs;
     }
     this.remember(owner, entry, now);
-    const live = entry.code !== null && entry.code.expiresAt > now && entry.code.holder === holder ? entry.code.expiresAt : null;
-    return { kind: 'refused', wrongTries, locked, liveCodeExpiresAt: live };
+    const live = entry.code !== null && entry.code.expiresAt > now && entry.code.holder === holder;
+    return { kind: 'refused', wrongTries, locked, liveCode: live && entry.code ? { expiresAt: entry.code.expiresAt } : 'none' };
   }
 
   async restore(owner: CodeOwner, { hash, expiresAt, restores, now, holder }: RestoreRequest): Promise<boolean> {
@@ -198,9 +201,9 @@ return 0`;
 
 /**
  * KEYS: code, tries. ARGV: now, maxAttempts, now + lockMs, lockMs, holder, then the hashes offered.
- * Returns {0, hash, expiresAt, restores} accepted, {1, wrongTries, lockedNow, the holder's live
- * code's expiry or 0} refused, {2, ms} locked. A code stored without a holder (by an older
- * instance) is live for no one's answer: a wrong try then says no more than it used to.
+ * Returns {0, hash, expiresAt, restores} accepted, {1, wrongTries, lockedNow, live} refused
+ * (live: the holder's live code's expiry, 0 for none of theirs, -1 for a live code stored without
+ * a holder by an older instance, whose holder is unknown), {2, ms} locked.
  */
 const REDEEM = `
 local now = tonumber(ARGV[1])
@@ -228,7 +231,9 @@ end
 redis.call('HSET', KEYS[2], 'count', count, 'resetAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 local live = 0
-if code[1] and tonumber(code[2]) > now and code[4] == ARGV[5] then live = tonumber(code[2]) end
+if code[1] and tonumber(code[2]) > now then
+  if code[4] == ARGV[5] then live = tonumber(code[2]) elseif not code[4] then live = -1 end
+end
 return {1, count, 0, live}`;
 
 /** KEYS: code, tries. ARGV: hash, now, expiresAt, restores, maxRestores, holder. Returns 1 restored, 0 spent. */
@@ -280,7 +285,8 @@ export class RedisTwoFactorStore implements TwoFactorStore {
     const [kind, first = 0, second = 0, third = 0] = reply;
     if (kind === 0) return { kind: 'accepted', hash: String(first), expiresAt: Number(second), restores: Number(third) };
     if (kind === 2) return { kind: 'locked', retryAfterMs: Number(first) };
-    return { kind: 'refused', wrongTries: Number(first), locked: second === 1, liveCodeExpiresAt: Number(third) > 0 ? Number(third) : null };
+    const live = Number(third);
+    return { kind: 'refused', wrongTries: Number(first), locked: second === 1, liveCode: live > 0 ? { expiresAt: live } : live < 0 ? 'unknown' : 'none' };
   }
 
   async restore(owner: CodeOwner, { hash, expiresAt, restores, now, holder }: RestoreRequest): Promise<boolean> {

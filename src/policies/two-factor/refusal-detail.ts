@@ -14,7 +14,7 @@ import type { TwoFactorConfig } from './two-factor.schema';
 export function codeRefusedDetail(
   result: Extract<RedeemResult, { kind: 'refused' }>,
   now: number,
-  config: Pick<TwoFactorConfig, 'maxAttempts' | 'lockSeconds'>,
+  config: Pick<TwoFactorConfig, 'maxAttempts' | 'lockSeconds' | 'codeTtlSeconds'>,
 ): string {
   const notAccepted = 'The two-factor code was not accepted: it is wrong, or it was sent for another change.';
   const lockFor = `${String(Math.max(1, Math.round(config.lockSeconds / 60)))} min`;
@@ -23,10 +23,16 @@ export function codeRefusedDetail(
   }
   const left = config.maxAttempts - result.wrongTries;
   const lockWarning = `${String(left)} more wrong ${left === 1 ? 'code locks' : 'codes lock'} the customer's bank-account changes for ${lockFor}.`;
-  if (result.liveCodeExpiresAt === null) {
+  if (result.liveCode === 'none') {
     return `${notAccepted} No code sent to you for this customer is still valid (it expired, was used, or none was sent): request a new one with POST /bankaccounts/verification. ${lockWarning}`;
   }
-  const until = new Date(result.liveCodeExpiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const seconds = String(Math.max(1, Math.ceil((result.liveCodeExpiresAt - now) / 1000)));
+  if (result.liveCode === 'unknown') {
+    // Only while instances from before holders were kept still run: whose code it is, is not known.
+    const lifetime = `${String(Math.max(1, Math.round(config.codeTtlSeconds / 60)))} min`;
+    return `${notAccepted} A code sent stays valid for ${lifetime}: request a new one only if yours expired. ${lockWarning}`;
+  }
+  const { expiresAt } = result.liveCode;
+  const until = new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const seconds = String(Math.max(1, Math.ceil((expiresAt - now) / 1000)));
   return `${notAccepted} The code sent stays valid until ${until} (${seconds} s more): ask the customer for it again, and request a new one only if it expired. ${lockWarning}`;
 }
