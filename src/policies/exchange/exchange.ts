@@ -18,8 +18,8 @@
  *   problem;
  * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: `unknown`, and a money movement's 502
- *   or 504 says its outcome is unknown (check the account before posting again); a breaker refusal or a refused connection never reached the
- *   core: `neverSent`.
+ *   or 504 says its outcome is unknown (check the account before posting again); a breaker
+ *   refusal or a refused connection never reached the core: `neverSent`.
  * Streamed routes (no parsed body) go on to the forward step; no step registers after-core
  * duties on them.
  *
