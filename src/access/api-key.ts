@@ -35,6 +35,11 @@ export function generateApiKey(): string {
   return `${body}_${checksum(body)}`;
 }
 
+/** True when the text has a key's shape (`cbk_<32 base62>_<6 base62>`), whether or not its checksum holds. */
+export function hasApiKeyShape(text: string): boolean {
+  return KEY_PATTERN.test(text);
+}
+
 /** True when the key has the format and its checksum holds. */
 export function isWellFormedApiKey(key: string): boolean {
   if (!KEY_PATTERN.test(key)) return false;

@@ -32,9 +32,12 @@ describe('UK mobile numbers', () => {
   });
 
   it.each([
-    ['020 7946 0000', 'a landline number'],
-    ['+44 20 7946 0000', 'a landline number'],
-    ['0161 496 0000', 'a landline number'],
+    ['020 7946 0000', 'is a UK landline; SMS codes go to mobiles'],
+    ['+44 20 7946 0000', 'is a UK landline; SMS codes go to mobiles'],
+    ['0161 496 0000', 'is a UK landline; SMS codes go to mobiles'],
+    ['01632 960123', 'is a UK landline; SMS codes go to mobiles'], // Ofcom's drama landline: not valid to libphonenumber-js, a landline all the same
+    ['+44 1632 960123', 'is a UK landline; SMS codes go to mobiles'],
+    ['016977 12345', 'is a UK landline; SMS codes go to mobiles'], // a 9-digit geographic number (Brampton)
     ['07011 123456', 'a personal number (070)'],
     ['+44 70 1234 5678', 'a personal number (070)'],
     ['07623 123456', 'a pager number (076)'],
@@ -44,6 +47,7 @@ describe('UK mobile numbers', () => {
     ['07700 900123 4', 'must be a UK mobile number'], // the drama range, one digit long
     ['0740 012345', 'not a valid UK number'], // one digit short
     ['074001234567', 'not a valid UK number'], // one digit long
+    ['0161 4960', 'not a valid UK number'], // too short for a landline: not named one
     ['+353 87 123 4567', 'must be a UK mobile number'], // an Irish mobile
     ['7400 123456', 'must be a UK mobile number'], // no prefix
     ['+44 (0)7400 123456', 'must be a UK mobile number'],

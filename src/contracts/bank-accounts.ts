@@ -15,7 +15,8 @@
  *   `076…` other than `07624` (PAGER), landlines (FIXED_LINE) and `08…`/`03…`. Ofcom's drama
  *   range `07700 900000–900999` (which libphonenumber-js reports as not valid) is taken as a
  *   mobile: no real phone has such a number, and the sandbox's customers hold them (the
- *   two-factor step refuses it when the core is real).
+ *   two-factor step refuses it when the core is real). A landline (01…, 02…, Ofcom's drama
+ *   landlines included) is named as one, so the vendor knows to ask for the customer's mobile.
  * - Code, TwoFactorCode: six digits, as a string (`"012345"`) or a JSON number with six digits
  *   (`123456`); always a 6-character string afterwards.
  * - SortCode: six digits, alone or in pairs joined by hyphens or spaces (`12-34-56`); becomes
@@ -55,9 +56,8 @@ const id = (what: string) =>
 
 const requiredString = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${what} (a JSON string)`) });
 
-/** What libphonenumber-js calls the number, for a message that says why it is not a mobile. */
+/** What libphonenumber-js calls the number, for a message that says why it is not a mobile (landlines have their own). */
 const NUMBER_KINDS: Partial<Record<NumberType & string, string>> = {
-  FIXED_LINE: 'a landline number',
   PERSONAL_NUMBER: 'a personal number (070)',
   PAGER: 'a pager number (076)',
   TOLL_FREE: 'a freephone number',
@@ -70,6 +70,13 @@ const NUMBER_KINDS: Partial<Record<NumberType & string, string>> = {
 
 /** Accepted spellings before libphonenumber-js looks at them: a UK prefix, then digits. */
 const UK_NUMBER_SHAPE = /^(?:\+44|0044|44|0)\d{6,12}$/;
+/**
+ * A UK geographic number's national digits: 01… or 02…, 9 or 10 digits after the 0. Ofcom's
+ * drama landlines (`01632 960…`) are geographic numbers no exchange serves, so
+ * libphonenumber-js calls them not valid; they are landlines all the same.
+ */
+const UK_GEOGRAPHIC = /^(?:\+44|0044|44|0)[12]\d{8,9}$/;
+const LANDLINE = 'is a UK landline; SMS codes go to mobiles (07…)';
 /** Ofcom's range for fiction (TV, films, tests): 07700 900000–900999. */
 const DRAMA_MOBILE = /^(?:\+44|0044|44|0)7700900(\d{3})$/;
 
@@ -88,8 +95,10 @@ export function normaliseUkMobileNumber(text: string): MobileNumberResult {
   const drama = DRAMA_MOBILE.exec(compact);
   if (drama) return { ok: true, e164: `+447700900${drama[1]}` };
   const parsed = parsePhoneNumberFromString(compact, 'GB');
-  if (!parsed || parsed.countryCallingCode !== '44' || !parsed.isValid()) return { ok: false, message: `${notOne}; this is not a valid UK number` };
-  const type = parsed.getType();
+  const valid = parsed !== undefined && parsed.countryCallingCode === '44' && parsed.isValid();
+  const type = valid ? parsed.getType() : undefined;
+  if (type === 'FIXED_LINE' || (!valid && UK_GEOGRAPHIC.test(compact))) return { ok: false, message: LANDLINE };
+  if (!valid) return { ok: false, message: `${notOne}; this is not a valid UK number` };
   if (type !== 'MOBILE') {
     const kind = (type && NUMBER_KINDS[type]) ?? 'not a mobile number';
     return { ok: false, message: `must be a UK mobile number; this is ${kind}` };

@@ -5,7 +5,7 @@
  * own 400. Two renderers, which the steps that know the contract leave on the request context
  * for the error handler (`ctx.refusalRenderer`):
  * - invalid input (the body step): what could be read of the body (never a secret),
- *   `errorMessage` (the detail and every bad field) and `hasOverride: false`;
+ *   `errorMessage` (the detail, then every bad field, apart by "; ") and `hasOverride: false`;
  * - a core refusal with a receipt (exchange: any 4xx, its 400 or 409 with `errorMessage`, its 422
  *   with `transactionOverrides`): that receipt with its own members only, whatever the problem.
  * Either is written in the format and namespace a receipt answer takes, with the problem
@@ -25,9 +25,20 @@ export function invalidInputRenderer(contract: BodyContract, form: AnswerForm): 
   if (!contract.refusesAsBody) return null;
   return function renderInvalidInput(problem) {
     if (problem.code !== 'invalid_request') return null;
-    const errorMessage = [problem.detail, ...(problem.errors ?? []).map((e) => `${e.field}: ${e.message}`)].join(' ');
-    return withProblem(contract, form, stringifyLossless({ ...form.value, errorMessage, hasOverride: false }) as string, problem);
+    return withProblem(contract, form, stringifyLossless({ ...form.value, errorMessage: receiptErrorMessage(problem), hasOverride: false }) as string, problem);
   };
+}
+
+/**
+ * The receipt's `errorMessage` for invalid input: the detail, then each bad field as `field:
+ * message`, the fields apart by "; " (a message may hold commas or colons of its own), ended
+ * with a full stop: `The ReceiptPaymentDto body has 2 invalid fields. amout: unknown field;
+ * amount: is required.`
+ */
+function receiptErrorMessage(problem: ProblemBody): string {
+  const fields = (problem.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
+  if (fields === '') return problem.detail;
+  return `${problem.detail} ${fields}${/[.!?]$/.test(fields) ? '' : '.'}`;
 }
 
 /**

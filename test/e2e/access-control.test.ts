@@ -3,6 +3,7 @@
  * sharing one real Redis (propagation of revocations and grants, one global rate limit);
  * Redis stopped mid-run and restarted; an admin write with Redis gone.
  */
+import { generateApiKey } from '../../src/access/api-key';
 import type { AccessDocument } from '../../src/access/model';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
@@ -110,6 +111,43 @@ describe('401/403 matrix', () => {
     const res = await vendorCall(gateway, path, keyName === null ? null : keys[keyName], method);
     expect(res.status).toBe(status);
     expect(res.code).toBe(code);
+  });
+
+  it("tells why a key was refused in the 401 detail (code unauthorized), one text for unknown, revoked and expired keys, metrics' reasons as before", async () => {
+    const metric = async (): Promise<string> => (await fetch(`${gateway.statusUrl}/metrics`)).text();
+    const count = (text: string, labels: string): number => Number(new RegExp(`^${labels.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    const reasons = ['missing', 'malformed', 'unknown', 'revoked', 'expired'];
+    const anonymous401 = 'gateway_requests_total{api="GETaccounts",status="401",vendor="anonymous"}';
+    const before = await metric();
+    const refused = async (headers: Record<string, string>): Promise<string> => {
+      const res = await fetch(`${gateway.url}/accounts`, { headers });
+      const body = (await res.json()) as { code: string; detail: string };
+      expect([res.status, body.code]).toEqual([401, 'unauthorized']);
+      return body.detail;
+    };
+    const mistyped = `${keys.teller.secret.slice(0, -1)}${keys.teller.secret.endsWith('A') ? 'B' : 'A'}`;
+    expect(await refused({})).toBe('No API key: send your key in the X-Vendor-Token header.');
+    expect(await refused({ Authorization: `Bearer ${keys.teller.secret}` })).toBe(
+      'No API key in the X-Vendor-Token header. This API does not read Authorization: Bearer: send your key as X-Vendor-Token: <key>.',
+    );
+    expect(await refused({ 'X-Vendor-Token': 'letmein' })).toBe(
+      'The X-Vendor-Token header does not hold an API key: a key is cbk_, 32 letters or digits, _ and a 6-character checksum.',
+    );
+    expect(await refused({ 'X-Vendor-Token': mistyped })).toBe(
+      'The key in the X-Vendor-Token header fails its checksum: it was mistyped or cut short. Copy it again, whole.',
+    );
+    const unaccepted = await Promise.all([generateApiKey(), keys.revoked.secret, keys.expired.secret].map((key) => refused({ 'X-Vendor-Token': key })));
+    expect(new Set(unaccepted)).toEqual(new Set(['The key in the X-Vendor-Token header is not accepted: it is unknown, revoked or expired.']));
+
+    const after = await metric();
+    const grown = Object.fromEntries(
+      reasons.map((reason) => [
+        reason,
+        count(after, `gateway_auth_failures_total{reason="${reason}"}`) - count(before, `gateway_auth_failures_total{reason="${reason}"}`),
+      ]),
+    );
+    expect(grown).toEqual({ missing: 2, malformed: 2, unknown: 1, revoked: 1, expired: 1 });
+    expect(count(after, anonymous401) - count(before, anonymous401)).toBe(7);
   });
 
   it('counts auth failures and denials by reason on /metrics', async () => {

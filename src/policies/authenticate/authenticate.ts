@@ -5,14 +5,18 @@
  * header too when it is configured apart (both keys valid and of one vendor; the same key may
  * stand in both; the receipt key's user is the one who acts). Sets the principal and vendor on
  * the context, or fails with 401 `unauthorized`. The reason (missing, malformed, unknown,
- * revoked, expired, certificate_mismatch, token_mismatch) is counted but never told to the
- * caller, so a guess learns nothing about which keys exist. A key bound to certificates works
- * only when the request presents one of them (see tls/client-certificate.ts).
+ * revoked, expired, certificate_mismatch, token_mismatch) is counted, and the detail tells the
+ * caller what it can mend without learning which keys exist: no key (and, when it sent
+ * `Authorization` instead, the header to use), a text that is not a key's shape, a key whose
+ * checksum fails (mistyped or cut short: the checksum is public, so this says nothing of any
+ * key), and one text for a well-formed key that is unknown, revoked or expired. A key bound to
+ * certificates works only when the request presents one of them (see tls/client-certificate.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, RequestHandler } from 'express';
 import type { AccessCache } from '../../access/cache';
 import type { AccessIndex, AuthFailureReason, Principal } from '../../access/access-index';
+import { hasApiKeyShape } from '../../access/api-key';
 import { GatewayError } from '../../errors/error-catalogue';
 import { context } from '../../request/context';
 import type { AuthenticateConfig } from './authenticate.schema';
@@ -25,6 +29,24 @@ interface AuthenticateDeps {
   readonly presentedCertificate?: (req: IncomingMessage) => string | null;
 }
 
+/**
+ * The 401's detail for a key the index refused. Never the value sent; a well-formed key that is
+ * unknown, revoked or expired gets one text, so a caller learns nothing of which keys exist.
+ */
+function whyRefused(reason: AuthFailureReason, headerName: string, token: string, authorization: string | undefined): string {
+  if (reason === 'missing') {
+    if (authorization === undefined) return `No API key: send your key in the ${headerName} header.`;
+    const scheme = /^bearer\b/i.test(authorization.trim()) ? 'Authorization: Bearer' : 'the Authorization header';
+    return `No API key in the ${headerName} header. This API does not read ${scheme}: send your key as ${headerName}: <key>.`;
+  }
+  if (reason === 'malformed') {
+    return hasApiKeyShape(token)
+      ? `The key in the ${headerName} header fails its checksum: it was mistyped or cut short. Copy it again, whole.`
+      : `The ${headerName} header does not hold an API key: a key is cbk_, 32 letters or digits, _ and a 6-character checksum.`;
+  }
+  return `The key in the ${headerName} header is not accepted: it is unknown, revoked or expired.`;
+}
+
 export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps): RequestHandler {
   // Node lower-cases incoming header names; the spec's "must match exactly" is about the name's
   // spelling, which HTTP itself treats case-insensitively.
@@ -33,25 +55,26 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
   type Authenticated = Extract<ReturnType<AccessIndex['authenticate']>, { ok: true }>;
 
   // Built once, not per request: the step below only calls them.
-  function refuse(next: NextFunction, headerName: string, reason: AuthFailureReason, detail?: string): void {
+  function refuse(next: NextFunction, reason: AuthFailureReason, detail: string): void {
     deps.onFailure?.(reason);
     // Closed after the answer: a caller without a key gets no keep-alive socket to hold.
-    next(new GatewayError('unauthorized', detail ?? `A valid API key is required in the ${headerName} header.`, { headers: { Connection: 'close' } }));
+    next(new GatewayError('unauthorized', detail, { headers: { Connection: 'close' } }));
   }
 
   /** The key in `header`, checked, with its certificate binding; null after answering 401. */
   function authenticated(index: AccessIndex, req: IncomingMessage, next: NextFunction, header: string, headerName: string): Authenticated | null {
     const raw = req.headers[header];
-    const result = index.authenticate(typeof raw === 'string' ? raw.trim() : undefined);
+    const token = typeof raw === 'string' ? raw.trim() : undefined;
+    const result = index.authenticate(token);
     if (!result.ok) {
-      refuse(next, headerName, result.reason);
+      refuse(next, result.reason, whyRefused(result.reason, headerName, token ?? '', req.headers.authorization));
       return null;
     }
     const bound = result.principal.certificateThumbprints;
     if (bound.length > 0) {
       const presented = deps.presentedCertificate?.(req) ?? null;
       if (presented === null || !bound.includes(presented)) {
-        refuse(next, headerName, 'certificate_mismatch', 'This API key is bound to a client certificate, and the request did not present it.');
+        refuse(next, 'certificate_mismatch', 'This API key is bound to a client certificate, and the request did not present it.');
         return null;
       }
     }
@@ -74,12 +97,7 @@ export function authenticate(config: AuthenticateConfig, deps: AuthenticateDeps)
       const receipt = authenticated(index, req, next, receiptTokenHeader, config.receiptTokenHeader);
       if (!receipt) return;
       if (receipt.vendor.id !== general.vendor.id) {
-        refuse(
-          next,
-          config.receiptTokenHeader,
-          'token_mismatch',
-          `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`,
-        );
+        refuse(next, 'token_mismatch', `The keys in ${config.tokenHeader} and ${config.receiptTokenHeader} must belong to the same vendor.`);
         return;
       }
       result = receipt;

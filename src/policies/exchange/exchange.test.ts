@@ -132,10 +132,14 @@ describe('exchange step', () => {
     expect(ctx.settled).toEqual(['unknown']);
   });
 
-  it('settles as unknown on a timeout after sending', async () => {
+  it('settles as unknown on a timeout after sending, and the 504 gives the same outcome advice as the 502', async () => {
     const ctx = depositContext();
     const run = await runStep(exchange({ coreClient: coreAnswering(new CoreCallError('core_timeout', true)), contracts }), {}, ctx);
-    expect(run.error).toMatchObject({ code: 'core_timeout' });
+    expect(run.error).toMatchObject({
+      code: 'core_timeout',
+      status: 504,
+      detail: 'The core banking system did not answer in time. Its outcome is unknown: check the account before posting again with a new key.',
+    });
     expect(ctx.settled).toEqual(['unknown']);
   });
 

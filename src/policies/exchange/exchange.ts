@@ -18,8 +18,8 @@
  *   problem;
  * - a 5xx answer (502 `bad_gateway`, the core's body withheld by the core client), a timeout
  *   or a cut connection after sending may have posted: `unknown`, and a money movement's 502
- *   says its outcome is unknown; a breaker refusal or a refused connection never reached the
- *   core: `neverSent`.
+ *   or 504 says its outcome is unknown (check the account before posting again); a breaker
+ *   refusal or a refused connection never reached the core: `neverSent`.
  * Streamed routes (no parsed body) go on to the forward step; no step registers after-core
  * duties on them.
  *
@@ -83,8 +83,9 @@ export function exchange(deps: ExchangeDeps): RequestHandler {
       answer = await deps.coreClient.exchange(req, ctx, body.coreJson);
     } catch (err) {
       if (err instanceof CoreCallError && !err.requestSent) return { outcome: NEVER_SENT, error: err };
-      // The core may have posted (a timeout, a cut connection, a 5xx whose body the vendor never sees).
-      return { outcome: UNKNOWN, error: err instanceof CoreCallError && err.code === 'bad_gateway' && movesMoney ? outcomeUnknown(err) : err };
+      // The core may have posted (a timeout, a cut connection, a 5xx whose body the vendor never sees):
+      // a money movement's 502 or 504 says so, with what to do before posting again.
+      return { outcome: UNKNOWN, error: err instanceof CoreCallError && movesMoney ? outcomeUnknown(err) : err };
     }
     try {
       const contract = deps.contracts.get(bodySchema);
@@ -137,6 +138,10 @@ function isParsedObject(parsed: unknown): boolean {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !isLosslessNumber(parsed);
 }
 
+/** The same error (502 or 504), its detail telling the vendor the posting may have happened. */
 function outcomeUnknown(cause: CoreCallError | GatewayError): GatewayError {
-  return new GatewayError('bad_gateway', `${cause.detail} Its outcome is unknown: check the account before posting again with a new key.`, { cause });
+  return new GatewayError(cause.code, `${cause.detail} Its outcome is unknown: check the account before posting again with a new key.`, {
+    cause,
+    ...(cause.headers ? { headers: cause.headers } : {}),
+  });
 }

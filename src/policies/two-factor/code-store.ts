@@ -19,7 +19,10 @@
  *   code's lifetime is absolute, and refusals cannot keep it alive;
  * - any other redeem is a wrong try: the count grows (wrong tries are remembered until
  *   `lockMs` after the last one); the try that reaches `maxAttempts` deletes the code and
- *   locks the pair for `lockMs`.
+ *   locks the pair for `lockMs`. A wrong try answers whether the caller's code is still live
+ *   and until when (a code is issued to a holder, the vendor that asked: only that holder hears
+ *   of it, so no vendor learns of another's codes), so the vendor knows whether to ask the
+ *   customer again or to send a new code.
  *
  * Times are the caller's clock (`now`, ms), so that expiry follows an injected clock. Redis
  * keys also get a TTL, as garbage collection only. Both keys of a pair share one hash tag
@@ -39,6 +42,8 @@ export interface IssueRequest {
   readonly hash: string;
   readonly now: number;
   readonly ttlMs: number;
+  /** Who may redeem it (the vendor that asked): a wrong try of this holder hears whether it is live. */
+  readonly holder: string;
 }
 
 /** How often a code can be handed back after the core refused its change; then it is spent. */
@@ -50,6 +55,8 @@ export interface RedeemRequest {
   readonly now: number;
   readonly maxAttempts: number;
   readonly lockMs: number;
+  /** Who redeems: told of the live code's expiry on a wrong try, when the code is theirs. */
+  readonly holder: string;
 }
 
 export interface RestoreRequest {
@@ -59,6 +66,7 @@ export interface RestoreRequest {
   /** Restores before this one. */
   readonly restores: number;
   readonly now: number;
+  readonly holder: string;
 }
 
 /** What a redeemed code needs to be put back as it was. */
@@ -68,12 +76,18 @@ interface RedeemedCodeState {
   readonly restores: number;
 }
 
+type LiveCode = { readonly expiresAt: number } | 'none' | 'unknown';
+
 export type IssueResult = { readonly kind: 'issued' } | { readonly kind: 'locked'; readonly retryAfterMs: number };
 
 export type RedeemResult =
   | ({ readonly kind: 'accepted' } & RedeemedCodeState)
-  /** `wrongTries` counts this one; `locked` says this try locked the pair. */
-  | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean }
+  /**
+   * `wrongTries` counts this one; `locked` says this try locked the pair; `liveCode` is the
+   * holder's code still live after this try (when it expires), `none` (none of theirs is), or
+   * `unknown` (a live code stored without a holder, by an instance older than holders).
+   */
+  | { readonly kind: 'refused'; readonly wrongTries: number; readonly locked: boolean; readonly liveCode: LiveCode }
   | { readonly kind: 'locked'; readonly retryAfterMs: number };
 
 export interface TwoFactorStore {
@@ -86,7 +100,7 @@ export interface TwoFactorStore {
 }
 
 interface MemoryEntry {
-  code: { hash: string; expiresAt: number; restores: number } | null;
+  code: { hash: string; expiresAt: number; restores: number; holder: string } | null;
   wrongTries: number;
   /** Wrong tries are forgotten after this. */
   triesResetAt: number;
@@ -110,21 +124,21 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
     return this.entries.size;
   }
 
-  async issue(owner: CodeOwner, { hash, now, ttlMs }: IssueRequest): Promise<IssueResult> {
+  async issue(owner: CodeOwner, { hash, now, ttlMs, holder }: IssueRequest): Promise<IssueResult> {
     const entry = this.entry(owner);
     if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
-    entry.code = { hash, expiresAt: now + ttlMs, restores: 0 };
+    entry.code = { hash, expiresAt: now + ttlMs, restores: 0, holder };
     this.remember(owner, entry, now);
     return { kind: 'issued' };
   }
 
-  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
+  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs, holder }: RedeemRequest): Promise<RedeemResult> {
     const entry = this.entry(owner);
     if (entry.lockedUntil > now) return { kind: 'locked', retryAfterMs: entry.lockedUntil - now };
     const code = entry.code;
     if (code && code.expiresAt > now && hashes.some((hash) => sameHash(code.hash, hash))) {
       this.entries.delete(key(owner));
-      return { kind: 'accepted', ...code };
+      return { kind: 'accepted', hash: code.hash, expiresAt: code.expiresAt, restores: code.restores };
     }
     const wrongTries = (entry.triesResetAt > now ? entry.wrongTries : 0) + 1;
     const locked = wrongTries >= maxAttempts;
@@ -137,13 +151,14 @@ export class MemoryTwoFactorStore implements TwoFactorStore {
       entry.triesResetAt = now + lockMs;
     }
     this.remember(owner, entry, now);
-    return { kind: 'refused', wrongTries, locked };
+    const live = entry.code !== null && entry.code.expiresAt > now && entry.code.holder === holder;
+    return { kind: 'refused', wrongTries, locked, liveCode: live && entry.code ? { expiresAt: entry.code.expiresAt } : 'none' };
   }
 
-  async restore(owner: CodeOwner, { hash, expiresAt, restores, now }: RestoreRequest): Promise<boolean> {
+  async restore(owner: CodeOwner, { hash, expiresAt, restores, now, holder }: RestoreRequest): Promise<boolean> {
     const entry = this.entry(owner);
     if (entry.lockedUntil > now || entry.code !== null || expiresAt <= now || restores >= MAX_RESTORES) return false;
-    entry.code = { hash, expiresAt, restores: restores + 1 };
+    entry.code = { hash, expiresAt, restores: restores + 1, holder };
     this.remember(owner, entry, now);
     return true;
   }
@@ -174,28 +189,30 @@ function key(owner: CodeOwner): string {
   return String(owner.customerId);
 }
 
-/** KEYS: code, tries. ARGV: hash, now, expiresAt, ttlMs. Returns 0, or the ms the lock still lasts. */
+/** KEYS: code, tries. ARGV: hash, now, expiresAt, ttlMs, holder. Returns 0, or the ms the lock still lasts. */
 const ISSUE = `
 local lockedUntil = tonumber(redis.call('HGET', KEYS[2], 'lockedUntil') or '0')
 local now = tonumber(ARGV[2])
 if lockedUntil > now then return lockedUntil - now end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', 0)
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', 0, 'holder', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 0`;
 
 /**
- * KEYS: code, tries. ARGV: now, maxAttempts, now + lockMs, lockMs, then the hashes offered.
- * Returns {0, hash, expiresAt, restores} accepted, {1, wrongTries, lockedNow} refused, {2, ms} locked.
+ * KEYS: code, tries. ARGV: now, maxAttempts, now + lockMs, lockMs, holder, then the hashes offered.
+ * Returns {0, hash, expiresAt, restores} accepted, {1, wrongTries, lockedNow, live} refused
+ * (live: the holder's live code's expiry, 0 for none of theirs, -1 for a live code stored without
+ * a holder by an older instance, whose holder is unknown), {2, ms} locked.
  */
 const REDEEM = `
 local now = tonumber(ARGV[1])
 local tries = redis.call('HMGET', KEYS[2], 'count', 'resetAt', 'lockedUntil')
 local lockedUntil = tonumber(tries[3] or '0')
 if lockedUntil > now then return {2, lockedUntil - now} end
-local code = redis.call('HMGET', KEYS[1], 'hash', 'expiresAt', 'restores')
+local code = redis.call('HMGET', KEYS[1], 'hash', 'expiresAt', 'restores', 'holder')
 if code[1] and tonumber(code[2]) > now then
-  for i = 5, #ARGV do
+  for i = 6, #ARGV do
     if code[1] == ARGV[i] then
       redis.call('DEL', KEYS[1], KEYS[2])
       return {0, code[1], code[2], tonumber(code[3] or '0')}
@@ -209,20 +226,24 @@ if count >= tonumber(ARGV[2]) then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[2], 'lockedUntil', ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  return {1, count, 1}
+  return {1, count, 1, 0}
 end
 redis.call('HSET', KEYS[2], 'count', count, 'resetAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {1, count, 0}`;
+local live = 0
+if code[1] and tonumber(code[2]) > now then
+  if code[4] == ARGV[5] then live = tonumber(code[2]) elseif not code[4] then live = -1 end
+end
+return {1, count, 0, live}`;
 
-/** KEYS: code, tries. ARGV: hash, now, expiresAt, restores, maxRestores. Returns 1 restored, 0 spent. */
+/** KEYS: code, tries. ARGV: hash, now, expiresAt, restores, maxRestores, holder. Returns 1 restored, 0 spent. */
 const RESTORE = `
 local now = tonumber(ARGV[2])
 local expiresAt = tonumber(ARGV[3])
 local restores = tonumber(ARGV[4])
 if tonumber(redis.call('HGET', KEYS[2], 'lockedUntil') or '0') > now then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 1 or expiresAt <= now or restores >= tonumber(ARGV[5]) then return 0 end
-redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', restores + 1)
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'expiresAt', ARGV[3], 'restores', restores + 1, 'holder', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], expiresAt - now)
 return 1`;
 
@@ -252,23 +273,24 @@ export class RedisTwoFactorStore implements TwoFactorStore {
     return [`${tag}:code`, `${tag}:tries`];
   }
 
-  async issue(owner: CodeOwner, { hash, now, ttlMs }: IssueRequest): Promise<IssueResult> {
-    const lockMs = Number(await unavailableOnRedisError(this.client.eval(ISSUE, 2, ...this.keys(owner), hash, now, now + ttlMs, ttlMs)));
+  async issue(owner: CodeOwner, { hash, now, ttlMs, holder }: IssueRequest): Promise<IssueResult> {
+    const lockMs = Number(await unavailableOnRedisError(this.client.eval(ISSUE, 2, ...this.keys(owner), hash, now, now + ttlMs, ttlMs, holder)));
     return lockMs > 0 ? { kind: 'locked', retryAfterMs: lockMs } : { kind: 'issued' };
   }
 
-  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs }: RedeemRequest): Promise<RedeemResult> {
-    const reply = (await unavailableOnRedisError(this.client.eval(REDEEM, 2, ...this.keys(owner), now, maxAttempts, now + lockMs, lockMs, ...hashes))) as Array<
-      number | string
-    >;
+  async redeem(owner: CodeOwner, { hashes, now, maxAttempts, lockMs, holder }: RedeemRequest): Promise<RedeemResult> {
+    const reply = (await unavailableOnRedisError(
+      this.client.eval(REDEEM, 2, ...this.keys(owner), now, maxAttempts, now + lockMs, lockMs, holder, ...hashes),
+    )) as Array<number | string>;
     const [kind, first = 0, second = 0, third = 0] = reply;
     if (kind === 0) return { kind: 'accepted', hash: String(first), expiresAt: Number(second), restores: Number(third) };
     if (kind === 2) return { kind: 'locked', retryAfterMs: Number(first) };
-    return { kind: 'refused', wrongTries: Number(first), locked: second === 1 };
+    const live = Number(third);
+    return { kind: 'refused', wrongTries: Number(first), locked: second === 1, liveCode: live > 0 ? { expiresAt: live } : live < 0 ? 'unknown' : 'none' };
   }
 
-  async restore(owner: CodeOwner, { hash, expiresAt, restores, now }: RestoreRequest): Promise<boolean> {
-    const reply = await unavailableOnRedisError(this.client.eval(RESTORE, 2, ...this.keys(owner), hash, now, expiresAt, restores, MAX_RESTORES));
+  async restore(owner: CodeOwner, { hash, expiresAt, restores, now, holder }: RestoreRequest): Promise<boolean> {
+    const reply = await unavailableOnRedisError(this.client.eval(RESTORE, 2, ...this.keys(owner), hash, now, expiresAt, restores, MAX_RESTORES, holder));
     return Number(reply) === 1;
   }
 

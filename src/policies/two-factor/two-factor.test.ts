@@ -395,11 +395,17 @@ describe('two-factor steps (memory store)', () => {
   it('locks after five wrong codes: the right one then gets 429 two_factor_locked', async () => {
     await verify(h);
     const code = latestCode(h);
+    const details = [];
     for (let i = 0; i < 5; i++) {
       const wrong = await add(h, otherThan(code));
       expect(wrong.status).toBe(400);
-      expect(wrong.body).toMatchObject({ code: 'two_factor_invalid', detail: expect.not.stringMatching(/expired|wrong|attempt|\d of \d/i) });
+      expect(wrong.body.code).toBe('two_factor_invalid');
+      details.push(String(wrong.body.detail));
     }
+    // Each wrong try says the code sent is still good and how many tries are left; the fifth, that it locked the customer.
+    expect(details.slice(0, 4).map((detail) => /(\d) more wrong codes? locks?/.exec(detail)?.[1])).toEqual(['4', '3', '2', '1']);
+    expect(details[4]).toContain('That was wrong code 5 of 5 for this customer: the code sent is void');
+    expect(details.join(' ')).not.toContain(code);
     const locked = await add(h, code);
     expect(locked.status).toBe(429);
     expect(locked.body).toMatchObject({ code: 'two_factor_locked' });
@@ -433,6 +439,37 @@ describe('two-factor steps (memory store)', () => {
     await verify(h);
     h.clock.now += 599_000;
     expect((await add(h, latestCode(h))).status).toBe(201);
+  });
+
+  it('says on a wrong code whether the code sent is still valid, and until when, from the real state', async () => {
+    await verify(h);
+    const code = latestCode(h);
+    h.clock.now = T0 + 60_000;
+    const live = await add(h, otherThan(code));
+    expect(live.body).toMatchObject({
+      code: 'two_factor_invalid',
+      detail: expect.stringContaining(
+        'The code sent stays valid until 2025-07-01T09:10:00Z (540 s more): ask the customer for it again, and request a new one only if it expired. 4 more wrong codes lock',
+      ),
+    });
+    h.clock.now = T0 + 600_000;
+    const expired = await add(h, code);
+    expect(expired.body).toMatchObject({
+      code: 'two_factor_invalid',
+      detail: expect.stringContaining('No code sent to you for this customer is still valid (it expired, was used, or none was sent): request a new one'),
+    });
+    h.clock.now = T0 + 1_000_000;
+    await verify(h);
+    expect((await add(h, latestCode(h))).status).toBe(201);
+    expect(String((await add(h, latestCode(h), { accountNumber: '11112222' })).body.detail)).toContain('No code sent to you for this customer is still valid');
+  });
+
+  it("tells vendor B nothing of vendor A's live code on B's wrong try", async () => {
+    await verify(h, X, keyA.secret);
+    const code = latestCode(h);
+    const other = await add(h, code, { key: keyB.secret });
+    expect(other.body).toMatchObject({ code: 'two_factor_invalid', detail: expect.stringContaining('No code sent to you for this customer is still valid') });
+    expect(String((await add(h, otherThan(code), { key: keyA.secret })).body.detail)).toContain('The code sent stays valid until');
   });
 
   it("does not let vendor B use vendor A's code, and B's tries do not spend it", async () => {
@@ -851,7 +888,9 @@ describe('two-factor steps (Redis store)', () => {
       const code = latestCode(h);
       expect((await add(h, code)).status).toBe(201);
       await verify(h, Y);
-      for (let i = 0; i < 5; i++) expect((await add(h, otherThan(latestCode(h)), { customerId: Y })).status).toBe(400);
+      const first = await add(h, otherThan(latestCode(h)), { customerId: Y });
+      expect(first.body).toMatchObject({ code: 'two_factor_invalid', detail: expect.stringContaining('The code sent stays valid until 2025-07-01T09:10:00Z') });
+      for (let i = 1; i < 5; i++) expect((await add(h, otherThan(latestCode(h)), { customerId: Y })).status).toBe(400);
       expect((await add(h, latestCode(h), { customerId: Y })).status).toBe(429);
     } finally {
       await h.close();

@@ -35,7 +35,9 @@
  * an account that is not the body's customer's; closing an account needs no code). The body's `TwoFactorCode` must redeem the code this vendor had sent for the
  * account's customer (see code-store.ts for single use, expiry and the lock, which holds for
  * every vendor). A wrong, expired, used or never-sent code is one and the same 400
- * `two_factor_invalid`; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
+ * `two_factor_invalid`, whose detail says whether the code this vendor was sent is still valid
+ * (until when), how many wrong codes are left before the lock, or that this one locked the
+ * customer; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
  * customer is 429 `two_factor_locked` with Retry-After. Any refusal settles the request's
  * after-core duties as never sent (the idempotency claim is freed). A redeemed code registers
  * its own duty (request/after-core.ts): it is handed back if the core then refuses the change
@@ -65,6 +67,7 @@ import type { RedisClient } from '../../redis/redis-client';
 import { context, type RequestContext } from '../../request/context';
 import { maskPhoneNumber, type SmsProvider } from '../../sms/provider';
 import { MemoryTwoFactorStore, RedisTwoFactorStore, type CodeOwner, type TwoFactorStore } from './code-store';
+import { codeRefusedDetail } from './refusal-detail';
 import { SendLimits } from './send-limits';
 import type { TwoFactorConfig } from './two-factor.schema';
 
@@ -239,11 +242,12 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const vendorId = principalOf(ctx).vendorId;
     const log = { requestId: ctx.requestId, vendorId, customerId: owner.customerId };
     const hashes = bindings.map((binding) => codeHash(vendorId, owner, code, binding));
-    const result = await store.redeem(owner, { hashes, now: now(), maxAttempts: config.maxAttempts, lockMs });
+    const triedAt = now();
+    const result = await store.redeem(owner, { hashes, now: triedAt, maxAttempts: config.maxAttempts, lockMs, holder: vendorId });
     if (result.kind === 'locked') throw locked(result.retryAfterMs);
     if (result.kind === 'refused') {
       logger.warn({ ...log, wrongTries: result.wrongTries, locked: result.locked }, 'two-factor code refused');
-      throw new GatewayError('two_factor_invalid', 'The two-factor code was not accepted; request a new one with POST /bankaccounts/verification.');
+      throw new GatewayError('two_factor_invalid', codeRefusedDetail(result, triedAt, config));
     }
     logger.info(log, 'two-factor code accepted');
     const { hash, expiresAt, restores } = result;
@@ -251,7 +255,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     // protected nothing yet: the corrected retry may use it, within its original lifetime and a
     // few times only. An answer or an unknown outcome keeps it spent.
     const handBack = async (): Promise<void> => {
-      const restored = await store.restore(owner, { hash, expiresAt, restores, now: now() }).catch((err: unknown) => {
+      const restored = await store.restore(owner, { hash, expiresAt, restores, now: now(), holder: vendorId }).catch((err: unknown) => {
         logger.warn({ ...log, err }, 'could not hand back a two-factor code');
         return false;
       });
@@ -358,7 +362,7 @@ export function twoFactor(config: TwoFactorConfig, deps: TwoFactorDeps): TwoFact
     const hash = codeHash(vendorId, owner, code, binding);
     let issued;
     try {
-      issued = await store.issue(owner, { hash, now: now(), ttlMs });
+      issued = await store.issue(owner, { hash, now: now(), ttlMs, holder: vendorId });
     } catch (err) {
       await permit.refund();
       throw err;
