@@ -194,6 +194,19 @@ describe('OpenAPI document', () => {
     expect((schemas.Problem as { required: string[] }).required).toEqual(expect.arrayContaining(['code', 'requestId']));
   });
 
+  it("shows each problem response with an example of its own first code, valid against the response's schema", () => {
+    const checker = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    checker.addSchema(JSON.parse(JSON.stringify(doc)) as object, 'doc');
+    const shared = (doc.components as { responses: Record<string, { content: Record<string, { example?: { code: string } }> }> }).responses;
+    for (const [name, response] of Object.entries(shared)) {
+      const example = response.content['application/problem+json']?.example;
+      expect({ name, code: example?.code }).toEqual({ name, code: expect.any(String) });
+      const validate = checker.compile({ $ref: `doc#/components/responses/${name}/content/application~1problem+json/schema` });
+      expect({ name, valid: validate(example), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
+    }
+    expect(shared.NotFound?.content['application/problem+json']?.example).toMatchObject({ code: 'not_found', status: 404, title: 'Not found' });
+  });
+
   it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {
     const between = operationOf('/transactions/{memberId}/between', 'get').parameters as Array<{ name: string; in: string }>;
     expect(between.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['from', 'to']);

@@ -44,7 +44,7 @@ const PROBLEM_SCHEMA: OpenApiSchema = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', description: 'Error code from the gateway catalogue (README "Errors"): act on this, not on the title' },
+    code: { type: 'string', description: 'Error code from the gateway catalogue (the Errors table of the vendor guide): act on this, not on the title' },
     requestId: { type: 'string', description: 'The X-Request-Id of the answer: quote it to the bank' },
     errors: {
       type: 'array',

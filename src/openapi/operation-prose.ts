@@ -23,7 +23,7 @@ interface Resource {
 const RESOURCES: Readonly<Record<string, Resource>> = {
   accounts: { one: 'account', many: 'accounts', about: 'A customer account (savings or loan); it may have a parent product.' },
   addresses: { one: 'address', many: 'addresses', about: 'A customer address, associated with customers.' },
-  banks: { one: 'bank', many: 'banks', about: 'The banks, answered as a paged envelope.' },
+  banks: { one: 'bank', many: 'banks', about: '' },
   branches: { one: 'branch', many: 'branches', about: "The physical location of a customer's bank." },
   countrycodes: { one: 'country code', many: 'country codes', about: 'Short alphabetic country codes.' },
   customers: { one: 'customer', many: 'customers', about: 'A customer (member): people and branches are associated with a customer.' },
@@ -41,14 +41,13 @@ const RESOURCES: Readonly<Record<string, Resource>> = {
 };
 
 const article = (noun: string): string => (/^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`);
-const sentence = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The spec's additional GET paths: what each returns, in the spec's words. */
 const ADDITIONAL: Readonly<Record<string, readonly [summary: string, description: string]>> = {
   'accounts/{accountId}/transactions': ["List an account's transactions", 'The transactions of one account, by its id.'],
   'branches/{branchId}/address': ["Get a branch's address", 'The address of one branch.'],
   'customers/{memberId}/accounts': ["List a customer's accounts", "The customer's accounts, savings and loans."],
-  'customers/{memberId}/historicalaccounts': ["List a customer's historical accounts", "The customer's historical (closed) accounts."],
+  'customers/{memberId}/historicalaccounts': ["List a customer's historical accounts", "The customer's historical accounts."],
   'customers/{memberId}/bankaccounts': [
     "List a customer's bank accounts",
     "The customer's accounts at other banks; DateClosed null means open. Add one with POST /bankaccounts/add.",
@@ -78,7 +77,7 @@ const BANK_ACCOUNTS: Readonly<Record<string, readonly [summary: string, descript
   'POST bankaccounts/add': [
     'Add a bank account',
     'Step 2: adds a bank account at another bank to a customer, with the code the customer received by SMS (TwoFactorCode, from POST ' +
-      '/bankaccounts/verification). Answers the bank account record. It moves money later, so a retry with the same Idempotency-Key replays the first answer.',
+      '/bankaccounts/verification). Answers the bank account record. Guarded as money movement: send an Idempotency-Key, and a retry with the same key replays the first answer.',
   ],
   'GET bankaccounts/{id}': ['Get a bank account', "One of a customer's bank accounts at another bank, by its id; DateClosed null means open."],
   'PUT bankaccounts/{bankaccountid}': [
@@ -110,8 +109,12 @@ const WRITE_NOTE =
   '(the sandbox demo key has none).';
 
 const UNPAGED_NOTE =
-  'Without paged=true the answer is every record, however many (on the sandbox, GET /accounts answers all of them, hundreds of kilobytes): ' +
-  'ask for paged=true with page and pageSize to read it a page at a time.';
+  'Without paged=true the answer is every record, however many: ask for paged=true with page and pageSize to read a long list a page at a time.';
+
+/** Where an unpaged list is known to be large: the sandbox's accounts. */
+const UNPAGED_SIZE: Readonly<Record<string, string>> = {
+  accounts: ' (on the sandbox, GET /accounts answers every one of its hundreds of accounts, over 400 KB)',
+};
 
 /** The summary (a few words, a verb first) and the description of a resource operation. */
 function resourceProse(route: Route, resource: Resource): [string, string] {
@@ -122,7 +125,7 @@ function resourceProse(route: Route, resource: Resource): [string, string] {
   if (root === 'transactions' && hasId) {
     if (route.method === 'GET') return ["List a member's transactions", `Every transaction of one member (${id}), on all their accounts.${about}`];
     return [
-      `${sentence(route.method.toLowerCase())} a member's transaction history`,
+      `${route.method === 'PUT' ? 'Replace' : 'Erase'} a member's transaction history`,
       `Would ${route.method === 'PUT' ? 'replace' : 'erase'} a member's whole history: the sandbox answers 405 with Allow (a line is added by POST /transactions or by a receipt). Listed for a core that implements it. ${WRITE_NOTE}`,
     ];
   }
@@ -132,7 +135,7 @@ function resourceProse(route: Route, resource: Resource): [string, string] {
       if (root === 'banks') return ['List banks', `The banks, always one page of the paged envelope (page and pageSize choose which).${about}`];
       return [
         `List ${resource.many}`,
-        `Every ${resource.one} (the spec's ALL), or, with sort and ascending, sorted, and with paged=true one page of them (SEARCH).${about} ${UNPAGED_NOTE}`,
+        `Every ${resource.one} (the spec's ALL), or, with sort and ascending, sorted, and with paged=true one page of them (SEARCH).${about} ${UNPAGED_NOTE}${UNPAGED_SIZE[root] ?? ''}`,
       ];
     case 'POST':
       return [
