@@ -156,22 +156,55 @@ describe('OpenAPI document', () => {
     expect(components.BankAccount?.examples?.[0]).toMatchObject({ SortCode: '000000', AccountNumber: '00000000' });
   });
 
-  it('documents every problem status an operation answers with the codes it can carry, and Retry-After, Allow and the rate-limit headers', () => {
-    const responses = operationOf('/accounts/{accountId}', 'get').responses as Record<string, { $ref?: string }>;
-    expect(Object.keys(responses)).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '502', '503', '504']);
-    const shared = (doc.components as { responses: Record<string, { headers: Record<string, unknown>; content: Record<string, { schema: unknown }> }> })
-      .responses;
-    const forbidden = shared[(responses['403']?.$ref as string).split('/').pop() as string];
-    expect(forbidden?.content['application/problem+json']?.schema).toEqual({
-      allOf: [
-        { $ref: '#/components/schemas/Problem' },
-        { type: 'object', properties: { code: { type: 'string', enum: ['licence_required', 'permission_denied', 'vendor_suspended'] } } },
-      ],
-    });
-    expect(Object.keys(shared[(responses['429']?.$ref as string).split('/').pop() as string]?.headers ?? {})).toContain('Retry-After');
+  it('lists the errors every operation shares once, as the default response, and on each operation only the statuses it adds', () => {
+    const shared = (
+      doc.components as { responses: Record<string, { description: string; headers: Record<string, unknown>; content: Record<string, { schema: unknown }> }> }
+    ).responses;
+    const codesOf = (name: string): unknown =>
+      (shared[name]?.content['application/problem+json']?.schema as { allOf: Array<{ properties?: { code: { enum: string[] } } }> }).allOf[1]?.properties?.code
+        .enum;
+    const refName = (response: { $ref?: string } | undefined): string => (response?.$ref as string).split('/').pop() as string;
+    // The default: every code any route can answer, each named in its description with its status.
+    const common = ['invalid_request', 'unauthorized', 'licence_required', 'permission_denied', 'vendor_suspended', 'not_found', 'rate_limited'];
+    expect(codesOf('Problem')).toEqual(expect.arrayContaining([...common, 'request_header_fields_too_large', 'internal_error', 'bad_gateway', 'core_timeout']));
+    expect(codesOf('Problem')).not.toContain('two_factor_invalid');
+    expect(shared.Problem?.description).toContain('- 403 `licence_required`');
+    expect(Object.keys(shared.Problem?.headers ?? {})).toContain('Retry-After');
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    for (const op of operations) expect((op.responses as Record<string, unknown>).default).toEqual({ $ref: '#/components/responses/Problem' });
+
+    // A GET of one record adds only 404; a list adds 400 for its query; nothing repeats 401, 403, 429 or 5xx.
+    expect(Object.keys(operationOf('/accounts/{accountId}', 'get').responses as object)).toEqual(['200', '404', 'default']);
+    expect(Object.keys(operationOf('/accounts', 'get').responses as object)).toEqual(['200', '400', 'default']);
     const history = operationOf('/transactions/{memberId}', 'delete').responses as Record<string, { $ref?: string }>;
-    expect(Object.keys(shared[(history['405']?.$ref as string).split('/').pop() as string]?.headers ?? {})).toContain('Allow');
+    expect(Object.keys(history)).toEqual(['204', '404', '405', '409', '422', 'default']);
+    expect(Object.keys(shared[refName(history['405'])]?.headers ?? {})).toContain('Allow');
+    // Writes add 409 and 422; bank accounts their two-factor codes, with the statuses' common codes beside them.
+    const add = operationOf('/bankaccounts/add', 'post').responses as Record<string, { $ref?: string }>;
+    expect(Object.keys(add)).toEqual(['201', '400', '409', '413', '415', '422', '429', '502', '504', 'default']);
+    expect(codesOf(refName(add['400']))).toEqual(['invalid_request', 'two_factor_invalid']);
+    expect(codesOf(refName(add['429']))).toEqual(['rate_limited', 'two_factor_locked']);
+    expect(codesOf(refName(add['409']))).toEqual(['idempotency_in_progress', 'outcome_unknown', 'conflict']);
+    const verification = operationOf('/bankaccounts/verification', 'post').responses as Record<string, { $ref?: string }>;
+    expect(codesOf(refName(verification['429']))).toEqual(['rate_limited', 'two_factor_locked', 'sms_rate_limited']);
+    expect(codesOf(refName(verification['502']))).toEqual(['bad_gateway', 'sms_provider_failed']);
+    // A money movement's 502 and 504 say the outcome is unknown and to check the account.
+    expect(shared[refName(add['504'])]?.description).toMatch(/Check the account/);
+    expect(operationOf('/accounts/{accountId}', 'get').responses).not.toHaveProperty('504');
     expect((schemas.Problem as { required: string[] }).required).toEqual(expect.arrayContaining(['code', 'requestId']));
+  });
+
+  it("shows each problem response with an example of its own first code, valid against the response's schema", () => {
+    const checker = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    checker.addSchema(JSON.parse(JSON.stringify(doc)) as object, 'doc');
+    const shared = (doc.components as { responses: Record<string, { content: Record<string, { example?: { code: string } }> }> }).responses;
+    for (const [name, response] of Object.entries(shared)) {
+      const example = response.content['application/problem+json']?.example;
+      expect({ name, code: example?.code }).toEqual({ name, code: expect.any(String) });
+      const validate = checker.compile({ $ref: `doc#/components/responses/${name}/content/application~1problem+json/schema` });
+      expect({ name, valid: validate(example), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
+    }
+    expect(shared.NotFound?.content['application/problem+json']?.example).toMatchObject({ code: 'not_found', status: 404, title: 'Not found' });
   });
 
   it('declares exactly the query parameters each route takes: the period on between, none on a money movement', () => {
@@ -199,7 +232,7 @@ describe('OpenAPI document', () => {
       'application/xml': ref,
     });
     expect(op.responses['422']?.content).toMatchObject({ 'application/json': ref, 'application/problem+json': expect.anything() });
-    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']));
+    expect(Object.keys(op.responses)).toEqual(['201', '400', '409', '413', '415', '422', '502', '504', 'default']);
     expect(op.parameters.map((x) => x.name)).toContain('Idempotency-Key');
     expect(schemas[dto]?.xml).toEqual({ name: dto });
     expect(schemas[`${dto}Xml`]).toBeUndefined();

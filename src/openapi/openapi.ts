@@ -3,16 +3,19 @@
  * contracts (so it cannot drift from what the gateway enforces), and the handler that serves it.
  *
  * Reads the routes, the contracts (one schema per DTO for JSON and XML, the .NET names in
- * `xml` objects), the records each route answers (resource-schemas.ts), the error catalogue
- * (each problem status with the codes it can carry) and the token header names; built once at
- * start-up. Every operation carries its API id (public contract) as `x-api-id`;
+ * `xml` objects), the records each route answers (resource-schemas.ts), the error answers
+ * (problem-responses.ts: a shared `default` and the statuses each operation adds), the words a
+ * reader sees (operation-prose.ts: summaries, descriptions, tags, the opening) and the token
+ * header names (one security scheme per distinct header); built once at start-up. Every operation carries its API id (public contract) as `x-api-id`;
  * its `operationId` is the same words made URL-safe (`GETaccounts/{accountId}` →
  * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
  * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
  */
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
-import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
+import type { ErrorCode } from '../errors/error-catalogue';
+import { documentTags, infoDescription, operationProse, tagOf } from './operation-prose';
+import { COMMON_HEADERS, commonCodes, defaultResponse, headerRefs, problemCodes, problemContent, problemResponses } from './problem-responses';
 import { publicFile, type PublicFile } from './public-file';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
@@ -29,8 +32,6 @@ interface OpenApiOptions {
 
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
 
-const PROBLEM_MEDIA_TYPES = ['application/problem+json', 'application/problem+xml'];
-
 const PROBLEM_SCHEMA: OpenApiSchema = {
   type: 'object',
   description:
@@ -43,7 +44,7 @@ const PROBLEM_SCHEMA: OpenApiSchema = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', description: 'Error code from the gateway catalogue (README "Errors"): act on this, not on the title' },
+    code: { type: 'string', description: 'Error code from the gateway catalogue (the Errors table of the vendor guide): act on this, not on the title' },
     requestId: { type: 'string', description: 'The X-Request-Id of the answer: quote it to the bank' },
     errors: {
       type: 'array',
@@ -117,73 +118,6 @@ const HEADERS: Readonly<Record<string, OpenApiSchema>> = {
     description: 'true when this is the stored answer to an earlier request with the same idempotency key',
   },
 };
-
-const headerRefs = (...names: string[]): Record<string, OpenApiSchema> =>
-  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
-
-/** The headers every answer carries (or may): the request id and, once the key is known, its rate limit. */
-const COMMON_HEADERS = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
-
-/** The problem statuses an operation can answer, with the catalogue codes each can carry. */
-function problemCodes(route: Route): Map<number, ErrorCode[]> {
-  const codes = new Map<number, ErrorCode[]>();
-  const add = (...list: ErrorCode[]): void => {
-    for (const code of list) {
-      const status = ERROR_CATALOGUE[code].status;
-      codes.set(status, [...(codes.get(status) ?? []), code]);
-    }
-  };
-  const sendsCode = route.path === 'bankaccounts/verification';
-  const checksCode = route.path === 'bankaccounts/add' || route.path === 'bankaccounts/{bankaccountid}';
-  // Receipts too: the core's 409 and 422 come back as the catalogue's conflict and unprocessable_content.
-  const writesRecord = route.method !== 'GET' && !route.answeredByGateway;
-  add('invalid_request');
-  if (checksCode) add('two_factor_invalid');
-  add('unauthorized', 'licence_required', 'permission_denied', 'vendor_suspended', 'not_found');
-  if (route.path === 'transactions/{memberId}' && route.method !== 'GET') add('method_not_allowed');
-  if (route.movesMoney) add('idempotency_in_progress', 'outcome_unknown');
-  if (writesRecord) add('conflict');
-  if (route.consumes.length > 0) add('payload_too_large', 'unsupported_media_type');
-  if (route.movesMoney) add('idempotency_key_reused');
-  if (writesRecord) add('unprocessable_content');
-  add('rate_limited');
-  if (sendsCode || checksCode) add('two_factor_locked');
-  if (sendsCode) add('sms_rate_limited');
-  add('request_header_fields_too_large', 'internal_error', 'bad_gateway');
-  if (sendsCode) add('sms_provider_failed');
-  add('core_unavailable', 'store_unavailable', 'core_timeout');
-  return codes;
-}
-
-const pascal = (code: string): string => code.split('_').map(capitalised).join('');
-
-/** The headers that go with a problem of this status. */
-function problemHeaders(status: number): string[] {
-  if (status === 405) return [...COMMON_HEADERS, 'Allow'];
-  if (status === 409 || status === 429 || status === 503) return [...COMMON_HEADERS, 'Retry-After'];
-  return COMMON_HEADERS;
-}
-
-/** A `$ref` to the shared problem response for these codes, adding it on first use. */
-function problemResponse(codes: readonly ErrorCode[], responses: Record<string, OpenApiSchema>): OpenApiSchema {
-  const name = codes.map(pascal).join('Or');
-  if (!Object.hasOwn(responses, name)) {
-    const status = ERROR_CATALOGUE[codes[0] as ErrorCode].status;
-    responses[name] = {
-      description: codes.map((code) => `${code} (${ERROR_CATALOGUE[code].title})`).join(', '),
-      headers: headerRefs(...problemHeaders(status)),
-      content: problemContent(codes),
-    };
-  }
-  return { $ref: `#/components/responses/${name}` };
-}
-
-function problemContent(codes: readonly ErrorCode[]): Record<string, OpenApiSchema> {
-  const schema: OpenApiSchema = {
-    allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }],
-  };
-  return Object.fromEntries(PROBLEM_MEDIA_TYPES.map((type) => [type, { schema }]));
-}
 
 /** The route's path parameters, under the names of the path item it is listed in (`names`, in order). */
 function pathParameters(route: Route, names: readonly string[]): OpenApiSchema[] {
@@ -268,6 +202,7 @@ function operation(
   options: OpenApiOptions,
   components: Record<string, OpenApiSchema>,
   sharedResponses: Record<string, OpenApiSchema>,
+  common: ReadonlySet<ErrorCode>,
 ): OpenApiSchema {
   const isReceipt = route.group === 'receipts';
   const parameters = [...pathParameters(route, parameterNames(template)), ...queryParameters(route), ...(route.movesMoney ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
@@ -285,17 +220,13 @@ function operation(
       ...(success.schema ? { content: contentOf(route.produces, success.schema) } : {}),
     };
   }
-  for (const [status, codes] of [...problems].sort(([a], [b]) => a - b)) {
-    responses[String(status)] ??= problemResponse(codes, sharedResponses);
-  }
+  problemResponses(route, problems, common, responses, sharedResponses);
 
-  const summary = [...new Set(route.operations.map((o) => o.kind))].join(', ');
   const op: OpenApiSchema = {
     operationId: operationIdOf(route),
     'x-api-id': route.apiId,
-    summary: `${summary}: ${route.method} /${route.path}`,
-    description: `${route.method} /${route.path} as the spec lists it (${summary}), licensed and permitted as API id ${route.apiId}.`,
-    tags: [route.operations[0]?.resource ?? route.segments[0]],
+    ...operationProse(route),
+    tags: [tagOf(route)],
     // A receipt needs both keys when the receipt header is configured apart; one header otherwise.
     security: [
       isReceipt && options.receiptTokenHeader.toLowerCase() !== options.tokenHeader.toLowerCase() ? { vendorToken: [], receiptToken: [] } : { vendorToken: [] },
@@ -307,17 +238,37 @@ function operation(
   return op;
 }
 
-/** A tag per resource root of the spec, or the receipts' `api` root. */
-function tagOf(name: string): OpenApiSchema {
+/** One scheme per distinct header: the receipt token's only when it is configured apart from the vendor token's. */
+function securitySchemes(tokenHeader: string, receiptTokenHeader: string): Record<string, OpenApiSchema> {
+  const key = { type: 'apiKey', in: 'header' };
+  if (receiptTokenHeader.toLowerCase() === tokenHeader.toLowerCase()) {
+    return {
+      vendorToken: {
+        ...key,
+        name: tokenHeader,
+        description:
+          'Your API key (cbk_…), on every request. The receipt operations also need an authenticated token in the receipt-token header, ' +
+          'which is this same header here: the one key serves both. Without a valid key: 401 unauthorized.',
+      },
+    };
+  }
   return {
-    name,
-    description: name === 'api' ? 'Receipts: money movement on savings and loan accounts' : `The spec's ${name} resource and the paths that start with it`,
+    vendorToken: { ...key, name: tokenHeader, description: 'Your API key (cbk_…), on every request. Without a valid key: 401 unauthorized.' },
+    receiptToken: {
+      ...key,
+      name: receiptTokenHeader,
+      description:
+        'The receipt operations also need an authenticated token in this header, configured apart from the vendor-token header: a receipt needs both ' +
+        "headers, each a valid key of the same vendor (the same key may stand in both; the receipt key's user acts), else 401",
+    },
   };
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const components: Record<string, OpenApiSchema> = { Problem: PROBLEM_SCHEMA, ReceiptRefusal: RECEIPT_REFUSAL_SCHEMA };
-  const sharedResponses: Record<string, OpenApiSchema> = {};
+  const codes = commonCodes(options.routes);
+  const common = new Set(codes);
+  const sharedResponses: Record<string, OpenApiSchema> = { Problem: defaultResponse(codes) };
   const paths: Record<string, Record<string, OpenApiSchema>> = {};
   const templateOfShape = new Map<string, string>();
   const operationIds = new Set<string>();
@@ -325,7 +276,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const own = `/${route.path}`;
     const template = templateOfShape.get(templateShape(own)) ?? own;
     templateOfShape.set(templateShape(own), template);
-    const op = operation(route, template, options, components, sharedResponses);
+    const op = operation(route, template, options, components, sharedResponses, common);
     if (operationIds.has(op.operationId as string)) throw new Error(`two routes make the operationId ${String(op.operationId)}`);
     operationIds.add(op.operationId as string);
     paths[template] ??= {};
@@ -340,36 +291,16 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     info: {
       title: 'Core Banking Gateway: vendor API',
       version: options.version,
-      description:
-        'The Core Banking Integration Service API as the gateway serves it. Receipt operations take and answer ' +
-        'application/json, text/json, application/xml and text/xml (the answer follows Accept, else the request); one schema per .NET DTO serves both: ' +
-        'JSON names are the properties (camelCase), XML names the xml objects (.NET PascalCase); enums are numbers in JSON and names in XML (x-enumNames); ' +
-        "amounts are exact decimals. XML answers are written in the request root's namespace (else the configured xml.responseNamespace) with members in " +
-        'DataContract order (ordinal by name; FeeLineDto and InsuranceLineDto after their ReceiptLineDto members) and ArrearsDays entries in ' +
-        'http://schemas.microsoft.com/2003/10/Serialization/Arrays; invalid receipt input is answered as the receipt with errorMessage. ' +
-        'Datetimes in request bodies and the period parameters take any ISO 8601 date or datetime (fractions, Z or an offset) and reach ' +
-        "the core as yyyy-MM-ddTHH:mm:ss, an offset converted to UTC; the core's records carry that form. " +
-        "Record shapes are those of the spec's field tables, as the sandbox core answers them. Every error is an RFC 9457 problem with a code from the " +
-        "gateway's catalogue and the requestId; a method a path does not take is 405 with Allow.",
+      description: infoDescription(options.tokenHeader),
     },
     servers: [{ url: '/' }],
     paths,
-    tags: [...new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))].sort().map(tagOf),
+    tags: documentTags(new Set(Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))),
     components: {
       schemas: components,
       responses: sharedResponses,
       headers: HEADERS,
-      securitySchemes: {
-        vendorToken: { type: 'apiKey', in: 'header', name: options.tokenHeader, description: 'The vendor API key, on every request' },
-        receiptToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: options.receiptTokenHeader,
-          description:
-            'Receipt operations also need an authenticated token in this header. When it is the vendor-token header (the default), one key serves both; ' +
-            "configured apart, a receipt needs both headers, each a valid key of the same vendor (the same key may stand in both; the receipt key's user acts), else 401",
-        },
-      },
+      securitySchemes: securitySchemes(options.tokenHeader, options.receiptTokenHeader),
     },
   };
 }

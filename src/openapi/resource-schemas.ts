@@ -82,6 +82,37 @@ function component(components: Record<string, OpenApiSchema>, name: string, buil
   return name;
 }
 
+type Casing = 'camelCase' | 'PascalCase';
+
+const casingOfName = (name: string): Casing => (/^[a-z]/.test(name) ? 'camelCase' : 'PascalCase');
+
+/** The casing most of a table's field names have, and the names written otherwise (the spec's, as given). */
+function casingOf(fields: FieldSchema): { casing: Casing; exceptions: string[] } {
+  const names = Object.keys(fields);
+  const camel = names.filter((name) => casingOfName(name) === 'camelCase').length;
+  const casing: Casing = camel * 2 > names.length ? 'camelCase' : 'PascalCase';
+  return { casing, exceptions: names.filter((name) => casingOfName(name) !== casing) };
+}
+
+const fieldsOfRoot = (root: string): FieldSchema | undefined => (root === 'bankaccounts' ? BANK_ACCOUNT_FIELDS : RESOURCE_RECORDS.get(root)?.fields);
+
+/** How a resource root's records name their fields (`bankaccounts` too), or null for a root without records. */
+export function recordCasing(root: string): Casing | null {
+  const fields = fieldsOfRoot(root);
+  return fields ? casingOf(fields).casing : null;
+}
+
+/** The sentence a record schema carries on its field names, which differ by resource as the spec gives them. */
+function casingSentence(fields: FieldSchema): string {
+  const { casing, exceptions } = casingOf(fields);
+  const camel = [...RESOURCE_RECORDS].filter(([, r]) => casingOf(r.fields).casing === 'camelCase').map(([root]) => root);
+  const except = exceptions.length > 0 ? ` (but ${exceptions.join(', ')}, as the spec writes them)` : '';
+  return (
+    `Field names are ${casing}${except} and case-sensitive. The casing differs by resource, as the spec's field tables give it: ` +
+    `${camel.join(', ')} and the receipts are camelCase; the other records, bank accounts included, PascalCase.`
+  );
+}
+
 function recordsOf(root: string): { name: string; fields: FieldSchema; key: string; clientKey: boolean } {
   const records = RESOURCE_RECORDS.get(root);
   if (!records) throw new Error(`no record fields for resource root ${root}`);
@@ -91,22 +122,35 @@ function recordsOf(root: string): { name: string; fields: FieldSchema; key: stri
 function recordSchema(root: string, components: Record<string, OpenApiSchema>): string {
   const records = recordsOf(root);
   return component(components, records.name, () =>
-    objectSchema(records.fields, `A ${root} record: the spec's fields, in its order`, records.clientKey ? undefined : records.key),
+    objectSchema(
+      records.fields,
+      `A ${root} record: the spec's fields, in its order. ${casingSentence(records.fields)}`,
+      records.clientKey ? undefined : records.key,
+    ),
   );
 }
 
 function bankAccountSchema(components: Record<string, OpenApiSchema>): string {
   return component(components, 'BankAccount', () =>
-    objectSchema(BANK_ACCOUNT_FIELDS, "A customer's bank account at another bank; DateClosed null while it is active", 'Id'),
+    objectSchema(
+      BANK_ACCOUNT_FIELDS,
+      `A customer's bank account at another bank; DateClosed null while it is active. ${casingSentence(BANK_ACCOUNT_FIELDS)}`,
+      'Id',
+    ),
   );
 }
 
 function pageSchema(root: string, components: Record<string, OpenApiSchema>): string {
   const item = recordSchema(root, components);
   return component(components, `${item}Page`, () =>
-    objectSchema(PAGE_FIELDS, `One page of ${root}: nextUrl and previousUrl are absolute links to the neighbouring pages (null at either end)`, undefined, {
-      items: listOf(item),
-    }),
+    objectSchema(
+      PAGE_FIELDS,
+      `One page of ${root}: nextUrl and previousUrl are absolute links to the neighbouring pages (null at either end). The envelope's fields are camelCase whatever the records' casing`,
+      undefined,
+      {
+        items: listOf(item),
+      },
+    ),
   );
 }
 
@@ -181,9 +225,13 @@ export function successAnswer(route: Route, components: Record<string, OpenApiSc
   if (route.path === 'banks') return answer(200, 'The banks, always as the paged envelope', ref(pageSchema('banks', components)));
   if (route.method === 'GET' && route.segments.length === 1) {
     const item = recordSchema(root, components);
-    return answer(200, 'Every record (ALL), or with SEARCH parameters sorted; with paged=true one page in the paged envelope', {
-      oneOf: [listOf(item), ref(pageSchema(root, components))],
-    });
+    return answer(
+      200,
+      'Without paged=true: every record, however many (ALL), sorted with sort and ascending (SEARCH); with paged=true: one page in the paged envelope',
+      {
+        oneOf: [listOf(item), ref(pageSchema(root, components))],
+      },
+    );
   }
   if (route.method === 'GET' && isRecordPath) return answer(200, 'The record', ref(recordSchema(root, components)));
   if (route.method === 'POST' && route.segments.length === 1) {

@@ -1,7 +1,8 @@
 /**
  * "The document never lies": every answer a test gateway's vendor port gives during a test is
  * checked against the OpenAPI document that gateway serves (`/openapi.json`): its operation
- * documents the status, the answer carries the headers marked required, its content type is
+ * documents the status (a problem's, in the operation's own list or as a code of its `default`
+ * answered with that code's status), the answer carries the headers marked required, its content type is
  * one the response lists, a JSON body validates against the schema (ajv, JSON Schema 2020-12),
  * an XML body is well-formed with the root element the schema names (a compressed body is
  * decoded first). A gateway on the sandbox
@@ -20,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue';
 
 type Json = Record<string, unknown>;
 
@@ -97,10 +99,11 @@ export class OpenApiConformance {
     const operation = this.findOperation(answer.method, path);
     if (!operation) return this.undocumentedPathCheck(answer);
     const responses = operation.operation.responses as Record<string, Json>;
-    const key = String(answer.status);
-    if (!(key in responses)) return [`status ${answer.status} is not documented for ${operation.method} ${operation.template}`];
+    // A problem status the operation does not list falls to its default response, which names the codes every operation shares.
+    const key = String(answer.status) in responses ? String(answer.status) : answer.status >= 400 && 'default' in responses ? 'default' : null;
+    if (key === null) return [`status ${answer.status} is not documented for ${operation.method} ${operation.template}`];
     const [response, pointer] = this.resolve(responses[key] as Json, `${operation.pointer}/responses/${key}`);
-    const failures = this.headerCheck(answer, response);
+    const failures = [...this.headerCheck(answer, response), ...(key === 'default' ? this.defaultStatusCheck(answer, operation) : [])];
     const content = response.content as Record<string, Json> | undefined;
     if (answer.method === 'HEAD' || answer.status === 204 || answer.status === 304) {
       if (answer.body.length > 0) failures.push('a body where none may be');
@@ -113,6 +116,30 @@ export class OpenApiConformance {
       ...failures,
       ...this.bodyCheck(answer, mediaType, `${pointer}/content/${escapePointer(mediaType)}/schema`, (content[mediaType] as Json).schema as Json),
     ];
+  }
+
+  /**
+   * An answer given under `default`: its code must be one the default lists (the body check) and
+   * answered with that code's own status, so a status no operation documents still fails.
+   */
+  private defaultStatusCheck(answer: Answer, operation: Operation): string[] {
+    const code = this.problemCodeOf(answer);
+    if (code === undefined || !Object.hasOwn(ERROR_CATALOGUE, code)) return [];
+    const status = ERROR_CATALOGUE[code as ErrorCode].status;
+    return status === answer.status
+      ? []
+      : [`status ${answer.status} is not documented for ${operation.method} ${operation.template} (its default lists ${code} at ${status})`];
+  }
+
+  private problemCodeOf(answer: Answer): string | undefined {
+    const mediaType = mediaTypeOf(answer);
+    try {
+      if (mediaType === 'application/problem+json') return (JSON.parse(answer.body.toString('utf8')) as { code?: string }).code;
+      if (mediaType === 'application/problem+xml') return (this.xmlParser.parse(answer.body.toString('utf8')) as { problem?: { code?: string } }).problem?.code;
+    } catch {
+      return undefined;
+    }
+    return undefined;
   }
 
   /** A path or method the document does not list: the answer must be a problem (404, 405, ...). */
