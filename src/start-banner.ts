@@ -20,7 +20,7 @@ export interface BannerInput {
   readonly adminTls: boolean;
 }
 
-export interface StartUrls {
+interface StartUrls {
   readonly adminUi: string;
   readonly docs: string;
   readonly openApi: string;
