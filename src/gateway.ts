@@ -54,6 +54,8 @@ import type { AccessStore } from './access/access-store';
 
 export interface RunningGateway {
   readonly vendorPort: number;
+  /** The address the vendor port is bound to (`server.host`). */
+  readonly vendorAddress: string;
   readonly adminPort: number;
   readonly statusPort: number;
   /** The address the admin port is bound to (`server.adminHost`: loopback unless told otherwise). */
@@ -364,6 +366,7 @@ async function openGateway(
 
   return {
     vendorPort: portOf(vendorServer),
+    vendorAddress: (vendorServer.address() as AddressInfo).address,
     adminPort: portOf(adminServer),
     adminAddress: (adminServer.address() as AddressInfo).address,
     statusPort: portOf(statusServer),

@@ -11,22 +11,31 @@ import { loadConfig } from './config/config';
 import { StartupError } from './errors/startup-error';
 import { startGateway } from './gateway';
 import { createLogger } from './logging/logger';
+import { startBanner, startUrls } from './start-banner';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.log.level);
   const gateway = await startGateway(config, logger);
-  const adminHost = gateway.adminAddress.includes(':') ? `[${gateway.adminAddress}]` : gateway.adminAddress;
-  const adminUi = `${config.admin.tls.certFile ? 'https' : 'http'}://${adminHost}:${gateway.adminPort}/`;
-  if (gateway.generatedAdminToken) {
-    // Printed to the console once, never to the log: sandbox mode only, for the person trying it.
-    process.stdout.write(`Sandbox admin token (ADMIN_TOKEN was unset): ${gateway.generatedAdminToken}\nAdmin web UI: ${adminUi} (sign in with that token)\n`);
-  }
+  const urls = startUrls({
+    vendorAddress: gateway.vendorAddress,
+    vendorPort: gateway.vendorPort,
+    vendorTls: Boolean(config.server.tls.certFile),
+    publicUrl: config.server.publicUrl,
+    adminAddress: gateway.adminAddress,
+    adminPort: gateway.adminPort,
+    adminTls: Boolean(config.admin.tls.certFile),
+  });
+  const banner = startBanner(urls, gateway.generatedAdminToken);
+  // Printed to the console once, never to the log: sandbox mode only, for the person trying it.
+  if (banner) process.stdout.write(banner);
   logger.info(
     {
       vendorPort: gateway.vendorPort,
       adminPort: gateway.adminPort,
-      adminUi,
+      adminUi: urls.adminUi,
+      docs: urls.docs,
+      openApi: urls.openApi,
       statusPort: gateway.statusPort,
       sandboxPort: gateway.sandboxPort,
       mode: config.core.url ? 'remote core' : 'sandbox core',

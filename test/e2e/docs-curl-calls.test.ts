@@ -2,10 +2,14 @@
  * The curl calls of the README's "Try it" and of the vendor guide's receipts, run as a reader
  * pastes them (bash and the real curl) against a gateway in sandbox mode, with only the ports
  * swapped for the test's: each call shown as working answers 2xx, and the one shown refused
- * answers the 401 problem it names.
+ * answers the 401 problem it names. The vendor guide's "Day one" runs as one reader's shell
+ * session, in order (a variable one line sets, the next uses), with the admin token the page asks
+ * to paste set to the test gateway's: each line exits 0 (a call 2xx, a `grep` finding what it
+ * looks for, a variable set), and each marked `# NNN code` answers that status and code.
  */
 import { execFile } from 'node:child_process';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { TEST_ADMIN_TOKEN } from '../support/config';
 import { readPage, REPOSITORY_ROOT as ROOT, section } from '../support/markdown';
 
 let gateway: TestGateway;
@@ -18,7 +22,7 @@ const SECTIONS = [
 type Section = (typeof SECTIONS)[number];
 
 /** The shell lines of the section's code blocks, continuation lines joined. */
-function shellLines({ page, title }: Section): string[] {
+function shellLines({ page, title }: { page: string; title: string }): string[] {
   const blocks = [...section(readPage(page), title).matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);
   return blocks.flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n')).filter((line) => line.trim() !== '');
 }
@@ -76,4 +80,61 @@ describe("the README's Try it", () => {
     expect(result.stdout).toMatch(/^HTTP\/1\.1 401/);
     expect(result.stdout).toMatch(/content-type: application\/problem\+json/i);
   }, 30_000);
+});
+
+/** The day-one path: every line of its shell blocks, run in order in one bash session. */
+const DAY_ONE = { page: 'docs/vendor-guide.md', title: 'Day one: from a sandbox key to going live' };
+const EXPECTED = /#\s*(\d{3})\b\s*(\S*)/;
+
+interface SessionLine {
+  readonly line: string;
+  readonly exit: number;
+  readonly output: string;
+}
+
+/** Runs the lines in one bash, each delimited in the output with its exit status. */
+function runSession(lines: readonly string[]): Promise<SessionLine[]> {
+  const script = ['set -o pipefail'];
+  lines.forEach((line, i) => {
+    let command = onTestPorts(line).replace(/^ADMIN_TOKEN=.*$/, `ADMIN_TOKEN=${TEST_ADMIN_TOKEN}`);
+    // A refusal shown: the status is read from curl; every other call fails the line on a 4xx or 5xx.
+    command = EXPECTED.test(line)
+      ? command.replace(/^curl /, "curl -w '\\n@@status %{http_code}' ")
+      : command.replace(/(^|\$\()curl /g, '$1curl --fail-with-body ');
+    const assigned = /^([A-Z_]+)=\$\(/.exec(line)?.[1];
+    if (assigned) command += ` && [ -n "$${assigned}" ]`;
+    script.push(`printf '\\n@@line ${i}\\n'`, command, `printf '\\n@@exit %d\\n' $?`);
+  });
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', script.join('\n')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }, (_err, stdout) => {
+      const parts = stdout.split(/\n@@line (\d+)\n/).slice(1);
+      const results: SessionLine[] = [];
+      for (let p = 0; p + 1 < parts.length; p += 2) {
+        const body = parts[p + 1] as string;
+        const exit = /\n@@exit (\d+)\n?$/.exec(body);
+        results.push({ line: lines[Number(parts[p])] as string, exit: exit ? Number(exit[1]) : -1, output: body.replace(/\n@@exit \d+\n?$/, '') });
+      }
+      resolve(results);
+    });
+  });
+}
+
+describe(`the vendor guide's "${DAY_ONE.title}"`, () => {
+  it('runs as one shell session: every line succeeds, every refusal shown is the one it names', async () => {
+    const lines = shellLines(DAY_ONE);
+    expect(lines.filter((line) => line.startsWith('curl ') || /\$\(curl /.test(line)).length).toBeGreaterThanOrEqual(15);
+    const results = await runSession(lines);
+    expect(results.map((r) => r.line)).toEqual(lines);
+    for (const { line, exit, output } of results) {
+      const expected = EXPECTED.exec(line);
+      if (expected) {
+        const [, status, code] = expected;
+        expect({ line, status: /@@status (\d{3})/.exec(output)?.[1] }).toEqual({ line, status });
+        if (code) expect({ line, mentions: output.includes(code.replace(/^"|"$/g, '')) || output.includes(code) }).toEqual({ line, mentions: true });
+      } else {
+        expect({ line, exit, output: exit === 0 ? '' : output }).toEqual({ line, exit: 0, output: '' });
+        if (!/^[A-Z_]+=/.test(line)) expect({ line, printed: output.trim().length > 0 }).toEqual({ line, printed: true });
+      }
+    }
+  }, 90_000);
 });
