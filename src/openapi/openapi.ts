@@ -14,6 +14,7 @@ import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
 import { publicFile, type PublicFile } from './public-file';
+import { addRequestExamples, type RequestExamples } from './request-examples';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
 interface OpenApiOptions {
@@ -25,6 +26,8 @@ interface OpenApiOptions {
   readonly receiptTokenHeader: string;
   /** Example records by schema name (`Account`, ...): the sandbox's, in sandbox mode; none with a real core, whose data they are not. */
   readonly examples?: ReadonlyMap<string, unknown>;
+  /** Request examples (parameters, bodies, sort fields, page bounds): the sandbox's, in sandbox mode; none with a real core. */
+  readonly requestExamples?: RequestExamples;
 }
 
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
@@ -335,7 +338,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const schema = components[name];
     if (schema) schema.examples = [example];
   }
-  return {
+  const document: OpenApiDocument = {
     openapi: '3.1.1',
     info: {
       title: 'Core Banking Gateway: vendor API',
@@ -372,6 +375,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       },
     },
   };
+  if (options.requestExamples) addRequestExamples(document, options.requestExamples, options.contracts);
+  return document;
 }
 
 /** GET /openapi.json: the document, serialised once, served with the reference page's files (public-file.ts). */
