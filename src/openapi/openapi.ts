@@ -13,7 +13,6 @@
 import { PATH_PARAMETER_PATTERN, QUERY_VALUE_PATTERNS, type QueryValueType, type Route } from '../catalogue/api-catalogue';
 import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
-import { publicFile, type PublicFile } from './public-file';
 import { addRequestExamples, type RequestExamples } from './request-examples';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
@@ -377,9 +376,4 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   };
   if (options.requestExamples) addRequestExamples(document, options.requestExamples, options.contracts);
   return document;
-}
-
-/** GET /openapi.json: the document, serialised once, served with the reference page's files (public-file.ts). */
-export function openApiFile(document: OpenApiDocument): PublicFile {
-  return publicFile(JSON.stringify(document), 'application/json; charset=utf-8');
 }

@@ -48,6 +48,8 @@ describe('a collection converted from /openapi.json, run with newman and the dem
     const text = await (await fetch(`${gateway.url}/openapi.json`)).text();
     const document = JSON.parse(text) as { paths: Record<string, Record<string, { 'x-api-id': string }>> };
     const collection = await convertOpenApi(text);
+    // servers names the gateway (here its listener), so the imported collection already points at it.
+    expect(collection.variable).toEqual([expect.objectContaining({ key: 'baseUrl', value: gateway.url })]);
     const calls = await runCollection(collection, { baseUrl: gateway.url, apiKey: SANDBOX_KEYS.demo });
 
     const may = demoKeyMay();
