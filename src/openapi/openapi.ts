@@ -374,6 +374,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       },
     },
   };
-  if (options.requestExamples) addRequestExamples(document, options.requestExamples, options.contracts);
+  if (options.requestExamples) addRequestExamples(document, options.requestExamples);
   return document;
 }

@@ -1,24 +1,24 @@
 /**
  * Puts request examples into the OpenAPI document: an `example` on each parameter and on each
- * request body media type, `sort` as an enum of the fields a list sorts by, `pageSize` bounded
+ * JSON request body media type, `sort` as an enum of the fields a list sorts by, `pageSize` bounded
  * and described by the pager's own limits, a sentence added to an operation's description, and
  * paths moved so that an operation whose example another's needs comes first (a collection
  * converted from the document runs in its path order).
  *
  * Reads the examples it is given (in sandbox mode, src/sandbox/request-examples.ts builds them
  * from the sandbox's data; with a real core there are none, so the document names no record of
- * the bank's) and the body contracts, which write an XML body's example from the JSON one.
+ * the bank's).
  * Changes the document in place, copying every shared parameter and schema object it changes.
  */
 import { ROUTES_BY_API_ID, type Route } from '../catalogue/api-catalogue';
-import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
+import type { OpenApiSchema } from '../contracts/body-contract';
 
 type ParameterValue = string | number | boolean;
 
 export interface OperationExamples {
   /** Path parameters by the route's own segment names (`bankaccountid`), query parameters and headers by name. */
   readonly parameters: Readonly<Record<string, ParameterValue>>;
-  /** The JSON body; its XML form, where the contract writes XML, follows from it. */
+  /** The JSON body (JSON media types only; see withBodyExample). */
   readonly body?: Readonly<Record<string, unknown>>;
   /** A sentence appended to the operation's description (how the example fits with the others). */
   readonly note?: string;
@@ -59,17 +59,16 @@ function withExample(parameter: OpenApiSchema, route: Route, examples: RequestEx
   return out;
 }
 
-function withBodyExample(op: OpenApiSchema, route: Route, body: Readonly<Record<string, unknown>>, contracts: BodyContracts): void {
+/**
+ * The JSON media types get the body. The XML ones get none: the contracts could write it, but an
+ * example is checked against the media type's schema, which describes the body as an object (XML
+ * names in `xml` objects), and Redocly and Spectral call XML text there an error.
+ */
+function withBodyExample(op: OpenApiSchema, body: Readonly<Record<string, unknown>>): void {
   const requestBody = op.requestBody as { content?: Record<string, OpenApiSchema> } | undefined;
   if (!requestBody?.content) return;
-  const contract = route.bodySchema ? contracts.get(route.bodySchema) : undefined;
-  const json = JSON.stringify(body);
   const content: Record<string, OpenApiSchema> = {};
-  for (const [type, media] of Object.entries(requestBody.content)) {
-    if (!XML_MEDIA_TYPE.test(type)) content[type] = { ...media, example: body };
-    else if (contract?.formats.includes('xml') && contract.renderResponse) content[type] = { ...media, example: contract.renderResponse(json, 'xml', '') };
-    else content[type] = media;
-  }
+  for (const [type, media] of Object.entries(requestBody.content)) content[type] = XML_MEDIA_TYPE.test(type) ? media : { ...media, example: body };
   op.requestBody = { ...requestBody, content };
 }
 
@@ -84,11 +83,7 @@ function reordered(paths: Record<string, unknown>, before: RequestExamples['path
   return Object.fromEntries(order.map((path) => [path, paths[path]]));
 }
 
-export function addRequestExamples(
-  document: { paths: Record<string, Record<string, OpenApiSchema>> },
-  examples: RequestExamples,
-  contracts: BodyContracts,
-): void {
+export function addRequestExamples(document: { paths: Record<string, Record<string, OpenApiSchema>> }, examples: RequestExamples): void {
   for (const methods of Object.values(document.paths)) {
     for (const op of Object.values(methods)) {
       const route = ROUTES_BY_API_ID.get(op['x-api-id'] as string);
@@ -101,7 +96,7 @@ export function addRequestExamples(
         );
       }
       const operation = examples.operations.get(route.apiId);
-      if (operation?.body) withBodyExample(op, route, operation.body, contracts);
+      if (operation?.body) withBodyExample(op, operation.body);
       if (operation?.note) op.description = `${String(op.description ?? '')} ${operation.note}`.trim();
     }
   }
