@@ -9,7 +9,7 @@
  * are declared below.
  */
 import { createRequire } from 'node:module';
-import { convert, type CollectionResult } from 'openapi-to-postmanv2';
+import { convert, convertV2, type CollectionResult } from 'openapi-to-postmanv2';
 
 interface NewmanExecution {
   readonly item: { readonly name: string; readonly request: { readonly url: { readonly path?: readonly string[] } } };
@@ -38,12 +38,16 @@ export interface CollectionCall {
   readonly body: string;
 }
 
+/** How a client imports: the converter's README `convert` (folders by path) or its `convertV2` (the newer interface), folders by tag. */
+export type Conversion = 'convert, folders by path' | 'convertV2, folders by tag';
+
 /** The document converted as a vendor's client imports it, examples preferred to made-up values. */
-export function convertOpenApi(document: string): Promise<Record<string, unknown>> {
+export function convertOpenApi(document: string, conversion: Conversion = 'convert, folders by path'): Promise<Record<string, unknown>> {
+  const [convertWith, folderStrategy] = conversion.startsWith('convertV2') ? [convertV2, 'Tags' as const] : [convert, 'Paths' as const];
   return new Promise((resolve, reject) => {
-    convert(
+    convertWith(
       { type: 'string', data: document },
-      { requestParametersResolution: 'Example', exampleParametersResolution: 'Example', parametersResolution: 'Example' },
+      { requestParametersResolution: 'Example', exampleParametersResolution: 'Example', parametersResolution: 'Example', folderStrategy },
       (err, result?: CollectionResult) => {
         if (err) return reject(new Error(err.message));
         const collection = result?.output?.[0]?.data;
