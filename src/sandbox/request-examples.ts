@@ -13,8 +13,9 @@
  *   customer's own mobile for the destination the add then names with that code as its
  *   TwoFactorCode; the update renames the account the add creates (same number and sort
  *   code, so it needs no code).
- * Values are fixed by the data (itself fixed by the seed); a second run on the same sandbox
- * meets its own first run (a used code, a repeated ExternalRefNo): one run per fresh sandbox.
+ * Values are fixed by the data (itself fixed by the seed), and so are the keys: a second run on
+ * the same sandbox replays each money movement's first answer (its Idempotency-Key), and its
+ * verification within the minute meets the SMS send limit: one run per fresh sandbox.
  *
  * Reads the sandbox data once at start-up, before any request changes it; writes nothing.
  */
@@ -155,9 +156,11 @@ export function sandboxRequestExamples(data: SandboxData, limits: PageLimits): R
   }
 
   const reference = (what: string): string => `EXAMPLE-${what}-1`;
-  const body = (apiId: string, value: Record<string, unknown>, note?: string): void => {
+  const replays =
+    'Sandbox example: its Idempotency-Key and externalRefNo are fixed, so sent again it replays the first answer (Idempotent-Replayed: true); change both to post again.';
+  const body = (apiId: string, value: Record<string, unknown>, note = replays): void => {
     const existing = operations.get(apiId);
-    if (existing) operations.set(apiId, { ...existing, body: value, ...(note ? { note } : {}) });
+    if (existing) operations.set(apiId, { ...existing, body: value, note });
   };
   body('POSTapi/transaction/savings/deposit', {
     cuAccountID: deposit.id,
