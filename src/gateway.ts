@@ -40,10 +40,12 @@ import { loadReceiptEnums } from './contracts/enums';
 import { buildVendorApp } from './pipeline/chain';
 import { ROUTES } from './catalogue/api-catalogue';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi';
+import type { RequestExamples } from './openapi/request-examples';
 import { createSmsProvider } from './sms/create-provider';
 import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
 import { openApiExamples as sandboxOpenApiExamples } from './sandbox/examples';
+import { sandboxRequestExamples } from './sandbox/request-examples';
 import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
@@ -143,9 +145,11 @@ async function openGateway(
   let sandboxServer: http.Server | null = null;
   let coreUrl = config.core.url;
   let openApiExamples: ReadonlyMap<string, unknown> | undefined;
+  let requestExamples: RequestExamples | undefined;
   if (!coreUrl) {
     const data = createSandboxData(config.sandbox.seed);
     openApiExamples = sandboxOpenApiExamples(data);
+    requestExamples = sandboxRequestExamples(data, config.sandbox);
     const sandbox = createSandboxApp({
       data,
       defaultPageSize: config.sandbox.defaultPageSize,
@@ -273,6 +277,7 @@ async function openGateway(
     tokenHeader: config.authentication.tokenHeader,
     receiptTokenHeader: config.authentication.receiptTokenHeader,
     examples: openApiExamples,
+    requestExamples,
   });
   const vendorApp = buildVendorApp({
     vendorTraffic,

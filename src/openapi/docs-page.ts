@@ -33,9 +33,17 @@ const PAGE = `<!doctype html>
 `;
 
 // validatorUrl null: Swagger UI would otherwise send the document to an online validator for its badge.
+// The interceptor keeps "Try it out" on the page's own origin, the gateway that served it: the
+// document's servers may name it otherwise (127.0.0.1 where the browser wrote localhost), and
+// connect-src 'self' would refuse that.
 const INIT_SCRIPT = `'use strict';
 window.SwaggerUIBundle({
   url: ${JSON.stringify(DOCUMENT_PATH)},
+  requestInterceptor: function (request) {
+    var url = new URL(request.url, window.location.href);
+    if (url.origin !== window.location.origin) request.url = window.location.origin + url.pathname + url.search;
+    return request;
+  },
   dom_id: '#reference',
   validatorUrl: null,
   deepLinking: true,

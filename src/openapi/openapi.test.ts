@@ -13,8 +13,10 @@ import { loadReceiptEnums } from '../contracts/enums';
 import { createBodyContracts } from '../contracts/registry';
 import { createSandboxData } from '../sandbox/data';
 import { openApiExamples } from '../sandbox/examples';
-import { buildOpenApiDocument, openApiFile, type OpenApiDocument } from './openapi';
+import { createForwardedResolver } from '../core-client/forwarded';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { publicFileRoutes } from './public-file';
+import { servedOpenApiDocument } from './served-document';
 
 const enums = loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml'));
 const receiptContracts = createBodyContracts({ enums, adjustmentNotesRequired: false });
@@ -273,7 +275,7 @@ describe('OpenAPI document', () => {
 
   it('is served by the public-file step as JSON, to any origin, with an ETag that answers 304', async () => {
     const app = express();
-    app.use(publicFileRoutes([['/openapi.json', openApiFile(doc)]]));
+    app.use(publicFileRoutes([['/openapi.json', servedOpenApiDocument(doc, createForwardedResolver({ trustedProxies: [], publicUrl: null }))]]));
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -281,7 +283,11 @@ describe('OpenAPI document', () => {
       const res = await fetch(`http://127.0.0.1:${port}/openapi.json`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual(JSON.parse(JSON.stringify(doc)));
+      // The document as built, with servers naming the listener it was asked on (served-document.test.ts: the other origins).
+      expect(await res.json()).toEqual({
+        ...(JSON.parse(JSON.stringify(doc)) as object),
+        servers: [expect.objectContaining({ url: `http://127.0.0.1:${port}` })],
+      });
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       const etag = res.headers.get('etag') as string;
       expect(etag).toMatch(/^"[\w-]+"$/);

@@ -1,13 +1,14 @@
 /**
  * The vendor API's OpenAPI 3.1 document, generated from the API catalogue and the body
- * contracts (so it cannot drift from what the gateway enforces), and the handler that serves it.
+ * contracts (so it cannot drift from what the gateway enforces); served-document.ts serves it.
  *
  * Reads the routes, the contracts (one schema per DTO for JSON and XML, the .NET names in
  * `xml` objects), the records each route answers (resource-schemas.ts), the error answers
  * (problem-responses.ts: a shared `default` and the statuses each operation adds), the words a
  * reader sees (operation-prose.ts: summaries, descriptions, tags, the opening) and the token
- * header names (one security scheme per distinct header); built once at start-up. Every operation carries its API id (public contract) as `x-api-id`;
- * its `operationId` is the same words made URL-safe (`GETaccounts/{accountId}` →
+ * header names (one security scheme per distinct header); built once at start-up. In sandbox
+ * mode, request-examples.ts adds examples that run. Every operation carries its API id (public
+ * contract) as `x-api-id`; its `operationId` is the same words made URL-safe (`GETaccounts/{accountId}` →
  * `getAccountsByAccountId`), as code generators and linters need. Templates that differ only in
  * their parameter names (`/bankaccounts/{id}` and `/bankaccounts/{bankaccountid}`) are one path.
  */
@@ -16,7 +17,7 @@ import type { BodyContracts, OpenApiSchema } from '../contracts/body-contract';
 import type { ErrorCode } from '../errors/error-catalogue';
 import { documentTags, infoDescription, operationProse, tagOf } from './operation-prose';
 import { COMMON_HEADERS, commonCodes, defaultResponse, headerRefs, problemCodes, problemContent, problemResponses } from './problem-responses';
-import { publicFile, type PublicFile } from './public-file';
+import { addRequestExamples, type RequestExamples } from './request-examples';
 import { resourceBodySchema, successAnswer } from './resource-schemas';
 
 interface OpenApiOptions {
@@ -28,6 +29,8 @@ interface OpenApiOptions {
   readonly receiptTokenHeader: string;
   /** Example records by schema name (`Account`, ...): the sandbox's, in sandbox mode; none with a real core, whose data they are not. */
   readonly examples?: ReadonlyMap<string, unknown>;
+  /** Request examples (parameters, bodies, sort fields, page bounds): the sandbox's, in sandbox mode; none with a real core. */
+  readonly requestExamples?: RequestExamples;
 }
 
 export type OpenApiDocument = Record<string, unknown> & { readonly paths: Record<string, Record<string, OpenApiSchema>> };
@@ -286,7 +289,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const schema = components[name];
     if (schema) schema.examples = [example];
   }
-  return {
+  const document: OpenApiDocument = {
     openapi: '3.1.1',
     info: {
       title: 'Core Banking Gateway: vendor API',
@@ -303,9 +306,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       securitySchemes: securitySchemes(options.tokenHeader, options.receiptTokenHeader),
     },
   };
-}
-
-/** GET /openapi.json: the document, serialised once, served with the reference page's files (public-file.ts). */
-export function openApiFile(document: OpenApiDocument): PublicFile {
-  return publicFile(JSON.stringify(document), 'application/json; charset=utf-8');
+  if (options.requestExamples) addRequestExamples(document, options.requestExamples);
+  return document;
 }

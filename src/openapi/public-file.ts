@@ -12,6 +12,7 @@
  * Reads the request's Accept-Encoding and If-None-Match; sets the answer's headers and body.
  */
 import { createHash } from 'node:crypto';
+import type http from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import type { PublicFileLimit } from './public-file-limit';
@@ -75,6 +76,9 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
   return representation;
 }
 
+/** A file, or one chosen per request (the API description names the gateway's URL as the request resolves it). */
+type PublicFileSource = PublicFile | ((req: http.IncomingMessage) => PublicFile);
+
 /**
  * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS
  * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
@@ -83,17 +87,18 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
  * (public-file-limit.ts: per client address), else answers its 429. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
-export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, limit?: PublicFileLimit): RequestHandler {
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFileSource]>, limit?: PublicFileLimit): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
     const { path } = req;
-    const file = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
-    if (file === undefined) return next();
+    const source = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
+    if (source === undefined) return next();
     if (req.method === 'OPTIONS') {
       res.set(PREFLIGHT_HEADERS).status(204).end();
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const file = typeof source === 'function' ? source(req) : source;
     if (!limit) return serve(file, req, res);
     limit(req).then((refusal) => (refusal ? next(refusal) : serve(file, req, res)), next);
   };

@@ -16,11 +16,12 @@ import type { CoreClient } from '../core-client/core-client';
 import type { Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
-import { openApiFile, type OpenApiDocument } from '../openapi/openapi';
+import type { OpenApiDocument } from '../openapi/openapi';
 import { docsPageFiles } from '../openapi/docs-page';
 import { publicFileRoutes } from '../openapi/public-file';
+import { servedOpenApiDocument } from '../openapi/served-document';
 import { publicFileLimit } from '../openapi/public-file-limit';
-import { createClientAddressResolver } from '../core-client/forwarded';
+import { createClientAddressResolver, createForwardedResolver } from '../core-client/forwarded';
 import { body } from '../policies/body/body';
 import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
@@ -109,7 +110,7 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).
     publicFileRoutes(
-      [['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()],
+      [['/openapi.json', servedOpenApiDocument(deps.apiDocument, createForwardedResolver(config.server))], ...docsPageFiles()],
       publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) }),
     ),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
