@@ -59,6 +59,9 @@ export interface PublicFile extends Representation {
   readonly encoded: Map<Encoding, Representation>;
 }
 
+/** A file whose content depends on the request (the public origin it names): each result kept by its maker, not built per request. */
+type PublicFileFor = (req: Request) => PublicFile;
+
 export function publicFile(body: string | Buffer, type: string): PublicFile {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`, encoded: new Map() };
@@ -79,23 +82,26 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
  * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS
  * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
  * API: a documentation site revalidating with If-None-Match would otherwise meet the keyed
- * pipeline's 401); anything else goes on to the next step. A GET or HEAD first passes `limit`
+ * pipeline's 401); anything else goes on to the next step. A file given as a function is asked
+ * for the request's own representation (the collection, per public origin). A GET or HEAD first passes `limit`
  * (public-file-limit.ts: per client address), else answers its 429. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
-export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile]>, limit?: PublicFileLimit): RequestHandler {
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile | PublicFileFor]>, limit?: PublicFileLimit): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
     const { path } = req;
-    const file = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
-    if (file === undefined) return next();
+    const entry = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
+    if (entry === undefined) return next();
     if (req.method === 'OPTIONS') {
       res.set(PREFLIGHT_HEADERS).status(204).end();
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (!limit) return serve(file, req, res);
-    limit(req).then((refusal) => (refusal ? next(refusal) : serve(file, req, res)), next);
+    // A per-request file is asked for only once the limit let the request through.
+    const answer = (): void => serve(typeof entry === 'function' ? entry(req) : entry, req, res);
+    if (!limit) return answer();
+    limit(req).then((refusal) => (refusal ? next(refusal) : answer()), next);
   };
 }
 

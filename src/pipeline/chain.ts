@@ -18,9 +18,11 @@ import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
 import { openApiFile, type OpenApiDocument } from '../openapi/openapi';
 import { docsPageFiles } from '../openapi/docs-page';
+import { collectionFile } from '../openapi/collection';
 import { publicFileRoutes } from '../openapi/public-file';
 import { publicFileLimit } from '../openapi/public-file-limit';
-import { createClientAddressResolver } from '../core-client/forwarded';
+import { createClientAddressResolver, createForwardedResolver } from '../core-client/forwarded';
+import { SANDBOX_DEMO_KEY } from '../sandbox/demo-key';
 import { body } from '../policies/body/body';
 import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
@@ -109,7 +111,20 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).
     publicFileRoutes(
-      [['/openapi.json', openApiFile(deps.apiDocument)], ...docsPageFiles()],
+      [
+        ['/openapi.json', openApiFile(deps.apiDocument)],
+        ...docsPageFiles(),
+        [
+          '/docs/collection.json',
+          collectionFile({
+            document: deps.apiDocument,
+            origin: createForwardedResolver(config.server),
+            // The published demo key only with the in-process sandbox core: with a real core the collection carries no key.
+            sandboxKey: config.core.url === null ? SANDBOX_DEMO_KEY : null,
+            access: () => deps.access.index,
+          }),
+        ],
+      ],
       publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) }),
     ),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
