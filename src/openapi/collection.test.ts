@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import express from 'express';
-import { Collection, type Item, type ItemGroup } from 'postman-collection';
+import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { AccessIndex } from '../access/access-index';
 import { parseAccessDocumentInPlace } from '../access/model';
@@ -22,6 +22,16 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { publicFileRoutes } from './public-file';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The Postman SDK (postman-collection, newman's own), as far as these tests use it: its typings are not on the package's types path. */
+interface LoadedCollection {
+  readonly items: { all(): Array<{ readonly name: string }> };
+  forEachItem(callback: (item: { readonly request: { readonly url: { getRemote(): string } } }) => void): void;
+  readonly variables: { toObject(): Json };
+  readonly auth?: { readonly type: string; parameters(): { toObject(): Json } };
+  toJSON(): Json;
+}
+const { Collection } = createRequire(__filename)('postman-collection') as { Collection: new (definition: unknown) => LoadedCollection };
 
 const contracts = createBodyContracts({ enums: loadReceiptEnums(path.resolve(__dirname, '../../config/receipt-enums.yaml')), adjustmentNotesRequired: false });
 const documentWith = (receiptTokenHeader = 'X-Vendor-Token'): OpenApiDocument =>
@@ -57,17 +67,17 @@ describe('the Postman collection', () => {
 
   it('is a Postman v2.1 collection the Postman SDK loads whole: folders, requests, URLs, variables and auth', () => {
     expect(sandbox.info).toMatchObject({ name: expect.any(String), schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' });
-    const loaded = new Collection(sandbox as ConstructorParameters<typeof Collection>[0]);
-    const folders = loaded.items.all() as ItemGroup<Item>[];
+    const loaded = new Collection(sandbox);
+    const folders = loaded.items.all();
     expect(folders.map((folder) => folder.name)).toEqual((sandbox.item as Json[]).map((folder) => folder.name));
-    const items: Item[] = [];
+    const items: Array<{ readonly request: { readonly url: { getRemote(): string } } }> = [];
     loaded.forEachItem((item) => items.push(item));
     expect(items).toHaveLength(requests(sandbox).length);
     expect(loaded.variables.toObject()).toEqual({ baseUrl: 'http://127.0.0.1:8080', vendorToken: SANDBOX_DEMO_KEY, bankAccountId: '' });
     expect(loaded.auth?.type).toBe('apikey');
     expect(loaded.auth?.parameters().toObject()).toEqual({ key: 'X-Vendor-Token', value: '{{vendorToken}}', in: 'header' });
     // What the SDK read back is what was written: no member of ours was dropped as unknown.
-    const back = loaded.toJSON() as Json;
+    const back = loaded.toJSON();
     expect(requests(back).map(({ item }) => [item.request.method, item.request.url])).toEqual(
       requests(sandbox).map(({ item }) => [item.request.method, expect.objectContaining({ path: item.request.url.path, host: item.request.url.host })]),
     );
@@ -153,14 +163,14 @@ describe('the Postman collection', () => {
 
   it("takes baseUrl from the document's absolute server, else the origin it is asked for, and sends the receipt header configured apart", () => {
     const apart = documentWith('X-Receipt-Token');
-    const atOrigin = buildCollection(apart, 'http://10.0.0.5:8080/', NO_KEY);
+    const atOrigin = buildCollection(apart, 'http://10.0.0.5:8080/', NO_KEY) as Json;
     expect(atOrigin.variable[0]).toEqual({ key: 'baseUrl', value: 'http://10.0.0.5:8080', type: 'string' });
     expect(requestOf(atOrigin, 'POST', '/api/transaction/loan/reversal').header).toContainEqual(
       expect.objectContaining({ key: 'X-Receipt-Token', value: '{{vendorToken}}' }),
     );
     expect(requestOf(atOrigin, 'GET', '/accounts').header).toEqual([]);
     const served = { ...apart, servers: [{ url: 'https://api.bank.example/' }] } as OpenApiDocument;
-    expect(buildCollection(served, 'http://10.0.0.5:8080', NO_KEY).variable[0].value).toBe('https://api.bank.example');
+    expect((buildCollection(served, 'http://10.0.0.5:8080', NO_KEY) as Json).variable[0].value).toBe('https://api.bank.example');
   });
 
   it('is served keyless per public origin, built once each, with an ETag that answers 304, and rebuilt when the access config changes', async () => {
