@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { buildCollection } from '../../src/openapi/collection';
 import { withTestExamples } from '../fixtures/collection-examples';
+import { startEchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 interface NewmanExecution {
@@ -112,4 +113,23 @@ describe('the downloadable collection, run with newman against a fresh sandbox',
     const created = JSON.parse(bankAccount[1]?.body ?? '{}') as { Id: number };
     expect(bankAccount.slice(2).map((a) => a.path)).toEqual([`/bankaccounts/${created.Id}`, `/bankaccounts/${created.Id}`]);
   }, 120_000);
+
+  it('with a real core carries no key, even one the access document knows, and lists every operation', async () => {
+    const core = await startEchoCore();
+    try {
+      gateway = await startTestGateway({ core: { url: core.url } });
+      expect(gateway.access.index?.authenticate(SANDBOX_KEYS.demo).ok).toBe(true);
+      const text = await (await fetch(`${gateway.url}/docs/collection.json`)).text();
+      expect(text).not.toContain('cbk_');
+      const collection = JSON.parse(text) as { item: Array<{ item: unknown[] }>; variable: unknown[] };
+      expect(collection.variable).toContainEqual({ key: 'vendorToken', value: '', type: 'string' });
+      const operations = Object.values(gateway.apiDocument.paths).reduce((count, methods) => count + Object.keys(methods).length, 0);
+      expect(collection.item.reduce((count, folder) => count + folder.item.length, 0)).toBe(operations);
+      expect(core.requests).toEqual([]);
+    } finally {
+      await gateway?.stop();
+      gateway = undefined;
+      await core.close();
+    }
+  });
 });
