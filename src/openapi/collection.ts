@@ -14,11 +14,14 @@
  * document does not hold the demo key) the token is empty, for the vendor's own, and every
  * operation is listed. A real key is never written here.
  *
- * So that a run of the whole collection can be repeated: every Idempotency-Key and every
- * body's `externalRefNo` is `{{$guid}}` (a fresh value per request), the bank-account
+ * So that a run of the whole collection in its order holds together: every Idempotency-Key and
+ * every body's `externalRefNo` is `{{$guid}}` (a fresh value per request: no replay, no
+ * duplicate reference from an earlier run or a colleague's), the bank-account
  * verification runs before the rest of its folder (the add redeems the code it sends), and the
  * add's created `Id` is kept in the `bankAccountId` variable for the read and the update of one
- * bank account when the document gives their path id no example. Each request tests that its answer is 2xx.
+ * bank account when the document gives their path id no example. Each request tests that its
+ * answer is 2xx. A code is single-use and SMS sends are limited per number: one whole run per
+ * fresh sandbox.
  *
  * Reads the document and, per build, the access index; sets nothing. Built once per public
  * origin and access-config version, and served by public-file.ts with its ETag.

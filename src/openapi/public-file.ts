@@ -1,10 +1,10 @@
 /**
- * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets), served
- * alike, by one pipeline step right after the request context (so each answer has its
- * X-Request-Id, access-log line and metrics, as `unmatched`: they are not API ids) and before
- * any key is asked for: read or built once at start-up, readable from any origin (they hold no
- * secret; documentation sites fetch them from the browser), with an ETag a client revalidates
- * with If-None-Match (304), and the reference page's strict Content-Security-Policy (harmless on the other files, and one
+ * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets,
+ * `/docs/collection.json`), served alike, by one pipeline step right after the request context
+ * (so each answer has its X-Request-Id, access-log line and metrics, as `unmatched`: they are not
+ * API ids) and before any key is asked for: read or built once at start-up (the collection once
+ * per public origin, on first use), readable from any origin (they hold no secret; documentation
+ * sites fetch them from the browser), with an ETag a client revalidates with If-None-Match (304), and the reference page's strict Content-Security-Policy (harmless on the other files, and one
  * policy to read). A file of 1 KiB or more goes br- or gzip-encoded to a client that accepts it,
  * each encoding compressed once, on first use, and given its own ETag: the Swagger UI bundle is
  * 1.7 MB, and compressing it per request would let any keyless caller spend the gateway's CPU.
@@ -83,7 +83,7 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
  * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
  * API: a documentation site revalidating with If-None-Match would otherwise meet the keyed
  * pipeline's 401); anything else goes on to the next step. A file given as a function is asked
- * for the request's own representation (the collection, per public origin). A GET or HEAD first passes `limit`
+ * for the request's own (the collection, per public origin). A GET or HEAD first passes `limit`
  * (public-file-limit.ts: per client address), else answers its 429. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
