@@ -201,7 +201,7 @@ describe('the Postman collection', () => {
       expect(((await proxied.json()) as Json).variable[0].value).toBe('https://api.bank.example');
       expect(proxied.headers.get('etag')).not.toBe(etag);
       // Built once per origin: the same file object (and bytes) for the same origin.
-      const req = { socket: { localAddress: '127.0.0.1', localPort: port, remoteAddress: '10.9.9.9' }, headers: {} } as unknown as express.Request;
+      const req = { socket: { localAddress: '127.0.0.1', localPort: port, remoteAddress: '10.9.9.9' }, headers: {} } as unknown as http.IncomingMessage;
       expect(file(req)).toBe(file(req));
       // A new access config version without the demo key: the collection follows, and carries no key.
       index = AccessIndex.fromRecords({ ...sandboxAccess(2).records(), keys: [] }, 2);

@@ -26,7 +26,7 @@
  * Reads the document and, per build, the access index; sets nothing. Built once per public
  * origin and access-config version, and served by public-file.ts with its ETag.
  */
-import type { Request } from 'express';
+import type http from 'node:http';
 import type { AccessIndex } from '../access/access-index';
 import type { ForwardedResolver } from '../core-client/forwarded';
 import type { OpenApiDocument } from './openapi';
@@ -262,7 +262,7 @@ const MAX_ORIGINS = 16;
  * `GET /docs/collection.json` as a public file per request: built on first use for each public
  * origin and kept while the access config's version stands (the demo key's grants could change).
  */
-export function collectionFile(options: CollectionFileOptions): (req: Request) => PublicFile {
+export function collectionFile(options: CollectionFileOptions): (req: http.IncomingMessage) => PublicFile {
   const built = new Map<string, { version: number | null; file: PublicFile }>();
   return function collectionFor(req) {
     const { proto, host } = options.origin(req);

@@ -4,7 +4,8 @@
  * (so each answer has its X-Request-Id, access-log line and metrics, as `unmatched`: they are not
  * API ids) and before any key is asked for: read or built once at start-up (the collection once
  * per public origin, on first use), readable from any origin (they hold no secret; documentation
- * sites fetch them from the browser), with an ETag a client revalidates with If-None-Match (304), and the reference page's strict Content-Security-Policy (harmless on the other files, and one
+ * sites fetch them from the browser), with an ETag a client revalidates with If-None-Match (304),
+ * and the reference page's strict Content-Security-Policy (harmless on the other files, and one
  * policy to read). A file of 1 KiB or more goes br- or gzip-encoded to a client that accepts it,
  * each encoding compressed once, on first use, and given its own ETag: the Swagger UI bundle is
  * 1.7 MB, and compressing it per request would let any keyless caller spend the gateway's CPU.
@@ -12,6 +13,7 @@
  * Reads the request's Accept-Encoding and If-None-Match; sets the answer's headers and body.
  */
 import { createHash } from 'node:crypto';
+import type http from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import type { PublicFileLimit } from './public-file-limit';
@@ -59,9 +61,6 @@ export interface PublicFile extends Representation {
   readonly encoded: Map<Encoding, Representation>;
 }
 
-/** A file whose content depends on the request (the public origin it names): each result kept by its maker, not built per request. */
-type PublicFileFor = (req: Request) => PublicFile;
-
 export function publicFile(body: string | Buffer, type: string): PublicFile {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`, encoded: new Map() };
@@ -78,30 +77,31 @@ function encodedRepresentation(file: PublicFile, encoding: Encoding): Representa
   return representation;
 }
 
+/** A file, or one chosen per request (the API description names the gateway's URL as the request resolves it). */
+type PublicFileSource = PublicFile | ((req: http.IncomingMessage) => PublicFile);
+
 /**
  * The public files as one pipeline step: GET and HEAD of a file's path answer it, OPTIONS
  * answers the CORS preflight (204, any origin, whatever `cors.allowedOrigins` says for the keyed
  * API: a documentation site revalidating with If-None-Match would otherwise meet the keyed
- * pipeline's 401); anything else goes on to the next step. A file given as a function is asked
- * for the request's own (the collection, per public origin). A GET or HEAD first passes `limit`
+ * pipeline's 401); anything else goes on to the next step. A GET or HEAD first passes `limit`
  * (public-file-limit.ts: per client address), else answers its 429. One map lookup per request instead of a router layer per path: every API call
  * passes here. Paths match as Express routes do by default: any letter case, one trailing slash.
  */
-export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFile | PublicFileFor]>, limit?: PublicFileLimit): RequestHandler {
+export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFileSource]>, limit?: PublicFileLimit): RequestHandler {
   const byPath = new Map(files.map(([path, file]) => [path.toLowerCase(), file]));
   return function publicFileRoute(req, res, next) {
     const { path } = req;
-    const entry = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
-    if (entry === undefined) return next();
+    const source = byPath.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
+    if (source === undefined) return next();
     if (req.method === 'OPTIONS') {
       res.set(PREFLIGHT_HEADERS).status(204).end();
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    // A per-request file is asked for only once the limit let the request through.
-    const answer = (): void => serve(typeof entry === 'function' ? entry(req) : entry, req, res);
-    if (!limit) return answer();
-    limit(req).then((refusal) => (refusal ? next(refusal) : answer()), next);
+    const file = typeof source === 'function' ? source(req) : source;
+    if (!limit) return serve(file, req, res);
+    limit(req).then((refusal) => (refusal ? next(refusal) : serve(file, req, res)), next);
   };
 }
 
