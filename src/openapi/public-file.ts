@@ -1,10 +1,11 @@
 /**
- * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets), served
- * alike, by one pipeline step right after the request context (so each answer has its
- * X-Request-Id, access-log line and metrics, as `unmatched`: they are not API ids) and before
- * any key is asked for: read or built once at start-up, readable from any origin (they hold no
- * secret; documentation sites fetch them from the browser), with an ETag a client revalidates
- * with If-None-Match (304), and the reference page's strict Content-Security-Policy (harmless on the other files, and one
+ * The keyless public files of the vendor port (`/openapi.json`, `/docs` and its assets,
+ * `/docs/collection.json`), served alike, by one pipeline step right after the request context
+ * (so each answer has its X-Request-Id, access-log line and metrics, as `unmatched`: they are not
+ * API ids) and before any key is asked for: read or built once at start-up (the collection once
+ * per public origin, on first use), readable from any origin (they hold no secret; documentation
+ * sites fetch them from the browser), with an ETag a client revalidates with If-None-Match (304),
+ * and the reference page's strict Content-Security-Policy (harmless on the other files, and one
  * policy to read). A file of 1 KiB or more goes br- or gzip-encoded to a client that accepts it,
  * each encoding compressed once, on first use, and given its own ETag: the Swagger UI bundle is
  * 1.7 MB, and compressing it per request would let any keyless caller spend the gateway's CPU.

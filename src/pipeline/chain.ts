@@ -18,10 +18,12 @@ import type { GatewayMetrics } from '../metrics/metrics';
 import type { BodyContracts } from '../contracts/body-contract';
 import type { OpenApiDocument } from '../openapi/openapi';
 import { docsPageFiles } from '../openapi/docs-page';
+import { collectionFile } from '../openapi/collection';
 import { publicFileRoutes } from '../openapi/public-file';
 import { servedOpenApiDocument } from '../openapi/served-document';
 import { publicFileLimit } from '../openapi/public-file-limit';
 import { createClientAddressResolver, createForwardedResolver } from '../core-client/forwarded';
+import { SANDBOX_DEMO_KEY } from '../sandbox/demo-key';
 import { body } from '../policies/body/body';
 import { compressAnswers } from '../policies/compression/compression';
 import { corsPolicy } from '../policies/cors/cors';
@@ -103,6 +105,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   });
   const corsStep = corsPolicy(config.cors, { tokenHeaders: [config.authentication.tokenHeader, config.authentication.receiptTokenHeader] });
   const compressionStep = compressAnswers(config.compression);
+  // The public origin the document's servers and the collection's baseUrl name, as paging links do.
+  const publicOrigin = createForwardedResolver(config.server);
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
@@ -110,7 +114,20 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).
     publicFileRoutes(
-      [['/openapi.json', servedOpenApiDocument(deps.apiDocument, createForwardedResolver(config.server))], ...docsPageFiles()],
+      [
+        ['/openapi.json', servedOpenApiDocument(deps.apiDocument, publicOrigin)],
+        ...docsPageFiles(),
+        [
+          '/docs/collection.json',
+          collectionFile({
+            document: deps.apiDocument,
+            origin: publicOrigin,
+            // The published demo key only with the in-process sandbox core: with a real core the collection carries no key.
+            sandboxKey: config.core.url === null ? SANDBOX_DEMO_KEY : null,
+            access: () => deps.access.index,
+          }),
+        ],
+      ],
       publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) }),
     ),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
