@@ -10,48 +10,11 @@
  * (test/fixtures/collection-examples.ts), so the generator's ordering, variables and fresh
  * references are proven whatever the document holds.
  */
-import { createRequire } from 'node:module';
 import { buildCollection } from '../../src/openapi/collection';
 import { withTestExamples } from '../fixtures/collection-examples';
 import { startEchoCore } from '../support/echo-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
-
-interface NewmanExecution {
-  readonly item: { readonly name: string };
-  readonly request: { readonly method: string; readonly url: { getPath(): string } };
-  readonly response?: { readonly code: number; readonly stream?: Buffer };
-  readonly requestError?: Error;
-}
-interface Newman {
-  run(
-    options: { collection: unknown; reporters: string[]; timeoutRequest: number },
-    callback: (err: Error | null, summary: { run: { executions: NewmanExecution[] } }) => void,
-  ): void;
-}
-const newman = createRequire(__filename)('newman') as Newman;
-
-interface Answer {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly body: string;
-}
-
-function runCollection(collection: unknown): Promise<Answer[]> {
-  return new Promise((resolve, reject) => {
-    newman.run({ collection, reporters: [], timeoutRequest: 30_000 }, (err, summary) => {
-      if (err) return reject(err);
-      resolve(
-        summary.run.executions.map((execution) => ({
-          method: execution.request.method,
-          path: execution.request.url.getPath(),
-          status: execution.response?.code ?? 0,
-          body: execution.response?.stream?.toString('utf8') ?? String(execution.requestError ?? 'no answer'),
-        })),
-      );
-    });
-  });
-}
+import { runCollection, type CollectionCall } from '../support/postman-run';
 
 /** The API ids of the document the demo key may make, by the gateway's own access index. */
 function demoKeyApiIds(gateway: TestGateway): string[] {
@@ -63,7 +26,7 @@ function demoKeyApiIds(gateway: TestGateway): string[] {
     .filter((apiId) => index.authorize(known.principal, known.vendor, apiId) === null);
 }
 
-const failuresOf = (answers: readonly Answer[]): string[] =>
+const failuresOf = (answers: readonly CollectionCall[]): string[] =>
   answers.filter((a) => a.status < 200 || a.status > 299).map((a) => `${a.method} ${a.path} → ${a.status}: ${a.body.slice(0, 300)}`);
 
 async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {

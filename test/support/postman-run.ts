@@ -13,7 +13,7 @@ import { convert, convertV2, type CollectionResult } from 'openapi-to-postmanv2'
 
 interface NewmanExecution {
   readonly item: { readonly name: string; readonly request: { readonly url: { readonly path?: readonly string[] } } };
-  readonly request: { readonly method: string };
+  readonly request: { readonly method: string; readonly url: { getPath(): string } };
   readonly response?: { readonly code: number; readonly stream?: Buffer };
   readonly requestError?: Error;
 }
@@ -33,6 +33,8 @@ export interface CollectionCall {
   readonly method: string;
   /** The request's path template in OpenAPI form (`/accounts/{accountId}`). */
   readonly template: string;
+  /** The path as sent (`/accounts/50001`). */
+  readonly path: string;
   /** The status, or 0 when no answer came. */
   readonly status: number;
   readonly body: string;
@@ -58,8 +60,8 @@ export function convertOpenApi(document: string, conversion: Conversion = 'conve
   });
 }
 
-/** Runs every request of `collection` in its order, with these variables (`baseUrl`, `apiKey`, ...). */
-export function runCollection(collection: unknown, variables: Readonly<Record<string, string>>): Promise<CollectionCall[]> {
+/** Runs every request of `collection` in its order, with these variables (`baseUrl`, `apiKey`, ...) beside its own. */
+export function runCollection(collection: unknown, variables: Readonly<Record<string, string>> = {}): Promise<CollectionCall[]> {
   const envVar = Object.entries(variables).map(([key, value]) => ({ key, value }));
   return new Promise((resolve, reject) => {
     newman.run({ collection, envVar, reporters: [], timeoutRequest: 30_000 }, (err, summary) => {
@@ -68,6 +70,7 @@ export function runCollection(collection: unknown, variables: Readonly<Record<st
         summary.run.executions.map((execution) => ({
           name: execution.item.name,
           method: execution.request.method,
+          path: execution.request.url.getPath(),
           template: `/${(execution.item.request.url.path ?? []).map((segment) => (segment.startsWith(':') ? `{${segment.slice(1)}}` : segment)).join('/')}`,
           status: execution.response?.code ?? 0,
           body: execution.response?.stream?.toString('utf8') ?? String(execution.requestError ?? ''),
