@@ -99,9 +99,13 @@ export function publicFileRoutes(files: ReadonlyArray<readonly [string, PublicFi
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const file = typeof source === 'function' ? source(req) : source;
-    if (!limit) return serve(file, req, res);
-    limit(req).then((refusal) => (refusal ? next(refusal) : serve(file, req, res)), next);
+    // Chosen only once the limit lets the request through: a file per origin may be built (and
+    // serialised) on first use, which a refused client must not be able to make the gateway do.
+    const chosen = (): PublicFile => (typeof source === 'function' ? source(req) : source);
+    if (!limit) return serve(chosen(), req, res);
+    limit(req)
+      .then((refusal) => (refusal ? next(refusal) : serve(chosen(), req, res)))
+      .catch(next);
   };
 }
 

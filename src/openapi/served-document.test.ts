@@ -5,7 +5,8 @@
  */
 import http from 'node:http';
 import express from 'express';
-import { createForwardedResolver } from '../core-client/forwarded';
+import { createForwardedResolver, type ForwardedResolver } from '../core-client/forwarded';
+import { GatewayError } from '../errors/error-catalogue';
 import type { OpenApiDocument } from './openapi';
 import { publicFileRoutes } from './public-file';
 import { servedOpenApiDocument } from './served-document';
@@ -86,6 +87,37 @@ describe('the served OpenAPI document names the gateway in servers', () => {
       expect(spoofed).toEqual(plain);
     } finally {
       await served.close();
+    }
+  });
+
+  it('builds no document for a client the public-file limit refuses: a proxy forwarding ever new hosts costs a refused client no serialisation', async () => {
+    const resolve = createForwardedResolver({ trustedProxies: ['127.0.0.1'], publicUrl: null });
+    let resolved = 0;
+    const counted: ForwardedResolver = (req) => {
+      resolved += 1;
+      return resolve(req);
+    };
+    let refuse = false;
+    const app = express();
+    app.use(
+      publicFileRoutes([['/openapi.json', servedOpenApiDocument(document, counted)]], async () =>
+        refuse ? new GatewayError('rate_limited', 'Too many requests for the public files from this address.') : null,
+      ),
+    );
+    app.use(((err, _req, res, _next) => res.status((err as GatewayError).status).end()) as express.ErrorRequestHandler);
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const statusFor = async (host: string): Promise<number> =>
+        (await fetch(`http://127.0.0.1:${port}/openapi.json`, { headers: { 'X-Forwarded-Host': host } })).status;
+      expect(await statusFor('one.bank.example')).toBe(200);
+      expect(resolved).toBe(1);
+      refuse = true;
+      expect([await statusFor('two.bank.example'), await statusFor('three.bank.example')]).toEqual([429, 429]);
+      expect(resolved).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
