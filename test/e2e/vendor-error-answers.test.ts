@@ -118,7 +118,7 @@ describe('error answers a vendor meets', () => {
     const detail = String(json(wrong).detail);
     expect(json(wrong).code).toBe('two_factor_invalid');
     expect(detail).toMatch(
-      /^The two-factor code was not accepted: .* The code sent stays valid until \S+Z \(\d+ s more\): ask the customer for it again, and request a new one only if it expired\. 4 more wrong codes lock/,
+      /^The two-factor code was not accepted: .* The code sent stays valid until \S+Z \(\d+ s more\): ask the customer for it again, and request a new one only if it expired\. After 5 wrong codes for a customer, from any vendor/,
     );
     const until = Date.parse(/valid until (\S+Z)/.exec(detail)?.[1] ?? '');
     expect(until).toBeGreaterThanOrEqual(sentAt + 600_000 - 1000);

@@ -36,7 +36,7 @@
  * account's customer (see code-store.ts for single use, expiry and the lock, which holds for
  * every vendor). A wrong, expired, used or never-sent code is one and the same 400
  * `two_factor_invalid`, whose detail says whether the code this vendor was sent is still valid
- * (until when), how many wrong codes are left before the lock, or that this one locked the
+ * (until when) and the lock rule (never the tries left), or that this one locked the
  * customer; a missing one on such a PUT is 400 naming `TwoFactorCode`; a locked
  * customer is 429 `two_factor_locked` with Retry-After. Any refusal settles the request's
  * after-core duties as never sent (the idempotency claim is freed). A redeemed code registers
