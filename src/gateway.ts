@@ -265,6 +265,10 @@ async function openGateway(
   const sms = createSmsProvider(config.sms, { onSent: (outcome) => metrics.smsSentTotal.inc({ outcome }) });
   if (sms.outbox && config.core.url)
     logger.warn('sandbox.allowWithRealCore: sms.provider is outbox with a real core; codes are kept at the admin API, not sent to phones');
+  if (config.core.url && config.server.publicUrl === null && config.server.trustedProxies.length === 0)
+    logger.warn(
+      "server.publicUrl is not set and no trusted proxy forwards the vendors' host: /openapi.json's servers, the collection's baseUrl and the core's paging links name this instance's own address, which vendors behind a load balancer cannot reach; set server.publicUrl",
+    );
   const bodyContracts = createBodyContracts({
     enums: loadReceiptEnums(path.resolve(config.body.receiptEnumsFile)),
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,

@@ -97,7 +97,9 @@ export const serverSchema = z
       .regex(/^https?:\/\/[^/?#]+\/?$/, 'must be an origin only (scheme, host, port)')
       .nullable()
       .default(null)
-      .describe("The vendors' base URL (https://api.bank.example), used in paging links; null: trusted forwarded headers, else the listener"),
+      .describe(
+        "The vendors' base URL (https://api.bank.example): paging links, /openapi.json's servers, the collection's baseUrl; null: trusted forwarded headers, else the listener",
+      ),
     tls: vendorTlsSchema.prefault({}).describe('HTTPS on the vendor port, and client certificates'),
     clientCertificateHeader: z
       .string()

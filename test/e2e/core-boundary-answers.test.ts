@@ -45,6 +45,10 @@ describe("the core's answers", () => {
   });
   beforeEach(() => core.reset());
 
+  it('warns at start that, with a real core and neither server.publicUrl nor a trusted proxy, the links it writes name its own address', () => {
+    expect(logLines.some((line) => /"level":40/.test(line) && line.includes('server.publicUrl is not set'))).toBe(true);
+  });
+
   it("replaces a core 5xx on a streamed route with 502 bad_gateway: no stack trace, cookie or internal header, the core's body logged at debug", async () => {
     respond = (_request, res) => {
       res.writeHead(500, { 'content-type': 'text/plain', 'set-cookie': 'core-session=abc', 'x-core-host': 'cbs-node-7.internal' });
