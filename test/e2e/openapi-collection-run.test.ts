@@ -7,32 +7,11 @@
  * are sent too and must answer 403 `licence_required`: none of them reaches the sandbox, so the
  * run's own order can never depend on them.
  *
- * Which operations the demo key may make is read from config/sandbox-access.yaml (its vendor's
- * licences and its user's permissions, matched to each request's `x-api-id`), not listed here.
+ * Which operations the demo key may make is asked of the gateway's own access index (loaded from
+ * config/sandbox-access.yaml), matched to each request's `x-api-id`, not listed here.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parse } from 'yaml';
-import { compileApiPattern } from '../../src/access/access-index';
-import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
+import { SANDBOX_KEYS, demoKeyMay, startTestGateway, type TestGateway } from '../support/gateway';
 import { convertOpenApi, runCollection, type CollectionCall, type Conversion } from '../support/postman-run';
-
-interface SandboxAccess {
-  vendors: { id: string; licences: { api: string }[]; keys: { prefix: string; userId: string }[] }[];
-  users: { id: string; permissions: { api: string }[] }[];
-}
-
-/** Whether the demo key may call an API id: a licence of its vendor and a permission of its user both match. */
-function demoKeyMay(): (apiId: string) => boolean {
-  const access = parse(readFileSync(path.resolve(__dirname, '../../config/sandbox-access.yaml'), 'utf8')) as SandboxAccess;
-  const vendor = access.vendors.find((v) => v.keys.some((key) => SANDBOX_KEYS.demo.startsWith(key.prefix)));
-  const userId = vendor?.keys.find((key) => SANDBOX_KEYS.demo.startsWith(key.prefix))?.userId;
-  const user = access.users.find((u) => u.id === userId);
-  if (!vendor || !user) throw new Error('the demo key is not in config/sandbox-access.yaml');
-  const licensed = vendor.licences.map((l) => compileApiPattern(l.api));
-  const permitted = user.permissions.map((p) => compileApiPattern(p.api));
-  return (apiId) => licensed.some((match) => match(apiId)) && permitted.some((match) => match(apiId));
-}
 
 const described = (call: CollectionCall): string => `${call.method} ${call.template} → ${call.status} ${call.body.slice(0, 400)}`;
 
@@ -56,7 +35,7 @@ describe('a collection converted from /openapi.json, run with newman and the dem
       expect(collection.variable).toEqual([expect.objectContaining({ key: 'baseUrl', value: gateway.url })]);
       const calls = await runCollection(collection, { baseUrl: gateway.url, apiKey: SANDBOX_KEYS.demo });
 
-      const may = demoKeyMay();
+      const may = demoKeyMay(gateway);
       const apiIdOf = (call: CollectionCall): string => {
         const apiId = document.paths[call.template]?.[call.method.toLowerCase()]?.['x-api-id'];
         if (!apiId) throw new Error(`the collection calls ${call.method} ${call.template}, which the document does not list`);

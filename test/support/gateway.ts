@@ -8,6 +8,7 @@ import type { ConfigInput, GatewayConfig } from '../../src/config/config.schema'
 import { testConfig } from './config';
 import { startGateway, type RunningGateway } from '../../src/gateway';
 import { createLogger } from '../../src/logging/logger';
+import { SANDBOX_DEMO_KEY } from '../../src/sandbox/demo-key';
 import { OpenApiConformance, stopWatching, watchAnswers } from './openapi-conformance';
 
 export interface TestGateway extends RunningGateway {
@@ -46,6 +47,14 @@ export async function checkedAgainstOpenApi(gateway: RunningGateway, config: Rea
 
 /** The sandbox keys published in README.md (config/sandbox-access.yaml holds their hashes). */
 export const SANDBOX_KEYS = {
-  demo: 'cbk_5fd3cTg5ExVdUlVXmWrKUMJpvMzzJga5_3Ux21d',
+  demo: SANDBOX_DEMO_KEY,
   readonlyPartner: 'cbk_VOrQKC246PJIkp1pAGialSybSqII0647_4A7Wvg',
 } as const;
+
+/** Whether the demo key may call an API id, by the gateway's own access index (licence, permission, vendor status). */
+export function demoKeyMay(gateway: RunningGateway): (apiId: string) => boolean {
+  const index = gateway.access.index;
+  const known = index?.authenticate(SANDBOX_KEYS.demo);
+  if (!index || !known?.ok) throw new Error('the access document does not hold the demo key');
+  return (apiId) => index.authorize(known.principal, known.vendor, apiId) === null;
+}
