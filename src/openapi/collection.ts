@@ -31,6 +31,7 @@ import type { AccessIndex } from '../access/access-index';
 import type { ForwardedResolver } from '../core-client/forwarded';
 import type { OpenApiDocument } from './openapi';
 import { publicFile, type PublicFile } from './public-file';
+import { filePerOrigin } from './served-document';
 
 type Json = Record<string, unknown>;
 
@@ -255,31 +256,20 @@ interface CollectionFileOptions {
   readonly access: () => AccessIndex | null;
 }
 
-/** Origins kept at once: a few in practice (the public URL, a listener or two); a bound all the same, as trusted proxies name them. */
-const MAX_ORIGINS = 16;
-
 /**
  * `GET /docs/collection.json` as a public file per request: built on first use for each public
  * origin and kept while the access config's version stands (the demo key's grants could change).
  */
 export function collectionFile(options: CollectionFileOptions): (req: http.IncomingMessage) => PublicFile {
-  const built = new Map<string, { version: number | null; file: PublicFile }>();
-  return function collectionFor(req) {
-    const { proto, host } = options.origin(req);
-    const origin = `${proto}://${host}`;
-    const index = options.access();
-    const version = index?.version ?? null;
-    const kept = built.get(origin);
-    if (kept && kept.version === version) return kept.file;
-    const file = publicFile(
-      JSON.stringify(buildCollection(options.document, origin, collectionKey(options.sandboxKey, index)), null, 2),
-      'application/json; charset=utf-8',
-    );
-    built.delete(origin);
-    if (built.size >= MAX_ORIGINS) built.delete(built.keys().next().value as string);
-    built.set(origin, { version, file });
-    return file;
-  };
+  return filePerOrigin(
+    options.origin,
+    (origin) =>
+      publicFile(
+        JSON.stringify(buildCollection(options.document, origin, collectionKey(options.sandboxKey, options.access())), null, 2),
+        'application/json; charset=utf-8',
+      ),
+    () => options.access()?.version ?? null,
+  );
 }
 
 /** The sandbox key with what the access index lets it call; none when the index does not know it (or is not loaded). */

@@ -18,21 +18,34 @@ import { publicFile, type PublicFile } from './public-file';
 
 const ORIGINS_KEPT = 16;
 
-export function servedOpenApiDocument(document: OpenApiDocument, forwarded: ForwardedResolver): (req: http.IncomingMessage) => PublicFile {
-  const byOrigin = new Map<string, PublicFile>();
-  return function openApiFileFor(req) {
+/**
+ * A public file that differs by the gateway's public origin (this document, the collection):
+ * built on first use for each origin, and again when `stamp` changes (the collection follows the
+ * access config's version), the ORIGINS_KEPT most recently asked for kept.
+ */
+export function filePerOrigin(
+  forwarded: ForwardedResolver,
+  build: (origin: string) => PublicFile,
+  stamp: () => unknown = () => null,
+): (req: http.IncomingMessage) => PublicFile {
+  const byOrigin = new Map<string, { readonly stamp: unknown; readonly file: PublicFile }>();
+  return function fileForOrigin(req) {
     const { proto, host } = forwarded(req);
     const origin = `${proto}://${host}`;
-    let file = byOrigin.get(origin);
-    if (file) {
-      // Most recently used last: the first key is the one to drop.
-      byOrigin.delete(origin);
-    } else {
-      const servers = [{ url: origin, description: 'This gateway: server.publicUrl, else the host a trusted proxy forwarded, else its listener' }];
-      file = publicFile(JSON.stringify({ ...document, servers }), 'application/json; charset=utf-8');
-      if (byOrigin.size >= ORIGINS_KEPT) byOrigin.delete(byOrigin.keys().next().value as string);
-    }
-    byOrigin.set(origin, file);
+    const current = stamp();
+    const kept = byOrigin.get(origin);
+    // Most recently used last: the first key is the one to drop.
+    byOrigin.delete(origin);
+    const file = kept && kept.stamp === current ? kept.file : build(origin);
+    if (byOrigin.size >= ORIGINS_KEPT) byOrigin.delete(byOrigin.keys().next().value as string);
+    byOrigin.set(origin, { stamp: current, file });
     return file;
   };
+}
+
+export function servedOpenApiDocument(document: OpenApiDocument, forwarded: ForwardedResolver): (req: http.IncomingMessage) => PublicFile {
+  return filePerOrigin(forwarded, (origin) => {
+    const servers = [{ url: origin, description: 'This gateway: server.publicUrl, else the host a trusted proxy forwarded, else its listener' }];
+    return publicFile(JSON.stringify({ ...document, servers }), 'application/json; charset=utf-8');
+  });
 }
