@@ -20,6 +20,7 @@
  * Reads the sandbox data once at start-up, before any request changes it; writes nothing.
  */
 import { RESOURCE_ROOTS, ROUTES } from '../catalogue/api-catalogue';
+import { normaliseUkMobileNumber } from '../contracts/bank-accounts';
 import type { OperationExamples, RequestExamples } from '../openapi/request-examples';
 import type { SandboxData } from './data';
 import { ScaledDecimal } from './decimal';
@@ -35,11 +36,12 @@ const DEPOSIT_AMOUNT = ScaledDecimal.parse('25.10');
 const PAYMENT_AMOUNT = ScaledDecimal.parse('40.00');
 const PAGE_SIZE = 10;
 
-/** A UK mobile held as an international number (447700900756), or null. */
+/** The customer's first number the gateway takes as a UK mobile (its own rule), written as a vendor would (07700 900756); or null. */
 function mobileOf(customer: Customer): string | null {
   for (const phone of [customer.Telephone1, customer.Telephone2, customer.Telephone3]) {
-    const digits = phone === null || phone === undefined ? '' : String(phone);
-    if (/^447\d{9}$/.test(digits)) return `0${digits.slice(2, 6)} ${digits.slice(6)}`;
+    if (phone === null || phone === undefined) continue;
+    const number = normaliseUkMobileNumber(String(phone));
+    if (number.ok) return `0${number.e164.slice(3, 7)} ${number.e164.slice(7)}`;
   }
   return null;
 }
