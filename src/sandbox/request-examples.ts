@@ -102,8 +102,8 @@ export function sandboxRequestExamples(data: SandboxData, limits: PageLimits): R
   const loan = reversibleLoanIssue(data);
   const thread = data.messageThreads.where('customer', member)[0] ?? data.messageThreads.list()[0];
   const bankAccount = data.bankAccounts.where('customer', member)[0] ?? data.bankAccounts.list()[0];
-  const branch = data.branches.list().find((b) => typeof b.AddressId === 'number' && data.addresses.has(b.AddressId)) ?? data.branches.list();
-  const loanProduct = data.loanProducts.list().find((p) => (data.loanProductReasons.get(p.Id)?.length ?? 0) > 0) ?? data.loanProducts.list();
+  const branch = data.branches.list().find((b) => typeof b.AddressId === 'number' && data.addresses.has(b.AddressId));
+  const loanProduct = data.loanProducts.list().find((p) => (data.loanProductReasons.get(p.Id)?.length ?? 0) > 0);
   // The id the add example's account gets on a fresh sandbox, which the update example renames.
   const addedBankAccountId = data.bankAccounts.nextKey();
   const lastTransaction = data.accounts
@@ -115,12 +115,12 @@ export function sandboxRequestExamples(data: SandboxData, limits: PageLimits): R
   const ids: Record<string, number> = {
     accounts: deposit.id,
     addresses: firstKey(data.addresses.list(), (a) => a.id),
-    branches: firstKey([branch].flat(), (b) => b.Id),
+    branches: firstKey(branch ? [branch] : data.branches.list(), (b) => b.Id),
     countrycodes: firstKey(data.countryCodes.list(), (c) => c.Id),
     customers: member,
     employers: firstKey(data.employers.list(), (e) => e.Id),
     genders: firstKey(data.genders.list(), (g) => g.Value),
-    loanproducts: firstKey([loanProduct].flat(), (p) => p.Id),
+    loanproducts: firstKey(loanProduct ? [loanProduct] : data.loanProducts.list(), (p) => p.Id),
     loanreasons: firstKey(data.loanReasons.list(), (r) => r.Id),
     loanrepaymentperiods: firstKey(data.loanRepaymentPeriods.list(), (p) => p.Value),
     messages: firstKey(thread ? data.messages.where('thread', thread.Id) : data.messages.list(), (m) => m.Id),
