@@ -300,7 +300,10 @@ async function openGateway(
     bodyContracts,
     sms: sms.provider,
   });
-  const accessService = new AccessService(access, store, { keyUsage });
+  const accessService = new AccessService(access, store, {
+    keyUsage,
+    defaultRateLimit: { points: config.rateLimit.defaultPoints, durationSeconds: config.rateLimit.defaultDurationSeconds },
+  });
   // The last minute's failed admin logins go on the audit log after the drain, while Redis is still there.
   const failedLogins = lifecycle.adopt(new FailedLoginAudit({ audit: backend.audit, logger }), (audit) => audit.flush());
   const adminDirectory = new AdminDirectory(accessService.writer);

@@ -166,7 +166,8 @@ describe('admin API', () => {
 
       const read = await api.get('/v1/vendors/acme').set(auth);
       expect(read.status).toBe(200);
-      expect(read.body).toEqual(created.body);
+      // A read adds the limit in force; here the vendor's own.
+      expect(read.body).toEqual({ ...created.body, effectiveRateLimit: { points: 100, durationSeconds: 60, source: 'vendor' } });
 
       const patched = await api.patch('/v1/vendors/acme').set(auth).send({ status: 'suspended', name: 'Acme plc' });
       expect(patched.status).toBe(200);
@@ -176,6 +177,35 @@ describe('admin API', () => {
       expect(deleted.status).toBe(204);
       expect(deleted.text).toBe('');
       expectProblem(await api.get('/v1/vendors/acme').set(auth), 404, 'not_found');
+    });
+
+    it('reads a vendor without a rate limit of its own with the gateway default in force, in one vendor and the list', async () => {
+      await api.post('/v1/vendors').set(auth).send({ id: 'plain', name: 'Plain Ltd' });
+
+      const read = await api.get('/v1/vendors/plain').set(auth);
+      expect(read.body.rateLimit).toBeUndefined();
+      expect(read.body.effectiveRateLimit).toEqual({ points: 600, durationSeconds: 60, source: 'default' });
+      const listed = (await api.get('/v1/vendors').set(auth)).body.find((v: { id: string }) => v.id === 'plain');
+      expect(listed.effectiveRateLimit).toEqual({ points: 600, durationSeconds: 60, source: 'default' });
+    });
+
+    it('deletes a vendor with its keys and licences in one audited change; its users keep their permissions', async () => {
+      await api
+        .post('/v1/vendors')
+        .set(auth)
+        .send({ id: 'gone', name: 'Gone Ltd', licences: [{ id: 'lic-gone', api: 'GET*' }] });
+      const key = await api.post('/v1/vendors/gone/keys').set(auth).send({ userId: 'demo.teller' });
+      expect(key.status).toBe(201);
+
+      expect((await api.delete('/v1/vendors/gone').set(auth)).status).toBe(204);
+
+      expectProblem(await api.get('/v1/vendors/gone').set(auth), 404, 'not_found');
+      // The key went with it: there is nothing left to revoke.
+      expectProblem(await api.delete(`/v1/keys/${key.body.id}`).set(auth), 404, 'not_found');
+      expect((await api.get('/v1/users/demo.teller/permissions').set(auth)).body.length).toBeGreaterThan(0);
+      const [entry] = await admin.audit.list({ limit: 1 });
+      expect(entry).toMatchObject({ action: 'vendor.delete', target: 'vendors/gone', after: null, before: { id: 'gone', licences: [{ id: 'lic-gone' }] } });
+      expect(JSON.stringify(entry)).not.toContain(key.body.secret);
     });
 
     it('answers 409 conflict to a vendor id that exists', async () => {

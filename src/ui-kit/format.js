@@ -3,10 +3,12 @@
 import { h } from './dom.js';
 
 /**
- * A time in the browser's locale, or a dash for none.
+ * A time in the browser's locale; for none, what none means where it is shown ("never" for an
+ * expiry that does not come), a dash by default.
  * @param {string | null | undefined} iso
+ * @param {string} [none]
  */
-export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+export const when = (iso, none = '—') => (iso ? new Date(iso).toLocaleString() : none);
 
 /**
  * Lines of the JSON of before and after, marked added or removed where they differ.

@@ -1,14 +1,18 @@
 // @ts-check
 // Forms of the gateway's browser UIs: labelled fields (the label's text is the accessible name
-// the tests and the contract use), an alert for what went wrong (role="alert"), a notice for what
-// happened, and actions that clear both, run, refresh the view and show any failure. Reads and
-// sets nothing but the elements it makes.
+// the tests and the contract use), an alert for what went wrong (role="alert"), a status for what
+// happened (role="status", so a screen reader says it too), and actions that clear both, run,
+// refresh the view, then say what succeeded or show the failure. Reads and sets nothing but the
+// elements it makes, and the one message carried to the next screen (`carryOver`).
 import { ApiError } from './api.js';
 import { button, h } from './dom.js';
 
 /** @typedef {import('./dom.js').Child} Child */
 /** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control */
-/** @typedef {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>} Act an action's handler, from `actions()` */
+/**
+ * @typedef {(work: () => Promise<unknown>) => (event?: Event) => Promise<void>} Act an action's handler, from
+ *   `actions()`: when `work` resolves to a string, that is what the status says it did
+ */
 
 /**
  * @typedef {object} FieldOptions
@@ -54,6 +58,29 @@ export function field(label, options = {}) {
 /** Where a view shows what went wrong. */
 export const alertBox = () => h('div', { role: 'alert' });
 
+/** Where a view says what happened: a live region, on the page before anything is said in it. */
+export const statusBox = () => h('div', { role: 'status' });
+
+/** @type {string} */
+let carried = '';
+
+/**
+ * A message for the next screen's status (a vendor deleted, then the list of vendors).
+ * @param {string} text
+ */
+export function carryOver(text) {
+  carried = text;
+}
+
+/**
+ * Says the message carried from the screen before, once.
+ * @param {HTMLElement} notice
+ */
+export function tellCarried(notice) {
+  if (carried) tell(notice, carried);
+  carried = '';
+}
+
 /**
  * @param {HTMLElement} box
  * @param {unknown} err
@@ -87,8 +114,9 @@ export async function attempt(box, work) {
 }
 
 /**
- * The actions of a view: each clears the last outcome, does its work, then `refresh`es the view;
- * a failure lands in `errors`.
+ * The actions of a view: each clears the last outcome, does its work, then `refresh`es the view
+ * and says what it did in `notice`, unless the work said something there itself (filed for
+ * approval); a failure lands in `errors`.
  * @param {{ errors: HTMLElement, notice?: HTMLElement, refresh: () => Promise<unknown> }} view
  * @returns {Act}
  */
@@ -98,8 +126,9 @@ export function actions({ errors, notice, refresh }) {
     errors.textContent = '';
     if (notice) tell(notice, '', '');
     await attempt(errors, async () => {
-      await work();
+      const done = await work();
       await refresh();
+      if (notice && typeof done === 'string' && !notice.textContent) tell(notice, done);
     });
   };
 }

@@ -1,6 +1,9 @@
 // @ts-check
 // Tables of the gateway's browser UIs: column headers scoped for screen readers, rows built by the
-// view. Reads and sets nothing but the elements it makes.
+// view, each table in a container of its own that scrolls sideways when the table is wider than
+// the screen (a phone, a narrow window), so the page itself never does. The container takes the
+// keyboard's focus, so the part out of sight can be scrolled to without a mouse. Reads and sets
+// nothing but the elements it makes.
 import { h } from './dom.js';
 
 /** @typedef {import('./dom.js').Child} Child */
@@ -11,7 +14,7 @@ import { h } from './dom.js';
  */
 export function table(headers, rows) {
   const body = rows instanceof HTMLTableSectionElement ? rows : h('tbody', {}, rows);
-  return h(
+  const grid = h(
     'table',
     {},
     h(
@@ -25,6 +28,7 @@ export function table(headers, rows) {
     ),
     body,
   );
+  return h('div', { class: 'table-scroll', tabindex: 0 }, grid);
 }
 
 /**

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../../errors/error-catalogue';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../access/api-key';
 import { rateLimitSchema, type ApiKeyRecord, type Licence, type Permission, type RateLimit } from '../../access/model';
+import { rateLimitConfigSchema } from '../../policies/rate-limit/rate-limit.schema';
 import type { AccessStore } from '../../access/access-store';
 import { sameValue } from './access-diff';
 import { keyRecord, type AccessOp, type KeyEntity, type UserRecord, type VendorRecord } from '../../access/access-state';
@@ -32,7 +33,10 @@ import {
 } from './admin-inputs';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
-export type VendorView = VendorRecord & { keys: KeyView[] };
+/** The rate limit in force for a vendor: its own, or the gateway default it falls back to. */
+type EffectiveRateLimit = RateLimit & { source: 'vendor' | 'default' };
+/** A vendor as reads answer it; `effectiveRateLimit` only in reads (GET one, the list), never in an audit entry. */
+export type VendorView = VendorRecord & { keys: KeyView[]; effectiveRateLimit?: EffectiveRateLimit };
 /** The answer to a key issue: the only place the secret ever appears. */
 type IssuedKey = KeyView & { secret: string };
 
@@ -52,7 +56,13 @@ export interface PageRequest {
 export interface AccessServiceOptions extends AccessWriterOptions {
   /** Whole-document writes with more operations than this are staged and swapped in. */
   readonly bulkThreshold?: number;
+  /** The limit of a vendor without its own (rateLimit.defaultPoints, .defaultDurationSeconds); the config's defaults unless told. */
+  readonly defaultRateLimit?: RateLimit;
 }
+
+const CONFIG_DEFAULT_RATE_LIMIT = ((config) => ({ points: config.defaultPoints, durationSeconds: config.defaultDurationSeconds }))(
+  rateLimitConfigSchema.parse({}),
+);
 
 const newId = (kind: string): string => `${kind}-${randomBytes(6).toString('hex')}`;
 
@@ -103,6 +113,7 @@ function pageOf(ids: readonly string[], { limit, after }: PageRequest): { ids: r
 
 export class AccessService {
   private readonly keyUsage: AccessServiceOptions['keyUsage'];
+  private readonly defaultRateLimit: RateLimit;
   /** Shared with the admin directory and the proposals: one write queue per instance. */
   readonly writer: AccessWriter;
   private readonly document: AccessDocumentService;
@@ -111,6 +122,7 @@ export class AccessService {
     this.writer = new AccessWriter(cache, store, options);
     this.document = new AccessDocumentService(cache, store, this.writer, options.bulkThreshold);
     this.keyUsage = options.keyUsage;
+    this.defaultRateLimit = options.defaultRateLimit ?? CONFIG_DEFAULT_RATE_LIMIT;
   }
 
   /** Key views with lastUsedAt filled in from the usage tracker. */
@@ -124,7 +136,11 @@ export class AccessService {
   }
 
   private async vendorView(index: AccessIndex, vendor: VendorRecord): Promise<VendorView> {
-    return { ...vendor, keys: await this.withLastUse(index.keysOf(vendor.id).map(keyView)) };
+    // What the rate-limit step applies (policies/rate-limit): so the UI need not show "none" while a default is in force.
+    const effectiveRateLimit: EffectiveRateLimit = vendor.rateLimit
+      ? { ...vendor.rateLimit, source: 'vendor' }
+      : { ...this.defaultRateLimit, source: 'default' };
+    return { ...vendor, keys: await this.withLastUse(index.keysOf(vendor.id).map(keyView)), effectiveRateLimit };
   }
 
   async listVendors(page: PageRequest = {}): Promise<Page<VendorView>> {

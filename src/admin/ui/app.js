@@ -7,7 +7,7 @@
 // from elsewhere, and every error from the API shows in an element with role="alert". Accessible
 // names of fields and buttons are public contract (docs/contract.md; README "Admin web UI").
 import { button, h } from '../../ui-kit/dom.js';
-import { followFragment, go, place } from '../../ui-kit/router.js';
+import { followFragment, navigate, place } from '../../ui-kit/router.js';
 import { adminSession, whenSessionEnds } from './admin-client.js';
 import { accessDocumentView } from './views/access-document.js';
 import { adminsView } from './views/admins.js';
@@ -51,8 +51,7 @@ let me = null;
 async function signOut() {
   await adminSession.signOut();
   me = null;
-  go('signin');
-  await route();
+  await navigate('signin');
 }
 
 /**
@@ -69,10 +68,22 @@ function renderNav(admin, current) {
   who.replaceChildren(`${admin.name} (${admin.role})`, button('Sign out', signOut, { kind: 'secondary' }));
 }
 
+// One route per sign-in: the fragment's change shows the screen, or, when the fragment already
+// names it (signing in again where a session ended), `navigate` shows it directly.
 async function signedIn() {
   me = await adminSession.current();
-  if (place().screen === '' || place().screen === 'signin') go('overview');
-  await route();
+  const { screen } = place();
+  await navigate(screen === '' || screen === 'signin' ? 'overview' : location.hash.slice(2));
+}
+
+/**
+ * A fresh element for one navigation's screen: a screen still loading when the next navigation
+ * starts then fills an element no longer on the page, never the one shown.
+ */
+function screenRoot() {
+  const root = h('div', { class: 'screen' }, h('p', {}, 'Loading…'));
+  main.replaceChildren(root);
+  return root;
 }
 
 async function route() {
@@ -80,17 +91,17 @@ async function route() {
   if (!me) {
     nav.hidden = true;
     who.replaceChildren();
-    signInView(main, signedIn);
+    signInView(screenRoot(), signedIn);
     return;
   }
   const { screen, arg } = place();
   const current = screen === 'signin' || screen === '' ? 'overview' : screen;
   renderNav(me, current);
-  main.replaceChildren(h('p', {}, 'Loading…'));
-  if (current === 'vendors' && arg) return vendorView({ main, me }, arg);
+  const root = screenRoot();
+  if (current === 'vendors' && arg) return vendorView({ main: root, me }, arg);
   const found = SCREENS.find((s) => s.id === current) ?? OVERVIEW;
   document.title = `${found.label} · Core Banking Gateway admin`;
-  return found.show({ main, me });
+  return found.show({ main: root, me });
 }
 
 // A 401 while signed in: the session ended (idle, signed out elsewhere, token rotated).

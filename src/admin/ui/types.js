@@ -20,6 +20,7 @@
  * @property {string} name
  * @property {'active' | 'suspended'} status
  * @property {{ points: number, durationSeconds: number } | null} [rateLimit]
+ * @property {{ points: number, durationSeconds: number, source: 'vendor' | 'default' }} [effectiveRateLimit] the limit in force: its own or the gateway default
  * @property {Key[]} keys
  * @property {Licence[]} licences
  */

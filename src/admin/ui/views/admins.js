@@ -1,9 +1,11 @@
 // @ts-check
 // The Admins screen (owner only): named admins with their status, Create admin and Re-enrol (a
 // one-time enrolment code to hand over, never a token for someone else), Revoke token and Delete
-// (`/v1/admins`).
+// (each asking first) (`/v1/admins`). What succeeded is said in the screen's status; the code
+// to hand over stays in a box of its own.
+import { askFirst } from '../../../ui-kit/confirm.js';
 import { button, h } from '../../../ui-kit/dom.js';
-import { actions, alertBox, field, inlineForm, submit } from '../../../ui-kit/forms.js';
+import { actions, alertBox, field, inlineForm, statusBox, submit } from '../../../ui-kit/forms.js';
 import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg } from '../admin-client.js';
@@ -26,32 +28,38 @@ function showCode(notice, answer) {
 }
 
 /**
+ * A write's outcome: done, or filed for approval (202).
+ * @param {{ status: number, data: any }} res
+ * @param {string} done
+ */
+const said = (res, done) => (res.status === 202 ? `Filed for approval as change ${res.data?.id}: awaiting another approver.` : done);
+
+/**
  * @param {AdminRecord} a
- * @param {HTMLElement} notice
+ * @param {HTMLElement} codeBox
  * @param {import('../../../ui-kit/forms.js').Act} act
  */
-function adminRow(a, notice, act) {
+function adminRow(a, codeBox, act) {
   const path = `/admins/${seg(a.id)}`;
   const cell = h('td');
   const confirmDelete = () =>
-    cell.replaceChildren(
-      `Delete ${a.id}? `,
-      button(
-        'Confirm',
-        act(() => api('DELETE', path)),
-        { kind: 'danger' },
-      ),
-    );
+    askFirst({
+      title: `Delete admin ${a.id}?`,
+      lost: [`${a.name} (${a.role}) can no longer sign in: their token and sessions stop working at once.`],
+      onConfirm: act(async () => said(await api('DELETE', path), `Deleted admin ${a.id}.`)),
+    });
+  const confirmRevokeToken = () =>
+    askFirst({
+      title: `Revoke the token of ${a.id}?`,
+      lost: [`${a.name}'s token stops working at once; they need a new enrolment code (Re-enrol) to get another.`],
+      onConfirm: act(async () => said(await api('POST', `${path}/token`), `Revoked the token of ${a.id}.`)),
+    });
   cell.append(
-    button(
-      'Revoke token',
-      act(() => api('POST', `${path}/token`)),
-      { kind: 'secondary', name: `Revoke token of ${a.id}` },
-    ),
+    button('Revoke token', confirmRevokeToken, { kind: 'secondary', name: `Revoke token of ${a.id}` }),
     ' ',
     button(
       'Re-enrol',
-      act(async () => showCode(notice, (await api('POST', `${path}/enrolment`)).data)),
+      act(async () => showCode(codeBox, (await api('POST', `${path}/enrolment`)).data)),
       { kind: 'secondary', name: `Re-enrol ${a.id}` },
     ),
     ' ',
@@ -63,28 +71,32 @@ function adminRow(a, notice, act) {
 /** @param {import('../admin-client.js').ViewContext} view */
 export async function adminsView({ main }) {
   const errors = alertBox();
-  const notice = h('div');
+  const notice = statusBox();
+  const codeBox = h('div');
   const body = h('tbody');
   const load = async () => {
     /** @type {{ data: AdminRecord[] }} */
     const { data: admins } = await api('GET', '/admins');
-    body.replaceChildren(...admins.map((a) => adminRow(a, notice, act)));
+    body.replaceChildren(...admins.map((a) => adminRow(a, codeBox, act)));
   };
-  // The notice keeps the last code shown: an action clears only the errors.
-  const act = actions({ errors, refresh: load });
+  // The code box keeps the last code shown: an action clears only the errors and the status.
+  const act = actions({ errors, notice, refresh: load });
   const id = field('Admin id', { required: true });
   const name = field('Name', { required: true });
   const role = field('Role', { tag: 'select', options: ['viewer', 'operator', 'approver', 'owner'] });
   const create = act(async () => {
-    showCode(notice, (await api('POST', '/admins', { id: id.value(), name: name.value(), role: role.input.value })).data);
+    const answer = (await api('POST', '/admins', { id: id.value(), name: name.value(), role: role.input.value })).data;
+    showCode(codeBox, answer);
     id.clear();
     name.clear();
+    return answer.status === 'pending' ? `Filed admin ${answer.id} for approval.` : `Created admin ${answer.id}.`;
   });
   main.replaceChildren(
     h('h1', {}, 'Admins'),
     inlineForm(create, id.wrap, name.wrap, role.wrap, submit('Create admin')),
     errors,
     notice,
+    codeBox,
     table(['Admin id', 'Name', 'Role', 'Status', 'Token prefix', 'Created', ''], body),
   );
   await act(async () => undefined)();

@@ -3,7 +3,7 @@
 // Reject for an approver or owner; a maker's own changes show as awaiting another approver
 // (`/v1/changes`, whose paths are contract).
 import { button, h } from '../../../ui-kit/dom.js';
-import { actions, alertBox, tell } from '../../../ui-kit/forms.js';
+import { actions, alertBox, statusBox, tell } from '../../../ui-kit/forms.js';
 import { jsonDiff, when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg } from '../admin-client.js';
@@ -38,7 +38,7 @@ function proposalRow(c, me, decide) {
 /** @param {import('../admin-client.js').ViewContext} view */
 export async function approvalsView({ main, me }) {
   const errors = alertBox();
-  const notice = h('div');
+  const notice = statusBox();
   const body = h('tbody');
   const load = async () => {
     /** @type {{ data: Proposal[] }} */

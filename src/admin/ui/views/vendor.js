@@ -1,13 +1,16 @@
 // @ts-check
-// A vendor's screen (`#/vendors/<id>`): suspend or activate, the rate limit, licences with the API
-// ids each pattern grants (from the catalogue, `GET /v1/apis`), Grant licence and Revoke, and the
-// keys (vendor-keys.js). Every action redraws the screen from the API.
+// A vendor's screen (`#/vendors/<id>`): its status, rate limit and deletion (vendor-status.js),
+// licences with the API ids each pattern grants (from the catalogue, `GET /v1/apis`), Grant
+// licence and Revoke (asking first), and the keys (vendor-keys.js). Every action redraws the
+// screen from the API and says what it did in the screen's status.
+import { askFirst } from '../../../ui-kit/confirm.js';
 import { button, h } from '../../../ui-kit/dom.js';
-import { actions, alertBox, attempt, field, inlineForm, revealing, submit } from '../../../ui-kit/forms.js';
+import { actions, alertBox, attempt, field, inlineForm, revealing, statusBox, submit } from '../../../ui-kit/forms.js';
 import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg, write } from '../admin-client.js';
 import { keysPart } from './vendor-keys.js';
+import { statusAndLimit } from './vendor-status.js';
 
 /** @typedef {import('../types.js').Vendor} Vendor */
 /** @typedef {import('./vendor-keys.js').VendorScreen} VendorScreen */
@@ -28,43 +31,35 @@ function matching(pattern, apis) {
 
 /**
  * @param {Vendor} vendor
- * @param {VendorScreen} part
- */
-function statusAndLimit(vendor, { path, notice, act }) {
-  const active = vendor.status === 'active';
-  const points = field('Points', { type: 'number', value: vendor.rateLimit?.points ?? '' });
-  const window = field('Window seconds', { type: 'number', value: vendor.rateLimit?.durationSeconds ?? '' });
-  const setLimit = act(() => write('PUT', `${path}/rate-limit`, { points: Number(points.input.value), durationSeconds: Number(window.input.value) }, notice));
-  return [
-    h(
-      'p',
-      {},
-      `Status: ${vendor.status} `,
-      button(
-        active ? 'Suspend' : 'Activate',
-        act(() => write('PATCH', path, { status: active ? 'suspended' : 'active' }, notice)),
-        { kind: 'secondary' },
-      ),
-    ),
-    inlineForm(setLimit, points.wrap, window.wrap, submit('Set rate limit')),
-  ];
-}
-
-/**
- * @param {Vendor} vendor
  * @param {Array<{ apiId: string }>} apis
  * @param {VendorScreen} part
  */
 function licencesPart(vendor, apis, { path, notice, act }) {
   const pattern = field('API pattern', { required: true, placeholder: 'GET*' });
   const expires = field('Expires at', { placeholder: '2027-01-01T00:00:00Z' });
-  const grant = act(() => write('POST', `${path}/licences`, { api: pattern.value(), ...(expires.value() ? { expiresAt: expires.value() } : {}) }, notice));
+  const grant = act(async () => {
+    const granting = pattern.value();
+    await write('POST', `${path}/licences`, { api: granting, ...(expires.value() ? { expiresAt: expires.value() } : {}) }, notice);
+    return `Granted licence ${granting} to ${vendor.id}.`;
+  });
   const grantForm = inlineForm(grant, pattern.wrap, expires.wrap, submit('Grant'));
   const licenceRow = (/** @type {import('../types.js').Licence} */ l) => {
     const granted = matching(l.api, apis);
+    const revoke = act(async () => {
+      await write('DELETE', `${path}/licences/${seg(l.id)}`, undefined, notice);
+      return `Revoked licence ${l.api} of ${vendor.id}.`;
+    });
+    const ask = () =>
+      askFirst({
+        title: `Revoke licence ${l.api} of ${vendor.id}?`,
+        lost: [
+          `${vendor.id} loses ${granted.length} API ids at once${granted.length ? ` (unless another licence grants them): ${granted.slice(0, 12).join(', ')}${granted.length > 12 ? ', …' : ''}` : ''}.`,
+        ],
+        onConfirm: revoke,
+      });
     return row(
       l.api,
-      when(l.expiresAt),
+      when(l.expiresAt, 'never'),
       h(
         'details',
         {},
@@ -75,11 +70,7 @@ function licencesPart(vendor, apis, { path, notice, act }) {
           granted.map((a) => h('li', {}, a)),
         ),
       ),
-      button(
-        'Revoke',
-        act(() => write('DELETE', `${path}/licences/${seg(l.id)}`, undefined, notice)),
-        { kind: 'danger', name: `Revoke licence ${l.id}` },
-      ),
+      button('Revoke', ask, { kind: 'danger', name: `Revoke licence ${l.id}` }),
     );
   };
   return [
@@ -96,7 +87,7 @@ function licencesPart(vendor, apis, { path, notice, act }) {
  */
 export async function vendorView({ main }, vendorId) {
   const errors = alertBox();
-  const notice = h('div');
+  const notice = statusBox();
   const secretBox = h('div');
   const heading = h('h1', {}, `Vendor ${vendorId}`);
   main.replaceChildren(heading, errors, notice, secretBox);
@@ -109,7 +100,7 @@ export async function vendorView({ main }, vendorId) {
     if (apis.length === 0) apis = (await api('GET', '/apis')).data;
     heading.textContent = `Vendor ${vendor.name} (${vendor.id})`;
     /** @type {VendorScreen} */
-    const part = { path, notice, secretBox, act: actions({ errors, notice, refresh: redraw }), redraw };
+    const part = { path, notice, errors, secretBox, act: actions({ errors, notice, refresh: redraw }), redraw };
     main.replaceChildren(
       heading,
       errors,
