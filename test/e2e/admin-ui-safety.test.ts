@@ -43,7 +43,10 @@ afterEach(async () => {
   watched.problems.splice(0);
 });
 
-async function adminCall(method: string, route: string, body?: unknown): Promise<{ status: number; data: any }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read several answer shapes
+type Json = any;
+
+async function adminCall(method: string, route: string, body?: unknown): Promise<{ status: number; data: Json }> {
   const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1${route}`, {
     method,
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -90,7 +93,7 @@ const dialog = (page: Page) => page.getByRole('alertdialog');
 const status = (page: Page) => page.getByRole('status');
 
 /** Whether the element with focus is inside the open confirmation. */
-const focusInDialog = (page: Page): Promise<boolean> => page.evaluate(() => document.activeElement?.closest('dialog[open]') !== null);
+const focusInDialog = (page: Page): Promise<boolean> => page.evaluate<boolean>("document.activeElement?.closest('dialog[open]') != null");
 
 async function axeProblems(page: Page, where: string): Promise<string[]> {
   await page.addScriptTag({ path: AXE_SCRIPT });
@@ -111,13 +114,14 @@ describe('the admin web UI, safe to click', () => {
     for (let round = 0; round < 4; round += 1) {
       await page.getByRole('heading', { level: 2, name: 'Circuit breakers' }).waitFor();
       await page.waitForLoadState('networkidle');
-      const counts = await page.evaluate(() => ({
+      // A string: the page's DOM, not the test's types (the tests compile without the DOM library).
+      const counts = await page.evaluate<Record<string, number>>(`({
         overview: [...document.querySelectorAll('h1')].filter((e) => e.textContent === 'Overview').length,
         h1: document.querySelectorAll('h1').length,
         facts: document.querySelectorAll('dl.facts').length,
         breakers: [...document.querySelectorAll('h2')].filter((e) => e.textContent === 'Circuit breakers').length,
-        traffic: [...document.querySelectorAll('h2')].filter((e) => e.textContent?.startsWith('Vendor traffic')).length,
-      }));
+        traffic: [...document.querySelectorAll('h2')].filter((e) => e.textContent.startsWith('Vendor traffic')).length,
+      })`);
       expect([round, counts]).toEqual([round, { overview: 1, h1: 1, facts: 1, breakers: 1, traffic: 1 }]);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
@@ -151,7 +155,7 @@ describe('the admin web UI, safe to click', () => {
     await question.getByRole('button', { name: 'Cancel' }).click();
     await question.waitFor({ state: 'detached' });
     expect(await vendorStatus(secret)).toBe(200);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Suspend');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Suspend');
 
     await page.keyboard.press('Enter');
     await question.waitFor();
@@ -371,7 +375,7 @@ describe('the admin web UI, safe to click', () => {
     const overflow: string[] = [];
     const measure = async (screen: string): Promise<void> => {
       await page.waitForLoadState('networkidle');
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       if (width > 420) overflow.push(`${screen}: ${width}`);
     };
     for (const screen of SCREENS) {
