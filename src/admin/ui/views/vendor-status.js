@@ -105,8 +105,14 @@ export function statusAndLimit(vendor, { path, notice, errors, act }) {
       carryOver(`Deleted vendor ${vendor.id} with its keys and licences.`);
       navigate('vendors');
     });
+  // One question at a time: a second click while the traffic counts are read opens no second dialog.
+  let asking = false;
   const ask = (/** @type {'suspend' | 'delete'} */ what) => async () => {
-    const lost = await whatIsLost(vendor);
+    if (asking) return;
+    asking = true;
+    const lost = await whatIsLost(vendor).finally(() => {
+      asking = false;
+    });
     askFirst(
       what === 'suspend'
         ? { title: `Suspend vendor ${vendor.id}?`, lost: [...lost, 'Its keys and licences stay; Activate gives the access back.'], onConfirm: suspend }
