@@ -348,7 +348,7 @@ describe('the admin web UI, safe to click', () => {
     expect((await adminCall('GET', '/users')).data.map((u: { id: string }) => u.id)).not.toContain('leaving.user');
   });
 
-  it('asks before deleting an admin and revoking their token, and says each done', async () => {
+  it('asks before deleting an admin, revoking their token and re-enrolling them, and says each done', async () => {
     await adminCall('POST', '/admins', { id: 'ui-gone', name: 'Gone Admin', role: 'operator' });
     await adminCall('POST', '/admins', { id: 'ui-kept', name: 'Kept Admin', role: 'viewer' });
     const page = await signedIn();
@@ -357,6 +357,11 @@ describe('the admin web UI, safe to click', () => {
     await page.getByRole('alertdialog', { name: 'Revoke the token of ui-kept?' }).waitFor();
     await dialog(page).getByRole('button', { name: 'Confirm' }).click();
     await status(page).filter({ hasText: 'Revoked the token of ui-kept.' }).waitFor();
+    await page.getByRole('button', { name: 'Re-enrol ui-kept' }).click();
+    await page.getByRole('alertdialog', { name: 'Re-enrol ui-kept?' }).waitFor();
+    await dialog(page).getByRole('button', { name: 'Confirm' }).click();
+    await status(page).filter({ hasText: 'Issued a new enrolment code for ui-kept' }).waitFor();
+    expect((await page.locator('p.secret').textContent()) ?? '').toMatch(/^cbe_/);
 
     await page.getByRole('button', { name: 'Delete admin ui-gone' }).click();
     await page.getByRole('alertdialog', { name: 'Delete admin ui-gone?' }).waitFor();

@@ -54,14 +54,20 @@ function adminRow(a, codeBox, act) {
       lost: [`${a.name}'s token stops working at once; they need a new enrolment code (Re-enrol) to get another.`],
       onConfirm: act(async () => said(await api('POST', `${path}/token`), `Revoked the token of ${a.id}.`)),
     });
+  const confirmReenrol = () =>
+    askFirst({
+      title: `Re-enrol ${a.id}?`,
+      lost: [`${a.name}'s current token stops working once this applies; they get a new one by redeeming the enrolment code shown next.`],
+      onConfirm: act(async () => {
+        const res = await api('POST', `${path}/enrolment`);
+        showCode(codeBox, res.data);
+        return said(res, `Issued a new enrolment code for ${a.id}; their old token no longer works.`);
+      }),
+    });
   cell.append(
     button('Revoke token', confirmRevokeToken, { kind: 'secondary', name: `Revoke token of ${a.id}` }),
     ' ',
-    button(
-      'Re-enrol',
-      act(async () => showCode(codeBox, (await api('POST', `${path}/enrolment`)).data)),
-      { kind: 'secondary', name: `Re-enrol ${a.id}` },
-    ),
+    button('Re-enrol', confirmReenrol, { kind: 'secondary', name: `Re-enrol ${a.id}` }),
     ' ',
     button('Delete', confirmDelete, { kind: 'danger', name: `Delete admin ${a.id}` }),
   );
