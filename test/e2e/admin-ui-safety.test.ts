@@ -72,12 +72,29 @@ async function vendorStatus(secret: string): Promise<number> {
   return res.status;
 }
 
-async function signedIn(options: { width?: number; bypassCSP?: boolean; at?: string } = {}): Promise<Page> {
+/** A named admin, enrolled: their token. */
+async function enrolledAdmin(id: string, role: string): Promise<string> {
+  const { data } = await adminCall('POST', '/admins', { id, name: `${id} Admin`, role });
+  const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/admins/enrol`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enrolmentCode: data.enrolmentCode }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function tokenAccepted(token: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function signedIn(options: { width?: number; bypassCSP?: boolean; at?: string; token?: string } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 }, bypassCSP: options.bypassCSP });
   contexts.push(context);
   const page = await newWatchedPage(context, watched);
   await page.goto(`http://127.0.0.1:${gateway.adminPort}/${options.at ?? ''}`);
-  await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
+  await page.getByLabel('Admin token').fill(options.token ?? TEST_ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('link', { name: 'Overview' }).waitFor();
   return page;
@@ -146,7 +163,7 @@ describe('the admin web UI, safe to click', () => {
     expect(await question.getAttribute('aria-labelledby')).toBeTruthy();
     await page.getByRole('alertdialog', { name: 'Suspend vendor susp?' }).waitFor();
     const text = (await question.textContent()) ?? '';
-    expect(text).toMatch(/1 active key stop working at once: cbk_\w+ \(susp\.teller\)/);
+    expect(text).toMatch(/1 active key stops working at once: cbk_\w+ \(susp\.teller\)/);
     expect(text).toContain('Calls in the last hour: not known');
     expect(await focusInDialog(page)).toBe(true);
     const shot = screenshotPath('confirm-suspend.png');
@@ -223,7 +240,7 @@ describe('the admin web UI, safe to click', () => {
     await page.getByRole('button', { name: 'Delete vendor' }).click();
     await page.getByRole('alertdialog', { name: 'Delete vendor doomed?' }).waitFor();
     const text = (await dialog(page).textContent()) ?? '';
-    expect(text).toMatch(/1 active key stop working at once/);
+    expect(text).toMatch(/1 active key stops working at once/);
     expect(text).toContain('Its 1 keys and 1 licences are removed for good');
     await dialog(page).getByRole('button', { name: 'Cancel' }).click();
     expect(await vendorStatus(secret)).toBe(200);
@@ -372,6 +389,22 @@ describe('the admin web UI, safe to click', () => {
     await dialog(page).getByRole('button', { name: 'Confirm' }).click();
     await status(page).filter({ hasText: 'Deleted admin ui-gone.' }).waitFor();
     expect((await adminCall('GET', '/admins')).data.map((a: { id: string }) => a.id)).not.toContain('ui-gone');
+  });
+
+  it('offers an owner Replace my token on their own row, not Revoke: the new token is shown once and signs in, the old one is refused', async () => {
+    const oldToken = await enrolledAdmin('ui-self', 'owner');
+    const page = await signedIn({ token: oldToken });
+    await page.getByRole('link', { name: 'Admins' }).click();
+    await page.getByRole('button', { name: 'Replace my token' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Revoke token of ui-self' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Replace my token' }).click();
+    await page.getByRole('alertdialog', { name: 'Replace your own token?' }).waitFor();
+    await dialog(page).getByRole('button', { name: 'Confirm' }).click();
+    await status(page).filter({ hasText: 'Replaced your token' }).waitFor();
+    const newToken = ((await page.locator('p.secret').textContent()) ?? '').trim();
+    expect(newToken).not.toBe(oldToken);
+    expect(await tokenAccepted(newToken)).toBe(200);
+    expect(await tokenAccepted(oldToken)).toBe(401);
   });
 
   it('holds every screen at 420 px wide without the page scrolling sideways', async () => {

@@ -5,7 +5,7 @@
 // to hand over stays in a box of its own.
 import { askFirst } from '../../../ui-kit/confirm.js';
 import { button, h } from '../../../ui-kit/dom.js';
-import { actions, alertBox, field, inlineForm, statusBox, submit } from '../../../ui-kit/forms.js';
+import { actions, alertBox, attempt, field, inlineForm, statusBox, submit, tell } from '../../../ui-kit/forms.js';
 import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg } from '../admin-client.js';
@@ -28,6 +28,20 @@ function showCode(notice, answer) {
 }
 
 /**
+ * One's own new token, once: the old one (and the sessions it opened) stops working, so the admin
+ * copies this one before signing in again.
+ * @param {HTMLElement} notice
+ * @param {{ token: string }} answer
+ */
+function showOwnToken(notice, answer) {
+  notice.className = '';
+  notice.replaceChildren(
+    h('div', { class: 'notice' }, 'Your new admin token, shown once: copy it now and sign in with it (your old token no longer works):'),
+    h('p', { class: 'secret' }, answer.token),
+  );
+}
+
+/**
  * A write's outcome: done, or filed for approval (202).
  * @param {{ status: number, data: any }} res
  * @param {string} done
@@ -38,8 +52,9 @@ const said = (res, done) => (res.status === 202 ? `Filed for approval as change 
  * @param {AdminRecord} a
  * @param {HTMLElement} codeBox
  * @param {import('../../../ui-kit/forms.js').Act} act
+ * @param {{ id: string, replaceToken: () => void }} mine the signed-in admin: their own row replaces their token, never revokes it
  */
-function adminRow(a, codeBox, act) {
+function adminRow(a, codeBox, act, mine) {
   const path = `/admins/${seg(a.id)}`;
   const cell = h('td');
   const confirmDelete = () =>
@@ -65,7 +80,9 @@ function adminRow(a, codeBox, act) {
       }),
     });
   cell.append(
-    button('Revoke token', confirmRevokeToken, { kind: 'secondary', name: `Revoke token of ${a.id}` }),
+    a.id === mine.id
+      ? button('Replace my token', mine.replaceToken, { kind: 'secondary' })
+      : button('Revoke token', confirmRevokeToken, { kind: 'secondary', name: `Revoke token of ${a.id}` }),
     ' ',
     button('Re-enrol', confirmReenrol, { kind: 'secondary', name: `Re-enrol ${a.id}` }),
     ' ',
@@ -75,7 +92,7 @@ function adminRow(a, codeBox, act) {
 }
 
 /** @param {import('../admin-client.js').ViewContext} view */
-export async function adminsView({ main }) {
+export async function adminsView({ main, me }) {
   const errors = alertBox();
   const notice = statusBox();
   const codeBox = h('div');
@@ -83,10 +100,26 @@ export async function adminsView({ main }) {
   const load = async () => {
     /** @type {{ data: AdminRecord[] }} */
     const { data: admins } = await api('GET', '/admins');
-    body.replaceChildren(...admins.map((a) => adminRow(a, codeBox, act)));
+    body.replaceChildren(...admins.map((a) => adminRow(a, codeBox, act, mine)));
   };
   // The code box keeps the last code shown: an action clears only the errors and the status.
   const act = actions({ errors, notice, refresh: load });
+  // One's own token is replaced, not revoked (revoking it would lock the signed-in admin out with
+  // no way back but another owner). The sessions the old token opened end with it, so nothing is
+  // reloaded: the page keeps the new token up until the admin has copied it and signs in again.
+  const mine = {
+    id: me.id,
+    replaceToken: () =>
+      askFirst({
+        title: 'Replace your own token?',
+        lost: ['Your current token and this session stop working at once; the new token is shown here once, to copy before you sign in again.'],
+        onConfirm: () =>
+          attempt(errors, async () => {
+            showOwnToken(codeBox, (await api('POST', '/me/token')).data);
+            tell(notice, 'Replaced your token: copy the new one shown below, then sign in with it.');
+          }),
+      }),
+  };
   const id = field('Admin id', { required: true });
   const name = field('Name', { required: true });
   const role = field('Role', { tag: 'select', options: ['viewer', 'operator', 'approver', 'owner'] });

@@ -48,7 +48,7 @@ async function whatIsLost(vendor) {
   const calls = await callsLastHour(vendor.id);
   const plural = (/** @type {number} */ n, /** @type {string} */ one) => `${n} ${one}${n === 1 ? '' : 's'}`;
   return [
-    `${plural(keys.length, 'active key')} stop working at once${keys.length ? `: ${keys.map((k) => `${k.prefix} (${k.userId})`).join(', ')}` : ''}.`,
+    `${plural(keys.length, 'active key')} ${keys.length === 1 ? 'stops' : 'stop'} working at once${keys.length ? `: ${keys.map((k) => `${k.prefix} (${k.userId})`).join(', ')}` : ''}.`,
     calls === null ? 'Calls in the last hour: not known (the traffic counts did not answer).' : `${plural(calls, 'call')} in the last hour.`,
   ];
 }
