@@ -51,5 +51,10 @@ export function wholeNumber(value: string): number {
   return Number(value);
 }
 
+/** `--allow-empty` as the admin API's query: a pattern matching no API id is then taken. */
+export const allowEmptyQuery = (options: { allowEmpty?: boolean }): Record<string, string | undefined> => ({
+  allowEmpty: options.allowEmpty ? 'true' : undefined,
+});
+
 /** An id as one URL path segment (ids may hold characters a path would split or misread). */
 export const segment = (id: string): string => encodeURIComponent(id);

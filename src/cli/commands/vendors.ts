@@ -1,7 +1,9 @@
 /**
- * gatewayctl `vendors` (list, create, suspend, resume) and `rate-limit set`.
+ * gatewayctl `vendors` (list, create, suspend, resume, delete) and `rate-limit set`.
  *
- * Reads and sets vendors through the admin API (/v1/vendors); prints to stdout.
+ * Reads and sets vendors through the admin API (/v1/vendors); prints to stdout. Like `keys
+ * revoke` and `admins delete`, `vendors delete` asks nothing first (scripts run it); it prints
+ * what went with the vendor.
  */
 import type { Command } from 'commander';
 import type { VendorView } from '../../admin/operations/access-service';
@@ -9,7 +11,7 @@ import { table } from '../output';
 import { type CommandContext, segment, wholeNumber } from './context';
 
 export function registerVendorCommands(program: Command, { api, show }: CommandContext): void {
-  const vendors = program.command('vendors').description('list, create, suspend and resume vendors');
+  const vendors = program.command('vendors').description('list, create, suspend, resume and delete vendors');
   vendors
     .command('list')
     .description('list vendors')
@@ -60,6 +62,20 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
         show(vendor, (v) => `Vendor ${v.id} is ${v.status}.\n`);
       });
   }
+  vendors
+    .command('delete <vendorId>')
+    .description('delete a vendor with its keys and licences, at once (users and their permissions stay)')
+    .action(async (vendorId: string) => {
+      // Read first, to say what went: the API answers a deletion with no body.
+      const vendor = await api().request<VendorView>('GET', `vendors/${segment(vendorId)}`);
+      await api().request<null>('DELETE', `vendors/${segment(vendorId)}`);
+      const active = vendor.keys.filter((k) => k.status === 'active').length;
+      const deleted = { deleted: vendor.id, name: vendor.name, licences: vendor.licences.map((l) => l.id), keys: vendor.keys.map((k) => k.id), activeKeys: active };
+      show(deleted, (d) => {
+        const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+        return `Deleted vendor ${d.deleted} (${d.name}) with ${plural(d.licences.length, 'licence')} and ${plural(d.keys.length, 'key')} (${active} active).\n`;
+      });
+    });
 }
 
 export function registerRateLimitCommands(program: Command, { api, show }: CommandContext): void {
