@@ -56,7 +56,12 @@ describe('the access file loaded at start', () => {
     expect((await readDocument(backend.store)).document.vendors[0]?.licences[0]?.id).toMatch(/^lic-[0-9a-f]{12}$/);
     await stack.disposeAsync();
 
-    const bad = await openOn({ vendors: [{ id: 'beta', name: 'Beta' }, { id: 'acme', name: 'Acme', licences: [{ api: 'GET*' }, { api: 'FETCH*' }] }] });
+    const bad = await openOn({
+      vendors: [
+        { id: 'beta', name: 'Beta' },
+        { id: 'acme', name: 'Acme', licences: [{ api: 'GET*' }, { api: 'FETCH*' }] },
+      ],
+    });
     await expect(bad.open).rejects.toThrow(/invalid access document:\n {2}vendor "acme" licence 2, api: an API id such as/);
     await bad.stack.disposeAsync();
   });

@@ -34,7 +34,7 @@ export class CommandFailure extends Error {
 }
 
 /** What a 401 to a request that carried a token means: the token itself was refused. */
-export const TOKEN_NOT_ACCEPTED =
+const TOKEN_NOT_ACCEPTED =
   'admin token not accepted: the admin API refused ADMIN_TOKEN (mistyped, revoked, rotated, or from another gateway); export a current admin token.';
 
 interface RequestOptions {

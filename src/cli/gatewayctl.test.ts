@@ -293,7 +293,9 @@ describe('gatewayctl', () => {
     writeFileSync(file, toYaml(document));
     const apply = await ctl('apply', '-f', file, '--prune');
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain(`  vendor "${document.vendors[0]!.id}" licence ${document.vendors[0]!.licences.length}, api: "POSTnothing" matches no API id`);
+    expect(apply.stderr).toContain(
+      `  vendor "${document.vendors[0]!.id}" licence ${document.vendors[0]!.licences.length}, api: "POSTnothing" matches no API id`,
+    );
     expect((await ctl('apply', '-f', file, '--prune', '--allow-empty')).code).toBe(0);
   });
 

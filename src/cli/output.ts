@@ -13,11 +13,7 @@ import type { AccessDiff, ItemChanges } from '../admin/operations/access-diff';
  * command: everything the reader wanted was written, so the CLI ends at once, quietly, with 0.
  * Any other output error ends it with 1 and one line.
  */
-export function endQuietlyWhenOutputCloses(
-  stdout: NodeJS.EventEmitter,
-  stderr: { write(text: string): unknown },
-  exit: (code: number) => void,
-): void {
+export function endQuietlyWhenOutputCloses(stdout: NodeJS.EventEmitter, stderr: { write(text: string): unknown }, exit: (code: number) => void): void {
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') stderr.write(`error: cannot write the output: ${err.code ?? err.message}\n`);
     exit(err.code === 'EPIPE' ? 0 : 1);

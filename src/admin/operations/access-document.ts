@@ -67,7 +67,9 @@ const EXPORT_CHUNK = 500;
  * key, say) would otherwise make it work again. Issue a new key instead.
  */
 function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
-  const revived = next.keys.filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked').map((k) => `${k.id} of vendor "${k.vendorId}"`);
+  const revived = next.keys
+    .filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked')
+    .map((k) => `${k.id} of vendor "${k.vendorId}"`);
   if (revived.length > 0) {
     throw new GatewayError(
       'conflict',
@@ -82,7 +84,12 @@ function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
  * say): applying a hand-written file does not revoke and re-grant what is unchanged. In place.
  */
 function keepLiveGrantIds(next: AccessDocument, index: AccessIndex): void {
-  const adopt = (prefix: 'lic' | 'perm', ownerId: string, grants: Array<{ id: string; api: string }>, live: ReadonlyArray<{ id: string; api: string }> | undefined): void => {
+  const adopt = (
+    prefix: 'lic' | 'perm',
+    ownerId: string,
+    grants: Array<{ id: string; api: string }>,
+    live: ReadonlyArray<{ id: string; api: string }> | undefined,
+  ): void => {
     if (!live || live.length === 0) return;
     const taken = new Set(grants.map((g) => g.id));
     for (const grant of grants) {

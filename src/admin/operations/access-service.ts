@@ -56,7 +56,7 @@ export interface AccessServiceOptions extends AccessWriterOptions {
 }
 
 /** How a write that grants a pattern is asked (`?allowEmpty=true`): also when it matches no API id. */
-export interface GrantOptions {
+interface GrantOptions {
   readonly allowEmpty?: boolean;
 }
 

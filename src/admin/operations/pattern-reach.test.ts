@@ -56,7 +56,9 @@ describe('the admin API on a pattern that reaches no API id', () => {
     expect(licence.status).toBe(400);
     expect(licence.body.type).toMatch(/invalid_request$/);
     expect(licence.body.detail).toContain('"GETacounts/*" of vendor "demo-vendor" matches no API id');
-    expect(licence.body.errors).toEqual([{ field: 'api', message: expect.stringMatching(/^"GETacounts\/\*" matches no API id; nearest by edit distance: GETaccounts/) }]);
+    expect(licence.body.errors).toEqual([
+      { field: 'api', message: expect.stringMatching(/^"GETacounts\/\*" matches no API id; nearest by edit distance: GETaccounts/) },
+    ]);
     const permission = await api.post('/v1/users/ann/permissions').set(bearer(TOKEN)).send({ api: 'POSTnothing' });
     expect(permission.status).toBe(400);
     expect(permission.body.detail).toContain('of user "ann"');
@@ -101,7 +103,10 @@ describe('the admin API on a pattern that reaches no API id', () => {
     const res = await api
       .put('/v1/access?dryRun=true')
       .set(bearer(TOKEN))
-      .send({ vendors: [{ id: 'acme', name: 'Acme', licences: [{ api: 'GET*' }, { id: 'x', api: 'FETCH*', colour: 'red' }] }], users: [{ id: 'ann', permissions: 'all' }] });
+      .send({
+        vendors: [{ id: 'acme', name: 'Acme', licences: [{ api: 'GET*' }, { id: 'x', api: 'FETCH*', colour: 'red' }] }],
+        users: [{ id: 'ann', permissions: 'all' }],
+      });
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
       'users[ann].permissions',

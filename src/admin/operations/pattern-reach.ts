@@ -95,7 +95,8 @@ export function emptyPatternsOf(document: Pick<AccessDocument, 'vendors' | 'user
   };
   for (const vendor of document.vendors)
     for (const [i, licence] of vendor.licences.entries())
-      if (!reaches(licence.api)) found.push({
+      if (!reaches(licence.api))
+        found.push({
           field: `vendors[${vendor.id}].licences[${i}].api`,
           owner: `vendor "${vendor.id}" licence ${i + 1}`,
           pattern: licence.api,

@@ -70,7 +70,13 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
       const vendor = await api().request<VendorView>('GET', `vendors/${segment(vendorId)}`);
       await api().request<null>('DELETE', `vendors/${segment(vendorId)}`);
       const active = vendor.keys.filter((k) => k.status === 'active').length;
-      const deleted = { deleted: vendor.id, name: vendor.name, licences: vendor.licences.map((l) => l.id), keys: vendor.keys.map((k) => k.id), activeKeys: active };
+      const deleted = {
+        deleted: vendor.id,
+        name: vendor.name,
+        licences: vendor.licences.map((l) => l.id),
+        keys: vendor.keys.map((k) => k.id),
+        activeKeys: active,
+      };
       show(deleted, (d) => {
         const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
         return `Deleted vendor ${d.deleted} (${d.name}) with ${plural(d.licences.length, 'licence')} and ${plural(d.keys.length, 'key')} (${active} active).\n`;
