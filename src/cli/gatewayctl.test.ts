@@ -11,6 +11,8 @@ import { MemoryAuditLog } from '../access/audit-log';
 import { createLogger } from '../logging/logger';
 import { freePort } from '../../test/support/free-port';
 import { runGatewayctl } from './gatewayctl';
+import { Proposals } from '../admin/operations/proposals';
+import { listenOnLoopback } from '../../test/support/listen';
 import type { AccessDocument } from '../access/model';
 import { testTempDir } from '../../test/support/temp-dir';
 
@@ -385,6 +387,30 @@ describe('gatewayctl', () => {
     });
     expect((await ctl('vendors', 'list', '--json')).stdout).not.toContain('"acme"');
     expect(await ctl('vendors', 'delete', 'acme')).toMatchObject({ code: 1, stderr: 'error: No vendor "acme".\n' });
+  });
+
+  it('with approvals required, deletes a vendor at once and says a grant was filed for approval, not granted', async () => {
+    const audit = new MemoryAuditLog();
+    const approvalStore = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
+    const service = accessServiceFor(approvalStore);
+    const admins = new AdminDirectory(service.writer);
+    const proposals = new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, admins);
+    const approving = await listenOnLoopback(createAdminApp({ service, admins, proposals, audit, adminToken: TOKEN, logger: createLogger('silent') }));
+    try {
+      env = { GATEWAY_ADMIN_URL: approving.url, ADMIN_TOKEN: TOKEN };
+      const filed = await ctl('licences', 'grant', 'demo-vendor', 'GETbranches', '--id', 'lic-filed');
+      expect(filed.code).toBe(0);
+      expect(filed.stdout).toMatch(
+        /^Filed for approval as change chg-[0-9a-f]+ \(licence\.grant vendors\/demo-vendor\/licences\/lic-filed\); it applies once another admin approves it\.\n$/,
+      );
+
+      const deleted = await ctl('vendors', 'delete', 'readonly-partner');
+      expect(deleted.code).toBe(0);
+      expect(deleted.stdout).toMatch(/^Deleted vendor readonly-partner /);
+      expect((await readDocument(approvalStore)).document.vendors.map((v) => v.id)).toEqual(['demo-vendor']);
+    } finally {
+      await approving.close();
+    }
   });
 
   it('rejects a bad command line with exit 1 and prints help with exit 0', async () => {

@@ -10,7 +10,7 @@ import type { Licence, Permission } from '../../access/model';
 import { table } from '../output';
 import { allowEmptyQuery, type CommandContext, segment } from './context';
 
-export function registerLicenceCommands(program: Command, { api, show }: CommandContext): void {
+export function registerLicenceCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const licences = program.command('licences').description('grant, list and revoke vendor licences');
   licences
     .command('grant <vendorId> <api>')
@@ -23,7 +23,7 @@ export function registerLicenceCommands(program: Command, { api, show }: Command
         body: { id: options.id, api: apiPattern, expiresAt: options.expiresAt },
         query: allowEmptyQuery(options),
       });
-      show(licence, (l) => `Granted licence ${l.id} (${l.api}) to vendor ${vendorId}.\n`);
+      showWrite(licence, (l) => `Granted licence ${l.id} (${l.api}) to vendor ${vendorId}.\n`);
     });
   licences
     .command('list <vendorId>')
@@ -46,7 +46,7 @@ export function registerLicenceCommands(program: Command, { api, show }: Command
     });
 }
 
-export function registerPermissionCommands(program: Command, { api, show }: CommandContext): void {
+export function registerPermissionCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const permissions = program.command('permissions').description('grant, list and revoke user permissions');
   permissions
     .command('grant <userId> <api>')
@@ -58,7 +58,7 @@ export function registerPermissionCommands(program: Command, { api, show }: Comm
         body: { id: options.id, api: apiPattern },
         query: allowEmptyQuery(options),
       });
-      show(permission, (p) => `Granted permission ${p.id} (${p.api}) to user ${userId}.\n`);
+      showWrite(permission, (p) => `Granted permission ${p.id} (${p.api}) to user ${userId}.\n`);
     });
   permissions
     .command('list <userId>')

@@ -10,7 +10,7 @@ import type { VendorView } from '../../admin/operations/access-service';
 import { table } from '../output';
 import { type CommandContext, segment, wholeNumber } from './context';
 
-export function registerVendorCommands(program: Command, { api, show }: CommandContext): void {
+export function registerVendorCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const vendors = program.command('vendors').description('list, create, suspend, resume and delete vendors');
   vendors
     .command('list')
@@ -48,7 +48,7 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
       const vendor = await api().request<VendorView>('POST', 'vendors', {
         body: { id: vendorId, name: options.name, status: options.suspended ? 'suspended' : 'active', rateLimit },
       });
-      show(vendor, (v) => `Created vendor ${v.id} (${v.status}).\n`);
+      showWrite(vendor, (v) => `Created vendor ${v.id} (${v.status}).\n`);
     });
   for (const [verb, status] of [
     ['suspend', 'suspended'],
@@ -59,7 +59,7 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
       .description(`${verb} a vendor (status ${status})`)
       .action(async (vendorId: string) => {
         const vendor = await api().request<VendorView>('PATCH', `vendors/${segment(vendorId)}`, { body: { status } });
-        show(vendor, (v) => `Vendor ${v.id} is ${v.status}.\n`);
+        showWrite(vendor, (v) => `Vendor ${v.id} is ${v.status}.\n`);
       });
   }
   vendors
@@ -84,7 +84,7 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
     });
 }
 
-export function registerRateLimitCommands(program: Command, { api, show }: CommandContext): void {
+export function registerRateLimitCommands(program: Command, { api, showWrite }: CommandContext): void {
   program
     .command('rate-limit')
     .description("set vendors' rate limits")
@@ -96,6 +96,6 @@ export function registerRateLimitCommands(program: Command, { api, show }: Comma
       const limit = await api().request<{ points: number; durationSeconds: number }>('PUT', `vendors/${segment(vendorId)}/rate-limit`, {
         body: { points: options.points, durationSeconds: options.durationSeconds },
       });
-      show(limit, (l) => `Vendor ${vendorId} may make ${l.points} requests per ${l.durationSeconds} s.\n`);
+      showWrite(limit, (l) => `Vendor ${vendorId} may make ${l.points} requests per ${l.durationSeconds} s.\n`);
     });
 }
