@@ -359,6 +359,8 @@ describe('gatewayctl', () => {
     writeFileSync(file, toYaml(document));
     const { version } = await readDocument(store);
 
+    expect((await ctl('apply', '-f', file, '--dry-run')).stdout).toContain('It removes 2: apply needs --prune for that.\n');
+    expect((await ctl('apply', '-f', file, '--dry-run', '--prune')).stdout).not.toContain('--prune');
     const refused = await ctl('apply', '-f', file);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');

@@ -53,11 +53,13 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
       // that moved meanwhile: a vendor deleted since would come back), and what it would remove.
       const ifMatch = options.ifMatch === undefined ? undefined : { 'if-match': `"${options.ifMatch}"` };
       const preview = await put<Replaced>({ dryRun: 'true' }, ifMatch);
+      const removals = removalsOf(preview.diff);
       if (options.dryRun) {
-        show(preview, (r) => `Dry run against version ${r.version}; nothing applied.\n${formatDiff(r.diff)}`);
+        // Said up front: the same apply without --prune would refuse.
+        const prune = removals.length > 0 && !options.prune ? `It removes ${removals.length}: apply needs --prune for that.\n` : '';
+        show(preview, (r) => `Dry run against version ${r.version}; nothing applied.\n${formatDiff(r.diff)}${prune}`);
         return;
       }
-      const removals = removalsOf(preview.diff);
       if (removals.length > 0 && !options.prune) {
         throw new CommandFailure(
           `The file leaves out ${removals.length === 1 ? 'this, which apply would remove' : `these ${removals.length}, which apply would remove`}; nothing applied. ` +
