@@ -4,7 +4,8 @@
  * file that seeds either. Each Redis client and store registers its close on the start's
  * disposal stack as it opens, so a failed start leaves no connection behind.
  *
- * Reads the config and the access file; opens Redis connections. Used by gateway.ts only.
+ * Reads the config and the access file (warning in the log of each licence or permission pattern
+ * that matches no API id); opens Redis connections. Used by gateway.ts only.
  */
 import path from 'node:path';
 import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './access/audit-log';
@@ -14,6 +15,7 @@ import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/ac
 import type { AccessDocument } from './access/model';
 import type { GatewayConfig } from './config/config.schema';
 import { StartupError } from './errors/startup-error';
+import { emptyPatternMessage, emptyPatternsOf, nearestApiIds } from './admin/operations/pattern-reach';
 import type { DisposalStack } from './lifecycle/disposal-stack';
 import type { Logger } from './logging/logger';
 import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
@@ -38,9 +40,17 @@ function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
  * The access file, refused when it is the published sandbox document (`sandbox: true`) and the
  * core is real: its keys are published in the docs, so with a bank's core they would open it to anyone.
  */
-function accessFile(config: Readonly<GatewayConfig>): AccessDocument {
+function accessFile(config: Readonly<GatewayConfig>, logger: Logger): AccessDocument {
   const file = path.resolve(config.access.file);
   const document = readAccessFile(file);
+  // A pattern that reaches no API id is a 400 on the admin API, but here only a warning: a typo
+  // in one licence must not stop a deployment (and every other vendor with it).
+  for (const { holder, pattern, owner } of emptyPatternsOf(document)) {
+    logger.warn(
+      { accessFile: file, [holder?.kind === 'user' ? 'userId' : 'vendorId']: holder?.id, pattern, nearest: nearestApiIds(pattern) },
+      `access file: ${owner}: ${emptyPatternMessage(pattern)}`,
+    );
+  }
   if (document.sandbox === true && config.core.url !== null && !config.sandbox.allowWithRealCore) {
     throw new StartupError(
       'access-file',
@@ -63,7 +73,7 @@ export async function openAccessBackend(
   if (!redisConfigured(config.redis)) {
     const audit = new MemoryAuditLog(auditOptions);
     return {
-      store: lifecycle.adopt(new MemoryAccessStore(accessFile(config), { audit }), (store) => store.close()),
+      store: lifecycle.adopt(new MemoryAccessStore(accessFile(config, logger), { audit }), (store) => store.close()),
       audit,
       redis: null,
       health: null,
@@ -90,7 +100,7 @@ export async function openAccessBackend(
     keyPrefix: config.redis.keyPrefix,
     pollIntervalMs: config.redis.configPollIntervalMs,
     logger,
-    seed: shouldSeedRedis(config) ? accessFile(config) : undefined,
+    seed: shouldSeedRedis(config) ? accessFile(config, logger) : undefined,
     audit,
     changeRetentionMs: config.redis.accessChangeRetentionSeconds * 1000,
     stageTtlMs: config.redis.accessStageTtlMs,

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { AuditEntryInput, AuditLog } from './audit-log';
 import { StartupError } from '../errors/startup-error';
-import { accessDocumentSchema, type AccessDocument, type AdminAccount, type Proposal } from './model';
+import { accessDocumentSchema, documentField, withGrantIds, type AccessDocument, type AdminAccount, type Proposal } from './model';
 import {
   DOCUMENT_KINDS,
   documentToRecords,
@@ -169,9 +169,12 @@ function parseAccessDocument(text: string, source: string): AccessDocument {
   } catch (err) {
     throw new AccessFileError(`${source}: not valid YAML: ${(err as Error).message}`);
   }
+  // Licences and permissions without ids get theirs first, as PUT /v1/access gives them.
+  const idIssues = withGrantIds(raw);
   const result = accessDocumentSchema.safeParse(raw ?? {});
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  const issues = [...idIssues, ...(result.success ? [] : result.error.issues)];
+  if (!result.success || issues.length > 0) {
+    const lines = issues.map((i) => `  ${documentField(i.path, raw).words}: ${i.message}`);
     throw new AccessFileError(`${source}: invalid access document:\n${lines.join('\n')}`);
   }
   return result.data;

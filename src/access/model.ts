@@ -1,10 +1,13 @@
 /**
  * The access model (public contract: README "Access control"): vendors with their keys and
  * licences, and users with their permissions. One schema validates the declarative file,
- * the admin API bodies and what is read back from a store.
+ * the admin API bodies and what is read back from a store. A document's licences and
+ * permissions may come without ids (`withGrantIds` derives them), and its problems are named by
+ * vendor and user id, not index (`documentField`).
  *
  * Reads nothing; exports the schemas and their TypeScript types.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'letters, digits, ".", "_", "@" or "-", at most 64, starting alphanumeric');
@@ -148,7 +151,7 @@ function withDefaults<T extends object>(raw: unknown, parsed: T): T {
 export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult<AccessDocument> {
   const shell = documentShell.safeParse(input);
   if (!shell.success) return shell as z.ZodSafeParseResult<AccessDocument>;
-  const issues: z.core.$ZodIssue[] = [];
+  const issues: z.core.$ZodIssue[] = withGrantIds(input);
   const rawVendors = (input as { vendors?: unknown[] }).vendors ?? [];
   const rawUsers = (input as { users?: unknown[] }).users ?? [];
   const vendors = shell.data.vendors.map((raw: unknown, vi: number) => {
@@ -183,6 +186,92 @@ export function parseAccessDocumentInPlace(input: unknown): z.ZodSafeParseResult
     if (issues.length === 0) return { success: true, data: document };
   }
   return { success: false, error: new z.ZodError(issues) } as z.ZodSafeParseResult<AccessDocument>;
+}
+
+type Path = ReadonlyArray<PropertyKey>;
+
+/** Each grant list of a document: where it sits, and its ids' prefix. */
+const GRANT_LISTS = [
+  { section: 'vendors', list: 'licences', prefix: 'lic' },
+  { section: 'users', list: 'permissions', prefix: 'perm' },
+] as const;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The id of a licence or permission written without one: a hash of its owner's id and its
+ * pattern, so the same file gives the same id on every apply, and an export (which carries the
+ * id) applies back unchanged.
+ */
+export function derivedGrantId(prefix: 'lic' | 'perm', ownerId: string, api: string): string {
+  return `${prefix}-${createHash('sha256').update(`${ownerId}\n${api}`).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Gives every licence and permission of a raw document that has no `id` its derived one, in
+ * place (ids written in the file are kept). Answers an issue for each id two entries of one
+ * owner would share because of it: two grants of one pattern need ids of their own.
+ */
+export function withGrantIds(input: unknown): z.core.$ZodIssue[] {
+  const issues: z.core.$ZodIssue[] = [];
+  if (!isRecord(input)) return issues;
+  for (const { section, list, prefix } of GRANT_LISTS) {
+    const owners = input[section];
+    if (!Array.isArray(owners)) continue;
+    for (const [oi, owner] of owners.entries()) {
+      if (!isRecord(owner) || typeof owner.id !== 'string' || !Array.isArray(owner[list])) continue;
+      // Most owners of a large exported document have every id written: nothing to derive or compare.
+      if ((owner[list] as unknown[]).every((grant) => !isRecord(grant) || grant.id !== undefined)) continue;
+      const seen = new Map<string, { derived: boolean; index: number }>();
+      for (const [gi, grant] of (owner[list] as unknown[]).entries()) {
+        if (!isRecord(grant)) continue;
+        const derived = grant.id === undefined && typeof grant.api === 'string';
+        if (derived) grant.id = derivedGrantId(prefix, owner.id, grant.api as string);
+        if (typeof grant.id !== 'string') continue;
+        const earlier = seen.get(grant.id);
+        if (earlier && (earlier.derived || derived)) {
+          issues.push({
+            code: 'custom',
+            input: grant.id,
+            path: [section, oi, list, gi, derived ? 'api' : 'id'],
+            message: `same id "${grant.id}" as entry ${earlier.index + 1}${derived ? ' (derived from the pattern: give one of them an id of its own)' : ''}`,
+          } as z.core.$ZodIssue);
+        }
+        seen.set(grant.id, { derived, index: gi });
+      }
+    }
+  }
+  return issues;
+}
+
+const ENTRY_WORDS: Record<string, string> = { licences: 'licence', keys: 'key', permissions: 'permission' };
+
+/**
+ * A document problem's place, by vendor and user id rather than index: the field
+ * `vendors[acme].licences[1].api` and the words `vendor "acme" licence 2, api`. An owner
+ * without a usable id is named by its position (`vendors.0.name`, `vendor 1, name`).
+ */
+export function documentField(path: Path, input: unknown): { field: string; words: string } {
+  const [section, ownerIndex, list, itemIndex, ...rest] = path;
+  const owners = isRecord(input) ? input[String(section)] : undefined;
+  if ((section !== 'vendors' && section !== 'users') || typeof ownerIndex !== 'number') {
+    const field = path.map(String).join('.') || '(root)';
+    return { field, words: field };
+  }
+  const owner: unknown = Array.isArray(owners) ? owners[ownerIndex] : undefined;
+  // Only a well-formed id names its owner: anything else could not be found in the file by it.
+  const ownerId = isRecord(owner) && id.safeParse(owner.id).success ? (owner.id as string) : undefined;
+  const ownerWord = section === 'vendors' ? 'vendor' : 'user';
+  let field = ownerId === undefined ? `${section}.${ownerIndex}` : `${section}[${ownerId}]`;
+  let words = ownerId === undefined ? `${ownerWord} ${ownerIndex + 1}` : `${ownerWord} "${ownerId}"`;
+  let tailPath = path.slice(2);
+  if (list !== undefined && typeof itemIndex === 'number') {
+    field += `.${String(list)}[${itemIndex}]`;
+    words += ` ${ENTRY_WORDS[String(list)] ?? String(list)} ${itemIndex + 1}`;
+    tailPath = rest;
+  }
+  const tail = tailPath.map(String).join('.');
+  return { field: tail ? `${field}.${tail}` : field, words: tail ? `${words}, ${tail}` : words };
 }
 
 /** What a named admin may do (README "Admin identities"); `bootstrap`, the ADMIN_TOKEN, is an owner. */

@@ -462,7 +462,7 @@ describe('admin API', () => {
       const res = await api.put('/v1/access').set(auth).send(next);
 
       expectProblem(res, 400, 'invalid_request');
-      expect(fields(res)).toEqual(['vendors.1.keys.0.hash']);
+      expect(fields(res)).toEqual(['vendors[readonly-partner].keys[0].hash']);
       expect((await readDocument(admin.store)).version).toBe(1);
     });
 
@@ -679,7 +679,7 @@ describe('admin API', () => {
         Array.from({ length: 20 }, (_, i) =>
           apis[i % 2]!.post('/v1/vendors/demo-vendor/licences')
             .set(auth)
-            .send({ id: `lic-c${i}`, api: `GETaccounts/c${i}` }),
+            .send({ id: `lic-c${i}`, api: 'GETaccounts/*' }),
         ),
       );
 

@@ -6,6 +6,7 @@
  * GATEWAY_ADMIN_URL and ADMIN_TOKEN). Sets nothing; writes problems to the stderr it is given.
  */
 import { CommanderError } from 'commander';
+import { fieldInWords } from './output';
 
 /** Where gatewayctl reads its environment and writes its output; tests pass their own. */
 export interface GatewayctlIo {
@@ -31,6 +32,10 @@ export class CommandFailure extends Error {
     super(detail);
   }
 }
+
+/** What a 401 to a request that carried a token means: the token itself was refused. */
+const TOKEN_NOT_ACCEPTED =
+  'admin token not accepted: the admin API refused ADMIN_TOKEN (mistyped, revoked, rotated, or from another gateway); export a current admin token.';
 
 interface RequestOptions {
   readonly body?: unknown;
@@ -72,6 +77,8 @@ export class AdminClient {
       throw new CommandFailure(`cannot reach the admin API at ${this.baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
     const text = await response.text();
+    // A token was sent and refused: say so, not the API's advice on how to send one.
+    if (response.status === 401 && this.token) throw new CommandFailure(TOKEN_NOT_ACCEPTED);
     if (!response.ok) throw problemOf(response, text);
     return (text.length > 0 ? JSON.parse(text) : null) as T;
   }
@@ -98,7 +105,8 @@ export function exitCodeFor(err: unknown, io: GatewayctlIo): number {
   if (err instanceof CommanderError) return err.exitCode;
   if (err instanceof CommandFailure) {
     io.stderr.write(`error: ${err.detail}\n`);
-    for (const field of err.errors) io.stderr.write(`  ${field.field}: ${field.message}\n`);
+    // A document's field (`vendors[acme].licences[1].api`) is read out as the vendor or user it concerns.
+    for (const field of err.errors) io.stderr.write(`  ${fieldInWords(field.field)}: ${field.message}\n`);
     return 1;
   }
   io.stderr.write(`error: ${(err as Error).message}\n`);

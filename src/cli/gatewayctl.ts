@@ -16,6 +16,7 @@
  */
 import { Command } from 'commander';
 import { exitCodeFor, type GatewayctlIo } from './admin-client';
+import { endQuietlyWhenOutputCloses } from './output';
 import { registerAccessCommands } from './commands/access';
 import { registerAdminCommands } from './commands/admins';
 import { registerAuditCommands } from './commands/audit';
@@ -57,6 +58,8 @@ export async function runGatewayctl(argv: readonly string[], io: GatewayctlIo): 
 }
 
 if (require.main === module) {
+  // Once for every command: a reader that closed the pipe early ends the CLI quietly (output.ts).
+  endQuietlyWhenOutputCloses(process.stdout, process.stderr, (code) => process.exit(code));
   runGatewayctl(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr }).then(
     (code) => {
       process.exitCode = code;

@@ -18,7 +18,7 @@ describe('audit retention', () => {
   afterAll(() => gateway.stop());
 
   const grant = (i: number) =>
-    fetch(`http://127.0.0.1:${gateway.adminPort}/v1/users/auditor/permissions`, {
+    fetch(`http://127.0.0.1:${gateway.adminPort}/v1/users/auditor/permissions?allowEmpty=true`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ id: `p${i}`, api: `GETaccounts/${i}` }),

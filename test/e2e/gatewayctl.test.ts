@@ -1,7 +1,10 @@
 /**
  * gatewayctl end to end against a running gateway (sandbox core, Redis mode): apply a file,
- * issue a key, call the vendor API with it, revoke it, see 401.
+ * issue a key, call the vendor API with it, revoke it, see 401; delete a vendor and see its key
+ * stop working; and the built CLI (dist/, as installed) ending quietly when its reader closes the
+ * pipe early (`gatewayctl audit export | head -1`).
  */
+import { spawn } from 'node:child_process';
 import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -55,6 +58,80 @@ describe('gatewayctl against a running gateway', () => {
     await within(1000, async () => (await call()).status === 401);
     const audit = await ctl(gateway, '--json', 'audit');
     expect(audit.stdout).not.toContain(secret);
+  });
+
+  it('deletes a vendor, saying what went with it, and its key stops working', async () => {
+    const file = path.join(testTempDir('cbg-ctl-'), 'access.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        vendors: [{ id: 'doomed', name: 'Doomed Ltd', licences: [{ api: 'GET*' }] }],
+        users: [{ id: 'doomed.app', permissions: [{ api: 'GET*' }] }],
+      }),
+    );
+    expect((await ctl(gateway, 'apply', '-f', file, '--prune')).code).toBe(0);
+    const { secret } = JSON.parse((await ctl(gateway, '--json', 'keys', 'issue', 'doomed', '--user', 'doomed.app')).stdout) as { secret: string };
+    const call = () => fetch(`${gateway.url}/accounts/50001`, { headers: { 'X-Vendor-Token': secret } });
+    await within(1000, async () => (await call()).status === 200);
+
+    const deleted = await ctl(gateway, 'vendors', 'delete', 'doomed');
+    expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted vendor doomed (Doomed Ltd) with 1 licence and 1 key (1 active).\n' });
+    await within(1000, async () => (await call()).status === 401);
+  });
+
+  it('ends quietly with exit 0 when its reader closes the pipe after the first line (audit export | head -1)', async () => {
+    // Enough audit entries that the export outgrows a pipe's buffer (64 KiB): the CLI is still
+    // writing when the reader goes.
+    const admin = (body: unknown) =>
+      fetch(`http://127.0.0.1:${gateway.adminPort}/v1/vendors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (let batch = 0; batch < 20; batch++) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => admin({ id: `pipe-${batch}-${i}`, name: `Pipe vendor ${'x'.repeat(180)}` })));
+    }
+    const child = spawn(process.execPath, [path.join(__dirname, '../../dist/cli/gatewayctl.js'), 'audit', 'export', '--since', '2000-01-01'], {
+      env: { PATH: process.env.PATH ?? '', GATEWAY_ADMIN_URL: `http://127.0.0.1:${gateway.adminPort}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const firstLine = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        // `head -1`: the first line read, the pipe closed with the rest unread.
+        if (text.includes('\n')) {
+          child.stdout.destroy();
+          resolve(text.slice(0, text.indexOf('\n')));
+        }
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(JSON.parse(firstLine)).toEqual(expect.any(Object));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('applies a hand-written file without licence and permission ids, and its export applies back to the same bytes', async () => {
+    const dir = testTempDir('cbg-ctl-');
+    const file = path.join(dir, 'hand.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        vendors: [{ id: 'hand', name: 'Hand Ltd', licences: [{ api: 'GET*' }] }],
+        users: [{ id: 'hand.app', permissions: [{ api: 'GETaccounts*' }] }],
+      }),
+    );
+    expect((await ctl(gateway, 'apply', '-f', file, '--prune')).code).toBe(0);
+    const first = await ctl(gateway, 'export');
+    expect(first.stdout).toMatch(/id: lic-[0-9a-f]{12}\n/);
+    const exported = path.join(dir, 'exported.yaml');
+    writeFileSync(exported, first.stdout);
+    expect((await ctl(gateway, 'apply', '-f', exported)).stdout).toContain('No changes.');
+    expect((await ctl(gateway, 'apply', '-f', file)).stdout).toContain('No changes.');
+    expect((await ctl(gateway, 'export')).stdout).toBe(first.stdout);
   });
 
   it('exits non-zero with the problem message on failure', async () => {

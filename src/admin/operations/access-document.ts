@@ -10,7 +10,7 @@
  */
 import { stringify as toYaml } from 'yaml';
 import { GatewayError } from '../../errors/error-catalogue';
-import { parseAccessDocumentInPlace } from '../../access/model';
+import { derivedGrantId, documentField, parseAccessDocumentInPlace, type AccessDocument } from '../../access/model';
 import { AccessStoreIntegrityError, VersionConflictError, type AccessReplaceAll, type AccessStore } from '../../access/access-store';
 import { diffAccessDocuments, type AccessDiff } from './access-diff';
 import {
@@ -27,6 +27,7 @@ import type { AccessIndex } from '../../access/access-index';
 import type { AccessCache } from '../../access/cache';
 import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
 import { fieldErrors } from './admin-inputs';
+import { emptyPatternsOf, refuseEmptyPatterns, type EmptyPattern } from './pattern-reach';
 
 export interface ReplaceResult {
   readonly dryRun: boolean;
@@ -47,6 +48,8 @@ export interface ReplaceOptions {
    * whole-document change exactly as it was shown, whatever else was written meanwhile.
    */
   readonly expectedPlan?: string;
+  /** Take patterns that match no API id too (`?allowEmpty=true`); else a new one is a 400. */
+  readonly allowEmpty?: boolean;
 }
 
 /** The whole document as text, in pieces, at one version (for a streamed answer). */
@@ -64,13 +67,41 @@ const EXPORT_CHUNK = 500;
  * key, say) would otherwise make it work again. Issue a new key instead.
  */
 function refuseRevivedKeys(index: AccessIndex, next: AccessRecords): void {
-  const revived = next.keys.filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked').map((k) => k.id);
+  const revived = next.keys
+    .filter((k) => k.status !== 'revoked' && index.keyByHash(k.hash)?.status === 'revoked')
+    .map((k) => `${k.id} of vendor "${k.vendorId}"`);
   if (revived.length > 0) {
     throw new GatewayError(
       'conflict',
       `The document would make revoked keys work again (${revived.join(', ')}); a revoked key stays revoked: issue a new one.`,
     );
   }
+}
+
+/**
+ * A licence or permission the file gave no id (so it holds its derived one) keeps the id it has
+ * in force when its owner holds the same pattern under another id (one granted through the API,
+ * say): applying a hand-written file does not revoke and re-grant what is unchanged. In place.
+ */
+function keepLiveGrantIds(next: AccessDocument, index: AccessIndex): void {
+  const adopt = (
+    prefix: 'lic' | 'perm',
+    ownerId: string,
+    grants: Array<{ id: string; api: string }>,
+    live: ReadonlyArray<{ id: string; api: string }> | undefined,
+  ): void => {
+    if (!live || live.length === 0) return;
+    const taken = new Set(grants.map((g) => g.id));
+    for (const grant of grants) {
+      const match = live.find((l) => l.api === grant.api && !taken.has(l.id));
+      if (match && grant.id === derivedGrantId(prefix, ownerId, grant.api) && !live.some((l) => l.id === grant.id)) {
+        taken.add(match.id);
+        grant.id = match.id;
+      }
+    }
+  };
+  for (const vendor of next.vendors) adopt('lic', vendor.id, vendor.licences, index.vendor(vendor.id)?.licences);
+  for (const user of next.users) adopt('perm', user.id, user.permissions, index.user(user.id)?.permissions);
 }
 
 export class AccessDocumentService {
@@ -161,8 +192,14 @@ export class AccessDocumentService {
       });
     }
     const parsed = parseAccessDocumentInPlace(input);
-    if (!parsed.success) throw new GatewayError('invalid_request', 'The access document is not valid; see errors.', { errors: fieldErrors(parsed.error) });
+    if (!parsed.success) {
+      // Named by vendor and user id (`vendors[acme].licences[1].api`), which a reader finds in the file.
+      const errors = fieldErrors(parsed.error, (path) => documentField(path, input).field);
+      throw new GatewayError('invalid_request', 'The access document is not valid; see errors.', { errors });
+    }
     const next = parsed.data;
+    keepLiveGrantIds(next, await this.writer.wholeWriteIndex());
+    const emptyPatterns = emptyPatternsOf(next);
     const nextRecords = takeRecords(next);
     const { expectedVersion } = options;
     const writer = writerOf(by);
@@ -172,6 +209,15 @@ export class AccessDocumentService {
       const index = await this.writer.wholeWriteIndex();
       const { version } = index;
       if (expectedVersion !== undefined && expectedVersion !== version) throw this.staleVersion(expectedVersion, version);
+      // Only a pattern the owner does not hold already: an exported document applies back as it is.
+      const held = ({ holder, pattern }: EmptyPattern): boolean =>
+        holder?.kind === 'vendor'
+          ? (index.vendor(holder.id)?.licences.some((l) => l.api === pattern) ?? false)
+          : (index.user(holder?.id ?? '')?.permissions.some((p) => p.api === pattern) ?? false);
+      refuseEmptyPatterns(
+        emptyPatterns.filter((e) => !held(e)),
+        options.allowEmpty === true,
+      );
       const ops = operationsBetween(index.records(), nextRecords);
       const diff = diffAccessDocuments(index.documentForDiff(), next);
       const digest = planDigest(ops);

@@ -31,6 +31,7 @@ import {
   patchKeyInput,
   patchVendorInput,
 } from './admin-inputs';
+import { reachesAnyApi, refuseEmptyPatterns, type EmptyPattern } from './pattern-reach';
 
 export type KeyView = Omit<ApiKeyRecord, 'hash'>;
 /** The rate limit in force for a vendor: its own, or the gateway default it falls back to. */
@@ -63,6 +64,13 @@ export interface AccessServiceOptions extends AccessWriterOptions {
 const CONFIG_DEFAULT_RATE_LIMIT = ((config) => ({ points: config.defaultPoints, durationSeconds: config.defaultDurationSeconds }))(
   rateLimitConfigSchema.parse({}),
 );
+/** How a write that grants a pattern is asked (`?allowEmpty=true`): also when it matches no API id. */
+interface GrantOptions {
+  readonly allowEmpty?: boolean;
+}
+
+/** The grant's pattern, when it matches no API id (named by `field`, for errors[]). */
+const emptyPattern = (field: string, owner: string, pattern: string): EmptyPattern[] => (reachesAnyApi(pattern) ? [] : [{ field, owner, pattern }]);
 
 const newId = (kind: string): string => `${kind}-${randomBytes(6).toString('hex')}`;
 
@@ -155,8 +163,12 @@ export class AccessService {
     return this.vendorView(index, findVendor(index, vendorId));
   }
 
-  async createVendor(input: unknown, by: WriteBy): Promise<Outcome<VendorView>> {
+  async createVendor(input: unknown, by: WriteBy, options: GrantOptions = {}): Promise<Outcome<VendorView>> {
     const body = parseInput(createVendorInput, input, 'vendor');
+    refuseEmptyPatterns(
+      body.licences.flatMap((licence, i) => emptyPattern(`licences.${i}.api`, `vendor "${body.id}"`, licence.api)),
+      options.allowEmpty === true,
+    );
     return this.writer.write(by, (index) => {
       if (index.vendor(body.id)) throw duplicate('vendor', body.id);
       const licenceIds = new Set<string>();
@@ -292,12 +304,13 @@ export class AccessService {
     return findVendor(await this.writer.index(), vendorId).licences;
   }
 
-  async grantLicence(vendorId: string, input: unknown, by: WriteBy): Promise<Outcome<Licence>> {
+  async grantLicence(vendorId: string, input: unknown, by: WriteBy, options: GrantOptions = {}): Promise<Outcome<Licence>> {
     const body = parseInput(grantLicenceInput, input, 'licence');
+    refuseEmptyPatterns(emptyPattern('api', `vendor "${vendorId}"`, body.api), options.allowEmpty === true);
     return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const id = body.id ?? newId('lic');
-      if (vendor.licences.some((l) => l.id === id)) throw duplicate('licence', id);
+      if (vendor.licences.some((l) => l.id === id)) throw new GatewayError('conflict', `Vendor "${vendorId}" already has a licence with id "${id}".`);
       const licence: Licence = { ...body, id };
       return {
         result: licence,
@@ -334,8 +347,9 @@ export class AccessService {
   }
 
   /** Grants a permission; the user is created by their first grant. */
-  async grantPermission(userId: string, input: unknown, by: WriteBy): Promise<Outcome<Permission>> {
+  async grantPermission(userId: string, input: unknown, by: WriteBy, options: GrantOptions = {}): Promise<Outcome<Permission>> {
     const body = parseInput(grantPermissionInput, input, 'permission');
+    refuseEmptyPatterns(emptyPattern('api', `user "${userId}"`, body.api), options.allowEmpty === true);
     const userIdResult = idSchema.safeParse(userId);
     if (!userIdResult.success) {
       throw new GatewayError('invalid_request', 'The user id is not valid; see errors.', {
@@ -346,7 +360,7 @@ export class AccessService {
       const user = index.user(userId);
       const permissions = user?.permissions ?? [];
       const id = body.id ?? newId('perm');
-      if (permissions.some((p) => p.id === id)) throw duplicate('permission', id);
+      if (permissions.some((p) => p.id === id)) throw new GatewayError('conflict', `User "${userId}" already has a permission with id "${id}".`);
       const permission: Permission = { id, api: body.api };
       return {
         result: permission,

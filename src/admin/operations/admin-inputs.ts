@@ -66,16 +66,20 @@ export const grantLicenceInput = z
 
 export const grantPermissionInput = permissionSchema.partial({ id: true });
 
-/** Zod issues as `{field, message}`, one per bad field; an unknown property is named itself. */
-export function fieldErrors(error: z.ZodError): FieldError[] {
+/**
+ * Zod issues as `{field, message}`, one per bad field; an unknown property is named itself.
+ * `name` turns an issue's path into the field's name (dotted, unless a document names it by id).
+ */
+export function fieldErrors(error: z.ZodError, name: (path: PropertyKey[]) => string = dotted): FieldError[] {
   return error.issues.flatMap((issue) => {
-    const base = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: [...base, key].join('.'), message: 'not allowed here' }));
+      return issue.keys.map((key) => ({ field: name([...issue.path, key]), message: 'not allowed here' }));
     }
-    return [{ field: base.length > 0 ? base.join('.') : '(root)', message: issue.message }];
+    return [{ field: name(issue.path), message: issue.message }];
   });
 }
+
+const dotted = (path: PropertyKey[]): string => (path.length > 0 ? path.map(String).join('.') : '(root)');
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input ?? {});

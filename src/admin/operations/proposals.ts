@@ -50,12 +50,14 @@ function directory({ admins }: Targets): AdminDirectory {
 }
 
 const str = (value: unknown): string => String(value);
+/** A grant's options argument as filed (`{allowEmpty: true}`, from `?allowEmpty=true`), or none. */
+const grantOptions = (value: unknown): { allowEmpty: boolean } => ({ allowEmpty: (value as { allowEmpty?: unknown } | undefined)?.allowEmpty === true });
 const never = (): boolean => false;
 const always = (): boolean => true;
 
 /** Every admin write by name, as proposals store it (`POST /v1/changes` takes these names). */
 export const OPERATIONS = {
-  createVendor: { run: ({ service: s }, [input], by) => s.createVendor(input, by), reducesAccess: never },
+  createVendor: { run: ({ service: s }, [input, options], by) => s.createVendor(input, by, grantOptions(options)), reducesAccess: never },
   patchVendor: {
     run: ({ service: s }, [vendorId, input], by) => s.patchVendor(str(vendorId), input, by),
     // Suspending, and nothing else, only takes access away.
@@ -66,9 +68,15 @@ export const OPERATIONS = {
   issueKey: { run: ({ service: s }, [vendorId, input], by) => s.issueKey(str(vendorId), input, by), reducesAccess: never },
   patchKey: { run: ({ service: s }, [keyId, input], by) => s.patchKey(str(keyId), input, by), reducesAccess: never },
   revokeKey: { run: ({ service: s }, [keyId], by) => s.revokeKey(str(keyId), by), reducesAccess: always },
-  grantLicence: { run: ({ service: s }, [vendorId, input], by) => s.grantLicence(str(vendorId), input, by), reducesAccess: never },
+  grantLicence: {
+    run: ({ service: s }, [vendorId, input, options], by) => s.grantLicence(str(vendorId), input, by, grantOptions(options)),
+    reducesAccess: never,
+  },
   revokeLicence: { run: ({ service: s }, [vendorId, licenceId], by) => s.revokeLicence(str(vendorId), str(licenceId), by), reducesAccess: always },
-  grantPermission: { run: ({ service: s }, [userId, input], by) => s.grantPermission(str(userId), input, by), reducesAccess: never },
+  grantPermission: {
+    run: ({ service: s }, [userId, input, options], by) => s.grantPermission(str(userId), input, by, grantOptions(options)),
+    reducesAccess: never,
+  },
   revokePermission: { run: ({ service: s }, [userId, permissionId], by) => s.revokePermission(str(userId), str(permissionId), by), reducesAccess: always },
   // Admin writes: filed by their own routes (never through POST /v1/changes), with the hash of
   // the enrolment code their maker holds as the last argument.
@@ -80,7 +88,8 @@ export const OPERATIONS = {
     reducesAccess: ([, input]) => JSON.stringify(input) === JSON.stringify({ role: 'viewer' }),
   },
   replaceDocument: {
-    run: ({ service: s }, [document, options], by) => s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number; expectedPlan?: string }),
+    run: ({ service: s }, [document, options], by) =>
+      s.replaceDocument(document, by, (options ?? {}) as { expectedVersion?: number; expectedPlan?: string; allowEmpty?: boolean }),
     reducesAccess: never,
   },
 } satisfies Record<string, Operation>;
@@ -144,9 +153,12 @@ function shownArgs(proposal: Proposal): unknown[] {
   return WITH_CODE.has(proposal.operation as OperationName) ? proposal.args.slice(0, -1) : proposal.args;
 }
 
+/** A whole document's `allowEmpty`, kept when its other options are replaced. */
+const allowEmptyOf = (options: unknown): { allowEmpty?: true } => (grantOptions(options).allowEmpty ? { allowEmpty: true } : {});
+
 /** The arguments a change is previewed with again at approval: a whole document against whatever version is in force. */
 function unpinned(operation: OperationName, args: readonly unknown[]): unknown[] {
-  return operation === 'replaceDocument' ? [args[0], {}] : [...args];
+  return operation === 'replaceDocument' ? [args[0], allowEmptyOf(args[1])] : [...args];
 }
 
 /** Whether a change would still do what its preview showed: the same record before it, or the same whole-document plan. */
@@ -197,13 +209,14 @@ export class Proposals {
     if (preview.change === null) return { applied: preview };
     // What the preview named (a licence, permission or key id made up for it) is what approval makes.
     const madeId = (preview.change.after as { id?: unknown } | null)?.id;
-    const input = kept[kept.length - 1];
+    // The input is the second argument of each (a grant's options may follow it).
+    const input = kept[1];
     if (GENERATES_ID.has(operation) && typeof madeId === 'string' && typeof input === 'object' && input !== null && !('id' in input)) {
-      kept[kept.length - 1] = { ...input, id: madeId };
+      kept[1] = { ...input, id: madeId };
     }
     // A whole document applies only as previewed, If-Match or not: while its plan writes the same
     // records over the same records (the version itself moves with every filed change).
-    if (operation === 'replaceDocument') kept[1] = { expectedPlan: (preview.change.before as { plan: string }).plan };
+    if (operation === 'replaceDocument') kept[1] = { expectedPlan: (preview.change.before as { plan: string }).plan, ...allowEmptyOf(kept[1]) };
     const now = Date.now();
     const id = `chg-${randomBytes(6).toString('hex')}`;
     const seal = maker.adminId === BOOTSTRAP_ID ? undefined : makerSeal(id, index.admin(maker.adminId));

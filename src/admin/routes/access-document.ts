@@ -129,7 +129,7 @@ export function registerAccessDocument(router: Router, { service, submit, audit,
     const document = accessBody(req);
     // The parsed body can be 100 MB: let it go as soon as the service has validated its copy.
     req.body = undefined;
-    return [document, { expectedVersion: ifMatchVersion(req) }];
+    return [document, { expectedVersion: ifMatchVersion(req), ...(queryFlag(req, 'allowEmpty') ? { allowEmpty: true } : {}) }];
   });
   router
     .route('/access')
@@ -159,7 +159,11 @@ export function registerAccessDocument(router: Router, { service, submit, audit,
         await (applyDocument as RequestHandler)(req, res, next);
         return;
       }
-      const { result } = await service.replaceDocument(accessBody(req), authenticatedAdmin(res), { dryRun: true, expectedVersion: ifMatchVersion(req) });
+      const { result } = await service.replaceDocument(accessBody(req), authenticatedAdmin(res), {
+        dryRun: true,
+        expectedVersion: ifMatchVersion(req),
+        allowEmpty: queryFlag(req, 'allowEmpty'),
+      });
       answerWithVersion(req, res, result);
     })
     .all(methodNotAllowed('GET, PUT'));

@@ -7,7 +7,7 @@
  * its audit entry) or files it for approval. Sets nothing itself.
  */
 import type { Request, Response, Router } from 'express';
-import { created, methodNotAllowed, noContent, param, type Routes, writeBody } from './route-kit';
+import { allowEmptyArgs, created, methodNotAllowed, noContent, param, type Routes, writeBody } from './route-kit';
 
 export function registerLicences(router: Router, { service, submit }: Routes): void {
   router
@@ -20,7 +20,7 @@ export function registerLicences(router: Router, { service, submit }: Routes): v
       submit(
         created((req, id) => `vendors/${param(req, 'vendorId')}/licences/${id}`),
         'grantLicence',
-        (req) => [param(req, 'vendorId'), req.body],
+        (req) => [param(req, 'vendorId'), req.body, ...allowEmptyArgs(req)],
       ),
     )
     .all(methodNotAllowed('GET, POST'));

@@ -8,7 +8,7 @@
  * its audit entry) or files it for approval. Sets nothing itself.
  */
 import type { Request, Response, Router } from 'express';
-import { created, methodNotAllowed, noContent, pageRequest, param, sendPage, type Routes, writeBody } from './route-kit';
+import { allowEmptyArgs, created, methodNotAllowed, noContent, pageRequest, param, sendPage, type Routes, writeBody } from './route-kit';
 
 /** A user comes into being with their first permission grant, so listing users sits here, with the grants. */
 export function registerPermissions(router: Router, { service, submit }: Routes): void {
@@ -28,7 +28,7 @@ export function registerPermissions(router: Router, { service, submit }: Routes)
       submit(
         created((req, id) => `users/${param(req, 'userId')}/permissions/${id}`),
         'grantPermission',
-        (req) => [param(req, 'userId'), req.body],
+        (req) => [param(req, 'userId'), req.body, ...allowEmptyArgs(req)],
       ),
     )
     .all(methodNotAllowed('GET, POST'));

@@ -145,6 +145,9 @@ export function queryFlag(req: Request, name: string): boolean {
   });
 }
 
+/** A grant's options argument from `?allowEmpty=true` (a pattern matching no API id is then taken), or none. */
+export const allowEmptyArgs = (req: Request): unknown[] => (queryFlag(req, 'allowEmpty') ? [{ allowEmpty: true }] : []);
+
 export function queryInteger(req: Request, name: string, fallback: number, max: number): number {
   const value = req.query[name];
   if (value === undefined) return fallback;

@@ -8,7 +8,7 @@
  * its audit entry) or files it for approval. Sets nothing itself.
  */
 import type { Request, Response, Router } from 'express';
-import { created, methodNotAllowed, noContent, ok, pageRequest, param, sendPage, type Routes, writeBody } from './route-kit';
+import { allowEmptyArgs, created, methodNotAllowed, noContent, ok, pageRequest, param, sendPage, type Routes, writeBody } from './route-kit';
 
 export function registerVendors(router: Router, { service, submit }: Routes): void {
   router
@@ -21,7 +21,7 @@ export function registerVendors(router: Router, { service, submit }: Routes): vo
       submit(
         created((_req, id) => `vendors/${id}`),
         'createVendor',
-        (req) => [req.body],
+        (req) => [req.body, ...allowEmptyArgs(req)],
       ),
     )
     .all(methodNotAllowed('GET, POST'));

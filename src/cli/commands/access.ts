@@ -2,8 +2,9 @@
  * gatewayctl `apply` and `export`: the whole access document, declaratively.
  *
  * Reads the file given to `apply -f` and the live document (PUT / GET /v1/access). `apply`
- * sets the live document unless --dry-run, at the version its own dry run read (or the one
- * given with --if-match), sent as `If-Match`; both print to stdout.
+ * always dry-runs first, and refuses (exit 1, listing them) a file that would remove anything
+ * unless --prune; it then sets the live document unless --dry-run, at the version its dry run
+ * read (given with --if-match, the dry run reads at that one), sent as `If-Match`; both print to stdout.
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -11,8 +12,8 @@ import { stringify as toYaml } from 'yaml';
 import type { AccessDiff } from '../../admin/operations/access-diff';
 import type { AccessDocument } from '../../access/model';
 import { CommandFailure } from '../admin-client';
-import { formatDiff } from '../output';
-import type { CommandContext } from './context';
+import { formatDiff, removalsOf } from '../output';
+import { allowEmptyQuery, type CommandContext } from './context';
 
 interface Replaced {
   readonly dryRun: boolean;
@@ -34,8 +35,10 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
     .description('replace the live access document with a declarative file (YAML or JSON)')
     .requiredOption('-f, --file <file>', 'the access document')
     .option('--dry-run', 'show what would change, change nothing')
+    .option('--prune', 'also remove what the file leaves out (vendors, keys, licences, users, permissions); refused without it')
+    .option('--allow-empty', 'take licence and permission patterns that match no API id (refused otherwise)')
     .option('--if-match <version>', "apply only at this version (from an earlier dry run); by default the version this run's own dry run read")
-    .action(async (options: { file: string; dryRun?: boolean; ifMatch?: string }) => {
+    .action(async (options: { file: string; dryRun?: boolean; prune?: boolean; allowEmpty?: boolean; ifMatch?: string }) => {
       let text: string;
       try {
         text = await readFile(options.file, 'utf8');
@@ -45,18 +48,25 @@ export function registerAccessCommands(program: Command, { api, show, json, prin
       // Sent unparsed, so the API validates (and reports on) exactly the file the operator wrote.
       const contentType = options.file.toLowerCase().endsWith('.json') ? 'application/json' : 'application/yaml';
       const put = <T>(query: Record<string, string | undefined>, headers?: Record<string, string>): Promise<T> =>
-        api().request<T>('PUT', 'access', { raw: { text, contentType }, query, headers });
-      // The change applies at the version it was read against, never against a config that moved
-      // meanwhile (a vendor deleted since would come back): the dry run reads the version.
-      let version = options.ifMatch;
-      if (version === undefined || options.dryRun) {
-        const preview = await put<Replaced>({ dryRun: 'true' }, version === undefined ? undefined : { 'if-match': `"${version}"` });
-        if (options.dryRun) {
-          show(preview, (r) => `Dry run against version ${r.version}; nothing applied.\n${formatDiff(r.diff)}`);
-          return;
-        }
-        version = String(preview.version);
+        api().request<T>('PUT', 'access', { raw: { text, contentType }, query: { ...query, ...allowEmptyQuery(options) }, headers });
+      // Always a dry run first: it reads the version the change applies at (never against a config
+      // that moved meanwhile: a vendor deleted since would come back), and what it would remove.
+      const ifMatch = options.ifMatch === undefined ? undefined : { 'if-match': `"${options.ifMatch}"` };
+      const preview = await put<Replaced>({ dryRun: 'true' }, ifMatch);
+      const removals = removalsOf(preview.diff);
+      if (options.dryRun) {
+        // Said up front: the same apply without --prune would refuse.
+        const prune = removals.length > 0 && !options.prune ? `It removes ${removals.length}: apply needs --prune for that.\n` : '';
+        show(preview, (r) => `Dry run against version ${r.version}; nothing applied.\n${formatDiff(r.diff)}${prune}`);
+        return;
       }
+      if (removals.length > 0 && !options.prune) {
+        throw new CommandFailure(
+          `The file leaves out ${removals.length === 1 ? 'this, which apply would remove' : `these ${removals.length}, which apply would remove`}; nothing applied. ` +
+            `Add them to the file, or give --prune to remove them:\n${removals.map((r) => `  - ${r}`).join('\n')}`,
+        );
+      }
+      const version = String(preview.version);
       const result = await put<Replaced | Filed>({}, { 'if-match': `"${version}"` });
       show(result, (r) => {
         if ('status' in r)

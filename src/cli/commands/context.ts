@@ -16,6 +16,11 @@ export interface CommandContext {
   json(): boolean;
   /** Prints JSON when asked for, else the human form. */
   show<T>(value: T, human: (value: T) => string): void;
+  /**
+   * `show` for a write's answer, which with approvals required is the change filed for approval
+   * (202), not the thing written: that is said as such.
+   */
+  showWrite<T>(value: T, human: (value: T) => string): void;
   /** The admin API client; throws a CommandFailure when ADMIN_TOKEN is not set. */
   api(): AdminClient;
   /** The admin API client without a token, for the one request that takes none (enrolling). */
@@ -35,6 +40,7 @@ export function commandContext(program: Command, io: GatewayctlIo): CommandConte
     print,
     json,
     show: (value, human) => print(json() ? `${JSON.stringify(value, null, 2)}\n` : human(value)),
+    showWrite: (value, human) => print(json() ? `${JSON.stringify(value, null, 2)}\n` : isFiled(value) ? filedText(value) : human(value)),
     api: () => {
       const token = io.env.ADMIN_TOKEN;
       if (!token) throw new CommandFailure('ADMIN_TOKEN is not set; export the admin token first.');
@@ -45,11 +51,33 @@ export function commandContext(program: Command, io: GatewayctlIo): CommandConte
   };
 }
 
+/** A change filed for approval, as the admin API answers a write with approvals required. */
+interface FiledChange {
+  readonly status: 'pending';
+  readonly id: string;
+  readonly action: string;
+  readonly target: string;
+}
+
+const isFiled = (value: unknown): value is FiledChange =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { status?: unknown }).status === 'pending' &&
+  typeof (value as { action?: unknown }).action === 'string';
+
+const filedText = (change: FiledChange): string =>
+  `Filed for approval as change ${change.id} (${change.action} ${change.target}); it applies once another admin approves it.\n`;
+
 /** Commander's parser for a count option: digits only, so `--points 1e3` or `-5` is refused. */
 export function wholeNumber(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number.');
   return Number(value);
 }
+
+/** `--allow-empty` as the admin API's query: a pattern matching no API id is then taken. */
+export const allowEmptyQuery = (options: { allowEmpty?: boolean }): Record<string, string | undefined> => ({
+  allowEmpty: options.allowEmpty ? 'true' : undefined,
+});
 
 /** An id as one URL path segment (ids may hold characters a path would split or misread). */
 export const segment = (id: string): string => encodeURIComponent(id);

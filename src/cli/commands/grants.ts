@@ -8,20 +8,22 @@
 import type { Command } from 'commander';
 import type { Licence, Permission } from '../../access/model';
 import { table } from '../output';
-import { type CommandContext, segment } from './context';
+import { allowEmptyQuery, type CommandContext, segment } from './context';
 
-export function registerLicenceCommands(program: Command, { api, show }: CommandContext): void {
+export function registerLicenceCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const licences = program.command('licences').description('grant, list and revoke vendor licences');
   licences
     .command('grant <vendorId> <api>')
     .description('licence a vendor for an API id or pattern (GETaccounts/{accountId}, GET*)')
     .option('--expires-at <iso>', 'expiry, ISO 8601 with offset')
     .option('--id <licenceId>', 'the licence id (generated when absent)')
-    .action(async (vendorId: string, apiPattern: string, options: { expiresAt?: string; id?: string }) => {
+    .option('--allow-empty', 'grant it even if the pattern matches no API id (refused otherwise)')
+    .action(async (vendorId: string, apiPattern: string, options: { expiresAt?: string; id?: string; allowEmpty?: boolean }) => {
       const licence = await api().request<Licence>('POST', `vendors/${segment(vendorId)}/licences`, {
         body: { id: options.id, api: apiPattern, expiresAt: options.expiresAt },
+        query: allowEmptyQuery(options),
       });
-      show(licence, (l) => `Granted licence ${l.id} (${l.api}) to vendor ${vendorId}.\n`);
+      showWrite(licence, (l) => `Granted licence ${l.id} (${l.api}) to vendor ${vendorId}.\n`);
     });
   licences
     .command('list <vendorId>')
@@ -44,17 +46,19 @@ export function registerLicenceCommands(program: Command, { api, show }: Command
     });
 }
 
-export function registerPermissionCommands(program: Command, { api, show }: CommandContext): void {
+export function registerPermissionCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const permissions = program.command('permissions').description('grant, list and revoke user permissions');
   permissions
     .command('grant <userId> <api>')
     .description('let a user call an API id or pattern (the user is created by the first grant)')
     .option('--id <permissionId>', 'the permission id (generated when absent)')
-    .action(async (userId: string, apiPattern: string, options: { id?: string }) => {
+    .option('--allow-empty', 'grant it even if the pattern matches no API id (refused otherwise)')
+    .action(async (userId: string, apiPattern: string, options: { id?: string; allowEmpty?: boolean }) => {
       const permission = await api().request<Permission>('POST', `users/${segment(userId)}/permissions`, {
         body: { id: options.id, api: apiPattern },
+        query: allowEmptyQuery(options),
       });
-      show(permission, (p) => `Granted permission ${p.id} (${p.api}) to user ${userId}.\n`);
+      showWrite(permission, (p) => `Granted permission ${p.id} (${p.api}) to user ${userId}.\n`);
     });
   permissions
     .command('list <userId>')

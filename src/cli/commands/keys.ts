@@ -9,7 +9,7 @@ import type { KeyView } from '../../admin/operations/access-service';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 
-export function registerKeyCommands(program: Command, { api, show }: CommandContext): void {
+export function registerKeyCommands(program: Command, { api, show, showWrite }: CommandContext): void {
   const keys = program.command('keys').description('issue, list and revoke vendor API keys');
   keys
     .command('issue <vendorId>')
@@ -22,7 +22,7 @@ export function registerKeyCommands(program: Command, { api, show }: CommandCont
       const issued = await api().request<KeyView & { secret: string }>('POST', `vendors/${segment(vendorId)}/keys`, {
         body: { id: options.id, userId: options.user, expiresAt: options.expiresAt, certificateThumbprints: options.certificateThumbprint },
       });
-      show(
+      showWrite(
         issued,
         (k) => `Issued key ${k.id} (${k.prefix}) for vendor ${vendorId}, user ${k.userId}.\n` + `Secret, shown this once; store it now:\n${k.secret}\n`,
       );
@@ -53,7 +53,7 @@ export function registerKeyCommands(program: Command, { api, show }: CommandCont
     .description('bind a key to one or two client certificates (x5t#S256), or unbind it with none; the secret stays')
     .action(async (keyId: string, thumbprints: string[]) => {
       const key = await api().request<KeyView>('PATCH', `keys/${segment(keyId)}`, { body: { certificateThumbprints: thumbprints } });
-      show(key, (k) =>
+      showWrite(key, (k) =>
         k.certificateThumbprints ? `Bound key ${k.id} to ${k.certificateThumbprints.join(', ')}.\n` : `Key ${k.id} is bound to no certificate.\n`,
       );
     });

@@ -1,15 +1,17 @@
 /**
- * gatewayctl `vendors` (list, create, suspend, resume) and `rate-limit set`.
+ * gatewayctl `vendors` (list, create, suspend, resume, delete) and `rate-limit set`.
  *
- * Reads and sets vendors through the admin API (/v1/vendors); prints to stdout.
+ * Reads and sets vendors through the admin API (/v1/vendors); prints to stdout. Like `keys
+ * revoke` and `admins delete`, `vendors delete` asks nothing first (scripts run it); it prints
+ * what went with the vendor.
  */
 import type { Command } from 'commander';
 import type { VendorView } from '../../admin/operations/access-service';
 import { table } from '../output';
 import { type CommandContext, segment, wholeNumber } from './context';
 
-export function registerVendorCommands(program: Command, { api, show }: CommandContext): void {
-  const vendors = program.command('vendors').description('list, create, suspend and resume vendors');
+export function registerVendorCommands(program: Command, { api, show, showWrite }: CommandContext): void {
+  const vendors = program.command('vendors').description('list, create, suspend, resume and delete vendors');
   vendors
     .command('list')
     .description('list vendors')
@@ -46,7 +48,7 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
       const vendor = await api().request<VendorView>('POST', 'vendors', {
         body: { id: vendorId, name: options.name, status: options.suspended ? 'suspended' : 'active', rateLimit },
       });
-      show(vendor, (v) => `Created vendor ${v.id} (${v.status}).\n`);
+      showWrite(vendor, (v) => `Created vendor ${v.id} (${v.status}).\n`);
     });
   for (const [verb, status] of [
     ['suspend', 'suspended'],
@@ -57,12 +59,32 @@ export function registerVendorCommands(program: Command, { api, show }: CommandC
       .description(`${verb} a vendor (status ${status})`)
       .action(async (vendorId: string) => {
         const vendor = await api().request<VendorView>('PATCH', `vendors/${segment(vendorId)}`, { body: { status } });
-        show(vendor, (v) => `Vendor ${v.id} is ${v.status}.\n`);
+        showWrite(vendor, (v) => `Vendor ${v.id} is ${v.status}.\n`);
       });
   }
+  vendors
+    .command('delete <vendorId>')
+    .description('delete a vendor with its keys and licences, at once (users and their permissions stay)')
+    .action(async (vendorId: string) => {
+      // Read first, to say what went: the API answers a deletion with no body.
+      const vendor = await api().request<VendorView>('GET', `vendors/${segment(vendorId)}`);
+      await api().request<null>('DELETE', `vendors/${segment(vendorId)}`);
+      const active = vendor.keys.filter((k) => k.status === 'active').length;
+      const deleted = {
+        deleted: vendor.id,
+        name: vendor.name,
+        licences: vendor.licences.map((l) => l.id),
+        keys: vendor.keys.map((k) => k.id),
+        activeKeys: active,
+      };
+      show(deleted, (d) => {
+        const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+        return `Deleted vendor ${d.deleted} (${d.name}) with ${plural(d.licences.length, 'licence')} and ${plural(d.keys.length, 'key')} (${active} active).\n`;
+      });
+    });
 }
 
-export function registerRateLimitCommands(program: Command, { api, show }: CommandContext): void {
+export function registerRateLimitCommands(program: Command, { api, showWrite }: CommandContext): void {
   program
     .command('rate-limit')
     .description("set vendors' rate limits")
@@ -74,6 +96,6 @@ export function registerRateLimitCommands(program: Command, { api, show }: Comma
       const limit = await api().request<{ points: number; durationSeconds: number }>('PUT', `vendors/${segment(vendorId)}/rate-limit`, {
         body: { points: options.points, durationSeconds: options.durationSeconds },
       });
-      show(limit, (l) => `Vendor ${vendorId} may make ${l.points} requests per ${l.durationSeconds} s.\n`);
+      showWrite(limit, (l) => `Vendor ${vendorId} may make ${l.points} requests per ${l.durationSeconds} s.\n`);
     });
 }
