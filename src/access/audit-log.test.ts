@@ -42,7 +42,7 @@ describe('Redis audit log', () => {
     const listed = await audit.list({ limit: 10 });
     expect(listed.map((e) => e.target)).toEqual(['step/3', 'step/2', 'step/1']);
     for (const entry of listed) expect(entry.id).toMatch(/^\d+-\d+$/);
-    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'before', 'after']);
+    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'vendorIds', 'before', 'after']);
   });
 
   it('trims entries older than retentionDays on the next write, without counting them as early', async () => {

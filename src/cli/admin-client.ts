@@ -39,6 +39,8 @@ interface RequestOptions {
   readonly query?: Readonly<Record<string, string | undefined>>;
   /** More request headers (apply sends `If-Match`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Given the headers of a successful answer (`audit` reads its `Link: rel="next"`). */
+  readonly answerHeaders?: (headers: Headers) => void;
 }
 
 export class AdminClient {
@@ -73,6 +75,7 @@ export class AdminClient {
     }
     const text = await response.text();
     if (!response.ok) throw problemOf(response, text);
+    options.answerHeaders?.(response.headers);
     return (text.length > 0 ? JSON.parse(text) : null) as T;
   }
 }
