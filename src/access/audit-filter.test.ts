@@ -21,7 +21,7 @@ const entry = (target: string, vendorIds: string[], actor = 'admin:otto', action
 async function walk(audit: AuditLog, query: Omit<AuditQuery, 'before'>): Promise<{ entries: AuditEntry[]; pages: number }> {
   const entries: AuditEntry[] = [];
   let pages = 0;
-  for (let before: string | undefined; ; ) {
+  for (let before: string | undefined; ;) {
     const page = await audit.page({ ...query, before });
     pages += 1;
     entries.push(...page.items);
@@ -133,7 +133,8 @@ describe.each([
 describe('Redis audit log, entries written before vendorIds', () => {
   it('reads them with vendorIds [] and finds them by a target of the vendor or below it, never by a prefix', async () => {
     const audit = redisLog();
-    const old = (target: string): string => JSON.stringify({ at: '2026-01-01T00:00:00.000Z', actor: 'admin:otto', action: 'x', target, before: null, after: null });
+    const old = (target: string): string =>
+      JSON.stringify({ at: '2026-01-01T00:00:00.000Z', actor: 'admin:otto', action: 'x', target, before: null, after: null });
     await redis.xadd(audit.key, '*', 'e', old('vendors/acme'));
     await redis.xadd(audit.key, '*', 'e', old('vendors/acme/licences/l1'));
     await redis.xadd(audit.key, '*', 'e', old('vendors/acme-corp'));

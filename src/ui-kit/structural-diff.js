@@ -89,16 +89,18 @@ function side(title, value, marks) {
     h('figcaption', {}, title),
     h(
       'pre',
-      { class: 'diff' },
+      // Focusable: a long line scrolls sideways, and a keyboard must be able to scroll it.
+      { class: 'diff', tabindex: '0' },
       shown.map(({ text, path }) => {
         const mark = markOf(path, marks);
         if (!mark) return `  ${text}\n`;
+        // A block of its own (app.css): it ends its line without a newline.
         return h(
           'span',
           { class: `d-${mark}`, title: mark },
           h('span', { class: 'sr-only' }, `${mark}: `),
           h('span', { 'aria-hidden': 'true' }, `${SIGN[mark]} `),
-          `${text}\n`,
+          text,
         );
       }),
     ),

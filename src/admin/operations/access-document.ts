@@ -210,7 +210,13 @@ export class AccessDocumentService {
         refuseRevivedKeys(index, nextRecords);
         // The script raises the version by one when this one still holds: the audit entry can say so.
         const after = problem === null ? { version: version + 1, diff } : { version: version + 1, diff, mended: problem };
-        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after, vendorIds: vendorsOfDiff(index, diff, nextRecords.keys) };
+        const change: Change = {
+          action: 'access.replace',
+          target: 'access',
+          before: { version },
+          after,
+          vendorIds: vendorsOfDiff(index, diff, nextRecords.keys),
+        };
         const audit = auditEntry(writer, change);
         try {
           let newVersion: number;

@@ -30,7 +30,7 @@ describe('vendorIds of audit entries', () => {
     expect(await newest()).toMatchObject({ action: 'vendor.update', vendorIds: ['acme'] });
     await service.grantLicence('acme', { id: 'lic-1', api: '*' }, ACTOR);
     expect(await newest()).toMatchObject({ action: 'licence.grant', vendorIds: ['acme'] });
-    await service.setRateLimit('acme', { requests: 10, windowSeconds: 60 }, ACTOR);
+    await service.setRateLimit('acme', { points: 10, durationSeconds: 60 }, ACTOR);
     expect(await newest()).toMatchObject({ action: 'rate-limit.set', vendorIds: ['acme'] });
     await service.issueKey('acme-corp', { id: 'key-1', userId: 'teller' }, ACTOR);
     expect(await newest()).toMatchObject({ action: 'key.issue', vendorIds: ['acme-corp'] });
@@ -67,7 +67,9 @@ describe('vendorIds of audit entries', () => {
     const current = JSON.parse([...(await service.exportDocument()).chunks].join('')) as AccessDocument;
     const next: AccessDocument = {
       vendors: [
-        ...current.vendors.filter((v) => v.id !== 'gone').map((v) => (v.id === 'acme' ? { ...v, keys: v.keys.map((k) => ({ ...k, status: 'revoked' as const })) } : v)),
+        ...current.vendors
+          .filter((v) => v.id !== 'gone')
+          .map((v) => (v.id === 'acme' ? { ...v, keys: v.keys.map((k) => ({ ...k, status: 'revoked' as const })) } : v)),
         vendor('new'),
       ],
       users: current.users,
