@@ -21,12 +21,12 @@ export type StoredAuditEntry = Omit<AuditEntry, 'vendorIds'> & { readonly vendor
  * Up to `count` entries, newest first, older than `before` (an entry id) when it is given, and
  * written inside the query's `sinceMs`..`untilMs` (both inclusive).
  */
-export type AuditBatchReader = (before: string | undefined, count: number) => Promise<StoredAuditEntry[]>;
+type AuditBatchReader = (before: string | undefined, count: number) => Promise<StoredAuditEntry[]>;
 
 const narrows = (filter: AuditFilter): boolean => filter.vendor !== undefined || filter.actor !== undefined || filter.action !== undefined;
 
 /** Whether an entry passes the vendor, actor and action filters (the time range is the reader's). */
-export function auditMatcher(filter: AuditFilter): (entry: StoredAuditEntry) => boolean {
+function auditMatcher(filter: AuditFilter): (entry: StoredAuditEntry) => boolean {
   const { vendor, actor, action } = filter;
   return (entry) => {
     if (vendor !== undefined) {

@@ -25,7 +25,7 @@ interface ChangeLike {
 const sorted = (ids: Iterable<string>): string[] => [...new Set(ids)].sort();
 
 /** The vendors holding a key, not revoked, that acts as one of `userIds` (among the index's keys and `more`). */
-export function vendorsActingAs(index: AccessIndex, userIds: readonly string[], more: readonly KeyEntity[] = []): string[] {
+function vendorsActingAs(index: AccessIndex, userIds: readonly string[], more: readonly KeyEntity[] = []): string[] {
   if (userIds.length === 0) return [];
   const users = new Set(userIds);
   const vendors = new Set<string>();
