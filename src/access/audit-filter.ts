@@ -19,9 +19,26 @@ export type StoredAuditEntry = Omit<AuditEntry, 'vendorIds'> & { readonly vendor
 
 /**
  * Up to `count` entries, newest first, older than `before` (an entry id) when it is given, and
- * written inside the query's `sinceMs`..`untilMs` (both inclusive).
+ * written inside the query's `sinceMs`..`untilMs` (both inclusive). An entry the store already
+ * knows cannot match (`storedTextMayMatch`) may be given as its id alone: it counts as scanned.
  */
-type AuditBatchReader = (before: string | undefined, count: number) => Promise<StoredAuditEntry[]>;
+type AuditBatchReader = (before: string | undefined, count: number) => Promise<Array<StoredAuditEntry | string>>;
+
+/** A value as it appears inside the stored JSON text (escaped as JSON.stringify escapes it). */
+const asStored = (value: string): string => JSON.stringify(value).slice(1, -1);
+
+/**
+ * A cheap first test on an entry's stored JSON text, before it is parsed: false only when the
+ * entry cannot match (every filter value must appear in the text, escaped as stored), so a scan
+ * of a rare vendor parses only the entries that mention it.
+ */
+export function storedTextMayMatch(filter: AuditFilter): (text: string) => boolean {
+  const needles: string[][] = [];
+  if (filter.vendor !== undefined) needles.push([`"${asStored(filter.vendor)}"`, `vendors/${asStored(filter.vendor)}`]);
+  if (filter.actor !== undefined) needles.push([asStored(filter.actor)]);
+  if (filter.action !== undefined) needles.push([asStored(filter.action)]);
+  return (text) => needles.every((any) => any.some((needle) => text.includes(needle)));
+}
 
 const narrows = (filter: AuditFilter): boolean => filter.vendor !== undefined || filter.actor !== undefined || filter.action !== undefined;
 
@@ -57,8 +74,8 @@ export async function scanPage(query: AuditQuery, read: AuditBatchReader): Promi
     const batch = await read(cursor, count);
     for (const entry of batch) {
       scanned += 1;
-      cursor = entry.id;
-      if (!matches(entry)) continue;
+      cursor = typeof entry === 'string' ? entry : entry.id;
+      if (typeof entry === 'string' || !matches(entry)) continue;
       items.push(withVendorIds(entry));
       if (items.length > query.limit) {
         items.length = query.limit;

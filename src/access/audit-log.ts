@@ -23,7 +23,7 @@
 import type { RedisClient } from '../redis/redis-client';
 import { auditSchema, type AuditConfig } from './audit-log.schema';
 import { AUDIT_APPEND_SCRIPT } from './lua/audit-append';
-import { scanPage, withVendorIds, type StoredAuditEntry } from './audit-filter';
+import { scanPage, storedTextMayMatch, withVendorIds, type StoredAuditEntry } from './audit-filter';
 
 export interface AuditEntry {
   /** `<ms since the epoch>-<sequence>`: ordered as the entries were written. */
@@ -319,11 +319,14 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
     // An id of whole milliseconds: `<ms>` as an end takes every sequence of that millisecond.
     const start = query.sinceMs === undefined ? '-' : String(Math.max(0, Math.ceil(query.sinceMs)));
     const until = query.untilMs === undefined ? null : Math.floor(query.untilMs);
+    if (until !== null && until < 0) return { items: [], next: null };
+    const mayMatch = storedTextMayMatch(query);
     return scanPage(query, async (before, count) => {
       const cursor = before === undefined ? null : (idKey(before) as [number, number]);
-      const end = cursor && (until === null || cursor[0] <= until) ? `(${before}` : until === null ? '+' : String(Math.max(0, until));
-      if (until !== null && until < 0) return [];
-      return this.parseStored((await this.redis.xrevrange(this.key, end, start, 'COUNT', count)) as StreamEntries);
+      const end = cursor && (until === null || cursor[0] <= until) ? `(${before}` : until === null ? '+' : String(until);
+      const raw = (await this.redis.xrevrange(this.key, end, start, 'COUNT', count)) as StreamEntries;
+      // Entries that cannot match are passed on as their ids: counted as scanned, never parsed.
+      return raw.map((one) => (mayMatch(one[1][1] ?? '') ? (this.parseStored([one])[0] as StoredAuditEntry) : one[0]));
     });
   }
 

@@ -61,8 +61,12 @@ export function registerAuditCommands(program: Command, { api, show, json, io, p
     })
     .command('export')
     .description('print the audit entries written since a date as JSON lines, oldest first (for the archive)')
-    .requiredOption('--since <date>', 'a date or date-time (ISO 8601, e.g. 2026-01-01)')
-    .action(async (options: { since: string }) => {
+    .option('--since <date>', 'a date or date-time (ISO 8601, e.g. 2026-01-01); required')
+    .action(async (own: { since?: string }, command: Command) => {
+      // The listing's --since has the same name, and commander gives `audit export --since` to it.
+      const since = own.since ?? command.parent?.opts<AuditOptions>().since;
+      if (since === undefined) command.error("error: required option '--since <date>' not specified");
+      const options = { since };
       // Page by page, each line written as it comes, so a long retention never sits in memory.
       // JSON lines whatever --json says: the archive format is the point of this command.
       for (let after: string | undefined; ;) {
