@@ -6,7 +6,9 @@
  * that are trimmed when a new one is written. `maxEntries` is a second guard on the size: when
  * it has to trim entries younger than `retentionDays`, `onTrimmedEarly` is told how many (the
  * metric gateway_audit_trimmed_before_retention_total and its alert), so no entry is lost
- * silently. `range` reads oldest first from a date on, for `gatewayctl audit export`.
+ * silently. `range` reads oldest first from a date on, for `gatewayctl audit export`; `page` reads
+ * newest first, filtered by vendor, actor, action and time (audit-filter.ts: batches of XREVRANGE
+ * whose id bounds are the time range, up to a scan budget).
  *
  * Why a stream: its ids are times, so trimming by age (XTRIM MINID) and reading from a date
  * (XRANGE) cost O(log n) plus what they touch, and a page cursor is the id itself, where a list
