@@ -42,7 +42,7 @@ describe('Redis audit log', () => {
     const listed = await audit.list({ limit: 10 });
     expect(listed.map((e) => e.target)).toEqual(['step/3', 'step/2', 'step/1']);
     for (const entry of listed) expect(entry.id).toMatch(/^\d+-\d+$/);
-    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'before', 'after']);
+    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'vendorIds', 'before', 'after']);
   });
 
   it('trims entries older than retentionDays on the next write, without counting them as early', async () => {
@@ -172,6 +172,30 @@ describe('admin API audit export', () => {
       expect((next.body as AuditEntry[]).map((e) => e.target)).toEqual(['step/3']);
       const future = await api.get('/v1/audit/export?since=2999-01-01').set(auth);
       expect(future.body).toEqual([]);
+    });
+  });
+
+  it('pages /v1/audit with Link rel=next carrying the filters and the before cursor, and refuses a bad filter with 400 naming it', async () => {
+    const audit = new MemoryAuditLog();
+    for (let i = 1; i <= 3; i++) await audit.append({ ...step(i), vendorIds: ['acme'] });
+    await audit.append({ ...step(4), vendorIds: ['acme-corp'] });
+    await withAdmin(audit, async (api) => {
+      const first = await api.get('/v1/audit?vendor=acme&limit=2').set(auth);
+      expect((first.body as AuditEntry[]).map((e) => e.target)).toEqual(['step/3', 'step/2']);
+      const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link as string)?.[1] as string;
+      expect(new URL(link, 'http://x').searchParams.get('vendor')).toBe('acme');
+      const second = await api.get(link).set(auth);
+      expect((second.body as AuditEntry[]).map((e) => e.target)).toEqual(['step/1']);
+      expect(second.headers.link).toBeUndefined();
+      for (const [query, field] of [
+        ['since=yesterday', 'since'],
+        ['until=2026-13-45', 'until'],
+        ['since=2026-02-01&until=2026-01-01', 'until'],
+        ['limit=0', 'limit'],
+      ]) {
+        const res = await api.get(`/v1/audit?${query}`).set(auth);
+        expect([query, res.status, res.body.errors?.map((e: { field: string }) => e.field)]).toEqual([query, 400, [field]]);
+      }
     });
   });
 

@@ -6,7 +6,9 @@
  * that are trimmed when a new one is written. `maxEntries` is a second guard on the size: when
  * it has to trim entries younger than `retentionDays`, `onTrimmedEarly` is told how many (the
  * metric gateway_audit_trimmed_before_retention_total and its alert), so no entry is lost
- * silently. `range` reads oldest first from a date on, for `gatewayctl audit export`.
+ * silently. `range` reads oldest first from a date on, for `gatewayctl audit export`; `page` reads
+ * newest first, filtered by vendor, actor, action and time (audit-filter.ts: batches of XREVRANGE
+ * whose id bounds are the time range, up to a scan budget).
  *
  * Why a stream: its ids are times, so trimming by age (XTRIM MINID) and reading from a date
  * (XRANGE) cost O(log n) plus what they touch, and a page cursor is the id itself, where a list
@@ -23,6 +25,7 @@
 import type { RedisClient } from '../redis/redis-client';
 import { auditSchema, type AuditConfig } from './audit-log.schema';
 import { AUDIT_APPEND_SCRIPT } from './lua/audit-append';
+import { scanPage, storedTextMayMatch, withVendorIds, type StoredAuditEntry } from './audit-filter';
 
 export interface AuditEntry {
   /** `<ms since the epoch>-<sequence>`: ordered as the entries were written. */
@@ -34,6 +37,12 @@ export interface AuditEntry {
   readonly action: string;
   /** The admin API path of what changed: `vendors/acme`, `keys/key-1`, `access`. */
   readonly target: string;
+  /**
+   * The vendors the change concerns, sorted, each once: a key's vendor, the vendors whose keys
+   * act as a user whose permissions changed, every vendor a whole-document change touched; []
+   * for admin accounts and sign-ins. Entries written before the field existed read as [].
+   */
+  readonly vendorIds: readonly string[];
   readonly before: unknown;
   readonly after: unknown;
   /**
@@ -43,12 +52,33 @@ export interface AuditEntry {
   readonly approval?: unknown;
 }
 
-export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at'>;
+/** What a writer hands in; `vendorIds` left out means none (sign-ins, admin accounts). */
+export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at' | 'vendorIds'> & { readonly vendorIds?: readonly string[] };
 
-export interface AuditQuery {
+/** What `GET /v1/audit` filters by; each one left out matches every entry. */
+export interface AuditFilter {
+  /** A vendor id the entry names in `vendorIds` (older entries: their target is `vendors/<id>` or below). */
+  readonly vendor?: string;
+  /** `admin:otto`, or `otto` for any actor of that id. */
+  readonly actor?: string;
+  /** `key.revoke`, or `key` for every action of that family. */
+  readonly action?: string;
+  /** Written at or after this time (ms since the epoch). */
+  readonly sinceMs?: number;
+  /** Written at or before this time (ms since the epoch). */
+  readonly untilMs?: number;
+}
+
+export interface AuditQuery extends AuditFilter {
   readonly limit: number;
   /** An entry id: list the entries older than it (the next page). Not an entry id: nothing. */
   readonly before?: string;
+}
+
+/** A page of the log, newest first; `next` is the `before` cursor of the next page, null at the end. */
+export interface AuditPage {
+  readonly items: AuditEntry[];
+  readonly next: string | null;
 }
 
 export interface AuditRangeQuery {
@@ -61,8 +91,13 @@ export interface AuditRangeQuery {
 
 export interface AuditLog {
   append(entry: AuditEntryInput): Promise<AuditEntry>;
-  /** Newest first. */
+  /** Newest first: the entries of `page`. */
   list(query: AuditQuery): Promise<AuditEntry[]>;
+  /**
+   * Newest first, filtered, scanning at most AUDIT_SCAN_BUDGET entries: a page may hold fewer
+   * than `limit` entries and still have a `next` (the scan stopped, not the log).
+   */
+  page(query: AuditQuery): Promise<AuditPage>;
   /** Oldest first, for the archive export. */
   range(query: AuditRangeQuery): Promise<AuditEntry[]>;
 }
@@ -101,6 +136,7 @@ function newEntry(input: AuditEntryInput): StoredEntry {
     actor: input.actor,
     action: input.action,
     target: input.target,
+    vendorIds: [...new Set(input.vendorIds ?? [])].sort(),
     before: scrub(input.before) ?? null,
     after: scrub(input.after) ?? null,
     ...(input.approval === undefined ? {} : { approval: scrub(input.approval) }),
@@ -143,14 +179,28 @@ export class MemoryAuditLog implements AuditLog {
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
-    let end = this.entries.length;
-    if (query.before !== undefined) {
-      const before = idKey(query.before);
-      if (!before) return [];
-      end = this.entries.findIndex((e) => !idBefore(idKey(e.id) as [number, number], before));
-      if (end < 0) end = this.entries.length;
-    }
-    return this.entries.slice(Math.max(0, end - query.limit), end).reverse();
+    return (await this.page(query)).items;
+  }
+
+  async page(query: AuditQuery): Promise<AuditPage> {
+    if (query.before !== undefined && !idKey(query.before)) return { items: [], next: null };
+    const { sinceMs = 0, untilMs = Infinity } = query;
+    return scanPage(query, async (before, count) => {
+      const cursor = before === undefined ? null : (idKey(before) as [number, number]);
+      let end = this.entries.length;
+      if (cursor) {
+        end = this.entries.findIndex((e) => !idBefore(idKey(e.id) as [number, number], cursor));
+        if (end < 0) end = this.entries.length;
+      }
+      const out: AuditEntry[] = [];
+      for (let i = end - 1; i >= 0 && out.length < count; i--) {
+        const entry = this.entries[i] as AuditEntry;
+        const ms = (idKey(entry.id) as [number, number])[0];
+        if (ms < sinceMs) break;
+        if (ms <= untilMs) out.push(entry);
+      }
+      return out;
+    });
   }
 
   async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
@@ -262,9 +312,24 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
-    if (query.before !== undefined && !idKey(query.before)) return [];
-    const end = query.before === undefined ? '+' : `(${query.before}`;
-    return this.parse((await this.redis.xrevrange(this.key, end, '-', 'COUNT', query.limit)) as StreamEntries);
+    return (await this.page(query)).items;
+  }
+
+  /** Filtered pages read the stream in batches of XREVRANGE from the cursor; the time range is the id range. */
+  async page(query: AuditQuery): Promise<AuditPage> {
+    if (query.before !== undefined && !idKey(query.before)) return { items: [], next: null };
+    // An id of whole milliseconds: `<ms>` as an end takes every sequence of that millisecond.
+    const start = query.sinceMs === undefined ? '-' : String(Math.max(0, Math.ceil(query.sinceMs)));
+    const until = query.untilMs === undefined ? null : Math.floor(query.untilMs);
+    if (until !== null && until < 0) return { items: [], next: null };
+    const mayMatch = storedTextMayMatch(query);
+    return scanPage(query, async (before, count) => {
+      const cursor = before === undefined ? null : (idKey(before) as [number, number]);
+      const end = cursor && (until === null || cursor[0] <= until) ? `(${before}` : until === null ? '+' : String(until);
+      const raw = (await this.redis.xrevrange(this.key, end, start, 'COUNT', count)) as StreamEntries;
+      // Entries that cannot match are passed on as their ids: counted as scanned, never parsed.
+      return raw.map((one) => (mayMatch(one[1][1] ?? '') ? (this.parseStored([one])[0] as StoredAuditEntry) : one[0]));
+    });
   }
 
   async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
@@ -276,9 +341,13 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   }
 
   private parse(raw: StreamEntries): AuditEntry[] {
+    return this.parseStored(raw).map(withVendorIds);
+  }
+
+  private parseStored(raw: StreamEntries): StoredAuditEntry[] {
     return raw.map(([id, fields]) => {
       // Entries moved from the list still carry their old UUID; the stream id replaces it.
-      const { id: _old, ...stored } = JSON.parse(fields[1] ?? '{}') as AuditEntry;
+      const { id: _old, ...stored } = JSON.parse(fields[1] ?? '{}') as StoredAuditEntry;
       return { id, ...stored };
     });
   }

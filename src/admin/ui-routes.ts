@@ -5,7 +5,8 @@
  * cookie instead of the token.
  *
  * Reads the files of `src/admin/ui/` (served under `/ui/`) and of the UIs' shared kit `src/ui-kit/`
- * (served under `/ui-kit/`; both copied to `dist/` by the build) once at start, and
+ * (served under `/ui-kit/`; both copied to `dist/` by the build) once at start, the allow-listed
+ * browser modules of installed packages (ui-vendor.ts, under `/ui-vendor/`), and
  * the token a browser signs in with (checked by auth.ts's throttle rule); sets the session
  * cookie, ends the admin's sessions on every instance at sign-out, and audits both
  * (`admin.sign_in`, `admin.sign_out`, with the client address; never the token). Every answer of the admin port
@@ -22,6 +23,7 @@ import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE
 import type { AuditLog } from '../access/audit-log';
 import { declaredSizeAtMost, verifyJsonDepth } from './routes/body-guard';
 import { inviteBody } from './routes/route-kit';
+import { registerUiVendor } from './ui-vendor';
 
 /** `{"token": "…"}`: a sign-in needs no more, and anyone may send it. */
 const SIGN_IN_BODY_BYTES = 4096;
@@ -134,6 +136,7 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
   files.delete('/ui/index.html');
   app.get('/', send(page));
   for (const [url, file] of files) app.get(url, send(file));
+  registerUiVendor(app);
   app
     .route('/ui/session')
     // Who is signed in: the page asks before it shows anything (200 either way, so a browser's

@@ -44,6 +44,8 @@ interface RequestOptions {
   readonly query?: Readonly<Record<string, string | undefined>>;
   /** More request headers (apply sends `If-Match`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Given the headers of a successful answer (`audit` reads its `Link: rel="next"`). */
+  readonly answerHeaders?: (headers: Headers) => void;
 }
 
 export class AdminClient {
@@ -80,6 +82,7 @@ export class AdminClient {
     // A token was sent and refused: say so, not the API's advice on how to send one.
     if (response.status === 401 && this.token) throw new CommandFailure(TOKEN_NOT_ACCEPTED);
     if (!response.ok) throw problemOf(response, text);
+    options.answerHeaders?.(response.headers);
     return (text.length > 0 ? JSON.parse(text) : null) as T;
   }
 }

@@ -228,10 +228,29 @@ describe('gatewayctl', () => {
 
     const run = await ctl('audit', '--limit', '1');
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+ID$/);
-    expect(run.stdout).toMatch(/admin:bootstrap\s+vendor.update\s+vendors\/acme/);
+    expect(run.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+VENDORS\s+ID$/);
+    expect(run.stdout).toMatch(/admin:bootstrap\s+vendor.update\s+vendors\/acme\s+acme\s/);
     expect(run.stdout).not.toContain('vendor.create');
     expect(run.stdout).not.toContain(TOKEN);
+    // Older entries exist: stderr says how to go on.
+    expect(run.stderr).toMatch(/^older entries: the same command with --before \d+-\d+\n$/);
+  });
+
+  it('filters the audit log on the gateway by vendor, actor, action and dates', async () => {
+    await ctl('vendors', 'create', 'acme', '--name', 'Acme');
+    await ctl('vendors', 'create', 'acme-corp', '--name', 'Acme Corp');
+    await ctl('vendors', 'suspend', 'acme');
+
+    const today = new Date().toISOString().slice(0, 10);
+    const run = await ctl('audit', '--vendor', 'acme', '--actor', 'bootstrap', '--action', 'vendor', '--since', today, '--until', today, '--json');
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as Array<{ action: string; vendorIds: string[] }>).map((e) => [e.action, e.vendorIds])).toEqual([
+      ['vendor.update', ['acme']],
+      ['vendor.create', ['acme']],
+    ]);
+    const bad = await ctl('audit', '--since', 'yesterday');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('  since: a date or date-time');
   });
 
   it('fails with exit 1 and the problem detail, naming each bad field', async () => {

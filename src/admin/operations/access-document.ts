@@ -28,6 +28,7 @@ import type { AccessCache } from '../../access/cache';
 import { auditEntry, writerOf, type AccessWriter, type Change, type Outcome, type WriteBy } from './access-writer';
 import { fieldErrors } from './admin-inputs';
 import { emptyPatternsOf, refuseEmptyPatterns, type EmptyPattern } from './pattern-reach';
+import { vendorsOfDiff } from './audit-vendors';
 
 export interface ReplaceResult {
   readonly dryRun: boolean;
@@ -233,10 +234,18 @@ export class AccessDocumentService {
       return { version, ops, index, diff, digest };
     };
     if (options.dryRun || preview) {
-      const { version, diff, digest } = await plan();
+      const { version, diff, digest, index } = await plan();
+      const result = { dryRun: true, applied: false, version, diff };
+      if (!preview) return { result, change: null };
       // `plan` names exactly what it would write: a proposal applies only while it still does.
-      const change: Change = { action: 'access.replace', target: 'access', before: { version, plan: digest }, after: { diff } };
-      return { result: { dryRun: true, applied: false, version, diff }, change: preview ? change : null };
+      const change: Change = {
+        action: 'access.replace',
+        target: 'access',
+        before: { version, plan: digest },
+        after: { diff },
+        vendorIds: vendorsOfDiff(index, diff, nextRecords.keys),
+      };
+      return { result, change };
     }
     const outcome = await this.writer.queued(async (): Promise<Outcome<ReplaceResult>> => {
       for (let attempt = 1; ; attempt++) {
@@ -247,7 +256,13 @@ export class AccessDocumentService {
         refuseRevivedKeys(index, nextRecords);
         // The script raises the version by one when this one still holds: the audit entry can say so.
         const after = problem === null ? { version: version + 1, diff } : { version: version + 1, diff, mended: problem };
-        const change: Change = { action: 'access.replace', target: 'access', before: { version }, after };
+        const change: Change = {
+          action: 'access.replace',
+          target: 'access',
+          before: { version },
+          after,
+          vendorIds: vendorsOfDiff(index, diff, nextRecords.keys),
+        };
         const audit = auditEntry(writer, change);
         try {
           let newVersion: number;

@@ -21,6 +21,7 @@ import type { KeyUsageTracker } from '../../access/key-usage';
 import type { Proposal } from '../../access/model';
 import { fieldErrors } from './admin-inputs';
 import { sameValue } from './access-diff';
+import { vendorIdsOf } from './audit-vendors';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, setupOpen } from './four-eyes';
 
 /** What a write did, for the audit log. */
@@ -30,6 +31,11 @@ export interface Change {
   readonly target: string;
   readonly before: unknown;
   readonly after: unknown;
+  /**
+   * The vendors it concerns (the audit entry's `vendorIds`): left out, the writer resolves them
+   * from the target on the records the change is planned on (audit-vendors.ts).
+   */
+  readonly vendorIds?: readonly string[];
 }
 
 /** A write's result; `change` is null when the write found nothing to change. */
@@ -156,6 +162,9 @@ function refuseAfterSetup(writer: Writer, index: AccessIndex): void {
   }
 }
 
+/** The change with the vendors it concerns, resolved on the records it is planned on. */
+const withVendorIds = (index: AccessIndex, change: Change | null): Change | null => change && { ...change, vendorIds: vendorIdsOf(index, change) };
+
 /** The audit entry of a change, with its approval when it had one. */
 export function auditEntry(writer: Writer, change: Change): AuditEntryInput {
   return { actor: writer.actor, ...change, ...(writer.approval === undefined ? {} : { approval: writer.approval }) };
@@ -223,14 +232,16 @@ export class AccessWriter {
     if (preview) {
       return this.index().then((index) => {
         const { result, change, ops } = plan(index);
-        return { result, change, pin: pinOf(index, ops) };
+        return { result, change: withVendorIds(index, change), pin: pinOf(index, ops) };
       });
     }
     return this.queued(async () => {
       for (let attempt = 1; ; attempt++) {
         const index = await this.index({ forChange: true });
         refuseAfterSetup(writer, index);
-        const { result, change, ops, expectedVersion } = plan(index);
+        const planned = plan(index);
+        const { result, ops, expectedVersion } = planned;
+        const change = withVendorIds(index, planned.change);
         if (change === null || ops.length === 0) {
           if (approving) throw new GatewayError('conflict', `Change "${approving.proposal.id}" would change nothing now; reject it.`);
           return { result, change: null };

@@ -237,6 +237,7 @@ export class Proposals {
       ...(operation === 'replaceDocument' || preview.pin === undefined ? {} : { pin: preview.pin }),
       ...(seal === undefined ? {} : { makerSeal: seal }),
     };
+    const vendorIds = preview.change.vendorIds ?? [];
     await this.service.writer.write(maker.actor, () => ({
       result: null,
       change: {
@@ -244,6 +245,8 @@ export class Proposals {
         target: `changes/${proposal.id}`,
         before: null,
         after: { operation, action: proposal.action, target: proposal.target },
+        // The vendors the filed change would touch, as its preview named them.
+        vendorIds,
       },
       ops: [{ kind: 'proposal', id: proposal.id, value: proposal, expect: null }],
     }));

@@ -177,14 +177,17 @@ export function pageRequest(req: Request): PageRequest {
   return { limit, after };
 }
 
+/** `Link: <...>; rel="next"`: this request's query with `cursor` set to `value`. */
+export function setNextLink(req: Request, res: Response, cursor: string, value: string): void {
+  const query = new URLSearchParams();
+  for (const [name, given] of Object.entries(req.query)) if (name !== cursor && typeof given === 'string') query.set(name, given);
+  query.set(cursor, value);
+  res.setHeader('Link', `<${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
+}
+
 /** Answers a page as the plain array callers always had, with `Link: <...>; rel="next"` when there is more. */
 export function sendPage<T>(req: Request, res: Response, page: Page<T>): void {
-  if (page.next !== null) {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(req.query)) if (name !== 'after' && typeof value === 'string') query.set(name, value);
-    query.set('after', Buffer.from(page.next, 'utf8').toString('base64url'));
-    res.setHeader('Link', `<${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
-  }
+  if (page.next !== null) setNextLink(req, res, 'after', Buffer.from(page.next, 'utf8').toString('base64url'));
   res.json(page.items);
 }
 

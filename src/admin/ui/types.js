@@ -26,7 +26,7 @@
  */
 /** @typedef {{ id: string, userId: string, secret: string }} IssuedKey */
 /** @typedef {{ id: string, permissions: Array<{ id: string, api: string }> }} User */
-/** @typedef {{ at: string, actor: string, action: string, target: string, before: unknown, after: unknown, approval?: unknown }} AuditEntry */
+/** @typedef {{ id: string, at: string, actor: string, action: string, target: string, vendorIds?: string[], before: unknown, after: unknown, approval?: unknown }} AuditEntry */
 /**
  * @typedef {object} Proposal a four-eyes change awaiting approval
  * @property {string} id
