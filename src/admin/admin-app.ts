@@ -59,6 +59,8 @@ import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerProposals } from './routes/proposals';
 import { registerOverview } from './routes/overview';
+import { registerTraffic } from './routes/traffic';
+import type { TrafficSource } from '../metrics/traffic';
 import { announcesBody } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
 
@@ -96,6 +98,8 @@ export interface AdminAppDeps {
   readonly secureCookie?: boolean;
   /** What the overview shows: modes, config version, Redis, breakers, vendor traffic. */
   readonly overview?: () => unknown;
+  /** Where `GET /v1/traffic` reads: Prometheus (admin.prometheusUrl) or the gateway's own counts; without it, 404. */
+  readonly traffic?: TrafficSource;
 }
 
 /**
@@ -214,6 +218,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerAudit(v1, routes);
   registerAdmins(v1, routes);
   registerOverview(v1, deps.overview);
+  registerTraffic(v1, deps.traffic);
   registerProposals(v1, routes);
   if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);
