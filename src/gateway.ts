@@ -18,8 +18,7 @@ import { AccessService } from './admin/operations/access-service';
 import { AdminDirectory } from './admin/operations/admin-directory';
 import { Proposals } from './admin/operations/proposals';
 import { VendorTraffic } from './metrics/vendor-traffic';
-import { MemoryTrafficStore, TrafficCounter } from './metrics/traffic-counts';
-import { RedisTrafficStore } from './metrics/traffic-store-redis';
+import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
 import { continueFromRoutes, createAdminApp } from './admin/admin-app';
@@ -281,7 +280,7 @@ async function openGateway(
   const trafficCounts = config.admin.prometheusUrl
     ? null
     : lifecycle.adopt(
-        new TrafficCounter(backend.redis ? new RedisTrafficStore(backend.redis, config.redis.keyPrefix) : new MemoryTrafficStore(), { logger }),
+        new TrafficCounter(backend.traffic, { logger }),
         (counter) => counter.stop(),
       );
   trafficCounts?.start();
