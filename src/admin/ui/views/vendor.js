@@ -8,6 +8,7 @@ import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg, write } from '../admin-client.js';
 import { keysPart } from './vendor-keys.js';
+import { trafficChart } from './traffic-chart.js';
 
 /** @typedef {import('../types.js').Vendor} Vendor */
 /** @typedef {import('./vendor-keys.js').VendorScreen} VendorScreen */
@@ -118,6 +119,7 @@ export async function vendorView({ main }, vendorId) {
       ...statusAndLimit(vendor, part),
       ...licencesPart(vendor, apis, part),
       ...keysPart(vendor.keys, part),
+      trafficChart({ vendorId: vendor.id, apiIds: [...new Set(vendor.licences.flatMap((l) => matching(l.api, apis)))] }),
     );
   };
   await attempt(errors, redraw);
