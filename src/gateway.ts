@@ -277,12 +277,7 @@ async function openGateway(
   });
   const vendorTraffic = new VendorTraffic();
   // Without a Prometheus to ask, the gateway counts for itself (stopped after the drain: the last requests count).
-  const trafficCounts = config.admin.prometheusUrl
-    ? null
-    : lifecycle.adopt(
-        new TrafficCounter(backend.traffic, { logger }),
-        (counter) => counter.stop(),
-      );
+  const trafficCounts = config.admin.prometheusUrl ? null : lifecycle.adopt(new TrafficCounter(backend.traffic, { logger }), (counter) => counter.stop());
   trafficCounts?.start();
   const apiDocument = buildOpenApiDocument({
     routes: ROUTES,

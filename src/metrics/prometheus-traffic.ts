@@ -31,7 +31,7 @@ function literal(value: string): string {
   return JSON.stringify(value);
 }
 
-export function trafficSelector(query: Pick<TrafficQuery, 'vendorId' | 'apiId'>): string {
+function trafficSelector(query: Pick<TrafficQuery, 'vendorId' | 'apiId'>): string {
   const matchers: string[] = [];
   if (query.vendorId !== undefined) matchers.push(`vendor=${literal(query.vendorId)}`);
   if (query.apiId !== undefined) matchers.push(`api=${literal(query.apiId)}`);
@@ -87,7 +87,7 @@ export class PrometheusTraffic implements TrafficSource {
     }
     return {
       source: 'prometheus',
-      note: `From Prometheus (${this.shown}): ${METRIC} as scraped, every instance it scrapes; a request counts in the step of the scrape that saw it.`,
+      note: `${METRIC} at ${this.shown}, every instance it scrapes; a request counts in the step of the scrape that saw it.`,
       series: builder.series(query),
     };
   }
@@ -107,13 +107,18 @@ export class PrometheusTraffic implements TrafficSource {
       const timedOut = (err as { name?: unknown } | null)?.name === 'TimeoutError';
       throw new GatewayError(
         'bad_gateway',
-        timedOut ? `Prometheus (${this.shown}) did not answer within ${this.timeoutMs / 1000} s.` : `Prometheus (${this.shown}) could not be reached or did not answer JSON.`,
+        timedOut
+          ? `Prometheus (${this.shown}) did not answer within ${this.timeoutMs / 1000} s.`
+          : `Prometheus (${this.shown}) could not be reached or did not answer JSON.`,
         { cause: err },
       );
     }
     const expected = endpoint === 'query' ? 'vector' : 'matrix';
     if (!res.ok || body.status !== 'success' || body.data?.resultType !== expected) {
-      throw new GatewayError('bad_gateway', `Prometheus (${this.shown}) refused the query (HTTP ${res.status}): ${String(body.error ?? `no ${expected} in the answer`)}.`);
+      throw new GatewayError(
+        'bad_gateway',
+        `Prometheus (${this.shown}) refused the query (HTTP ${res.status}): ${String(body.error ?? `no ${expected} in the answer`)}.`,
+      );
     }
     return body.data.result ?? [];
   }

@@ -42,7 +42,15 @@ describe('TrafficCounter', () => {
     const nonZero = answer.series.map((s) => ({ ...s, points: s.points.filter(([, n]) => n > 0) }));
     expect(answer.source).toBe('gateway');
     expect(nonZero).toEqual([
-      { vendorId: 'acme', apiId: 'GETgenders', statusClass: '2xx', points: [[at(0), 2], [at(2), 1]] },
+      {
+        vendorId: 'acme',
+        apiId: 'GETgenders',
+        statusClass: '2xx',
+        points: [
+          [at(0), 2],
+          [at(2), 1],
+        ],
+      },
       { vendorId: 'acme', apiId: 'GETgenders', statusClass: '4xx', points: [[at(0), 1]] },
       { vendorId: 'acme', apiId: 'GETgenders', statusClass: '5xx', points: [[at(1), 1]] },
       { vendorId: 'beta', apiId: 'GETtitles', statusClass: '2xx', points: [[at(2), 1]] },

@@ -87,7 +87,7 @@ interface Cell {
   count: number;
 }
 
-export interface TrafficCounterOptions {
+interface TrafficCounterOptions {
   readonly flushIntervalMs?: number;
   readonly logger: Logger;
 }
@@ -172,7 +172,10 @@ export class TrafficCounter implements TrafficSource {
     try {
       stored = await this.store.buckets(fromSeconds, toSeconds, hourly);
     } catch (err) {
-      throw new GatewayError('store_unavailable', 'The traffic counts in Redis cannot be read; retry shortly.', { cause: err, headers: { 'Retry-After': '5' } });
+      throw new GatewayError('store_unavailable', 'The traffic counts in Redis cannot be read; retry shortly.', {
+        cause: err,
+        headers: { 'Retry-After': '5' },
+      });
     }
     for (const { startSeconds, counts } of stored) {
       for (const [field, n] of counts) builder.add(field, startSeconds, n);
@@ -183,7 +186,7 @@ export class TrafficCounter implements TrafficSource {
     }
     return {
       source: 'gateway',
-      note: `Counted by the gateway: requests it answered, per minute, kept 8 days; ${this.store.scope}. Another instance's last ${this.flushIntervalMs / 1000} s may not be in yet.`,
+      note: `Requests the gateway answered, counted per minute and kept 8 days, on ${this.store.scope}; another instance's last ${this.flushIntervalMs / 1000} s may not be in yet.`,
       series: builder.series(query),
     };
   }

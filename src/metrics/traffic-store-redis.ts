@@ -11,7 +11,7 @@ import type { RedisClient } from '../redis/redis-client';
 import { TRAFFIC_RETENTION_SECONDS, type BucketCounts, type MinuteCounts, type TrafficStore } from './traffic-counts';
 
 /** The key of a minute's (or an hour's) hash. */
-export function trafficKey(keyPrefix: string, hourly: boolean, index: number): string {
+function trafficKey(keyPrefix: string, hourly: boolean, index: number): string {
   return `${keyPrefix}{traffic}:${hourly ? 'h' : 'm'}:${index}`;
 }
 

@@ -7,7 +7,7 @@
  * sets nothing; the sources are prometheus-traffic.ts and traffic-counts.ts.
  */
 
-export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
+type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
 
 export interface TrafficQuery {
   readonly vendorId?: string;
@@ -91,9 +91,7 @@ export class SeriesBuilder {
         points: counts.map((n, i): [number, number] => [this.ends[i] as number, n]),
       });
     }
-    return out.sort(
-      (a, b) => compare(a.vendorId, b.vendorId) || compare(a.apiId, b.apiId) || compare(a.statusClass, b.statusClass),
-    );
+    return out.sort((a, b) => compare(a.vendorId, b.vendorId) || compare(a.apiId, b.apiId) || compare(a.statusClass, b.statusClass));
   }
 }
 

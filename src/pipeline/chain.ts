@@ -112,7 +112,10 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   const publicOrigin = createForwardedResolver(config.server);
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
-    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic, deps.trafficCounts), cacheControl: 'no-store' }),
+    requestContext(config.requestContext, {
+      onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic, deps.trafficCounts),
+      cacheControl: 'no-store',
+    }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).

@@ -74,14 +74,19 @@ describe('the traffic charts of the admin web UI', () => {
     const chart = page.locator('section.traffic');
     await chart.locator('canvas[role="img"]').waitFor();
     await expect(chart.getByRole('heading', { name: 'Requests per minute, last hour' }).isVisible()).resolves.toBe(true);
-    await expect(chart.locator('.traffic-source').textContent()).resolves.toMatch(/^Counted by the gateway\. .*this instance only/);
+    await expect(chart.locator('.traffic-source').textContent()).resolves.toMatch(/^Counted by the gateway: .*this instance only/);
     const legend = await chart.locator('.traffic-legend').innerText();
     expect(legend).toContain('2xx success (solid line, filled dots): 9 requests');
     expect(legend).toContain('4xx client error (dashed line, hollow dots): 2 requests');
     await expect(chart.locator('canvas[role="img"]').getAttribute('aria-label')).resolves.toBe('Requests per minute, last hour: 2xx 9, 4xx 2.');
     await chart.getByText('Table of these numbers').click();
     const cells = await chart.getByRole('table').locator('tbody td').allInnerTexts();
-    expect(cells.slice(1).map(Number).reduce((a, b) => a + b, 0)).toBe(11);
+    expect(
+      cells
+        .slice(1)
+        .map(Number)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(11);
     if (existsSync(SCREENS_DIR)) await chart.screenshot({ path: `${SCREENS_DIR}/traffic-chart.png` });
 
     const asked = page.waitForRequest((req) => req.url().includes('/v1/traffic?range=24h'));

@@ -151,7 +151,7 @@ export function trafficChart({ vendorId, apiIds = [] } = {}) {
       const per = stepWords(traffic.stepSeconds);
       const rangeText = RANGES.find(([v]) => v === traffic.range)?.[1] ?? traffic.range;
       heading.textContent = `Requests ${per}, ${rangeText.toLowerCase()}`;
-      source.textContent = `${traffic.source === 'prometheus' ? 'From Prometheus' : 'Counted by the gateway'}. ${traffic.note}`;
+      source.textContent = `${traffic.source === 'prometheus' ? 'From Prometheus' : 'Counted by the gateway'}: ${traffic.note}`;
       const totals = shown.map((c) => ({ cls: c, total: (sums.get(c.name) ?? []).reduce((a, b) => a + b, 0) }));
       legend.replaceChildren(...totals.map(({ cls, total }) => h('li', {}, sample(cls), ` ${cls.label} (${cls.marker}): ${total} requests`)));
       const summary = `Requests ${per}, ${rangeText.toLowerCase()}: ${totals.map(({ cls, total }) => `${cls.name} ${total}`).join(', ')}.`;
