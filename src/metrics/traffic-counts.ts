@@ -87,6 +87,13 @@ interface Cell {
   count: number;
 }
 
+/** A minute's cells (one per vendor, API id and exact status) as counts per class field. */
+function countsOf(minute: number, cells: ReadonlyMap<string, Cell>): MinuteCounts {
+  const counts = new Map<string, number>();
+  for (const { field, count } of cells.values()) addInto(counts, field, count);
+  return { minute, counts };
+}
+
 interface TrafficCounterOptions {
   readonly flushIntervalMs?: number;
   readonly logger: Logger;
@@ -96,6 +103,8 @@ export class TrafficCounter implements TrafficSource {
   private minute = -1;
   /** The current minute's cells by the observer's key (`api status vendor`), so a request builds no string. */
   private current = new Map<string, Cell>();
+  /** Minutes ended since the last flush, as recorded: turned into counts by the flush, off the request path. */
+  private closed: Array<{ minute: number; cells: Map<string, Cell> }> = [];
   private unflushed: MinuteCounts[] = [];
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
@@ -124,11 +133,9 @@ export class TrafficCounter implements TrafficSource {
 
   private closeMinute(next: number): void {
     if (this.current.size > 0) {
-      const counts = new Map<string, number>();
-      for (const { field, count } of this.current.values()) addInto(counts, field, count);
-      this.unflushed.push({ minute: this.minute, counts });
+      this.closed.push({ minute: this.minute, cells: this.current });
+      this.current = new Map();
     }
-    this.current = new Map();
     this.minute = next;
   }
 
@@ -139,6 +146,8 @@ export class TrafficCounter implements TrafficSource {
   /** Hands every count so far to the store; on failure keeps them (15 minutes at most) for the next flush. */
   async flush(): Promise<void> {
     this.closeMinute(this.minute);
+    this.unflushed.push(...this.closed.map(({ minute, cells }) => countsOf(minute, cells)));
+    this.closed = [];
     if (this.unflushed.length === 0) return;
     const batch = this.unflushed;
     this.unflushed = [];
@@ -192,8 +201,6 @@ export class TrafficCounter implements TrafficSource {
   }
 
   private pendingMinutes(): MinuteCounts[] {
-    const counts = new Map<string, number>();
-    for (const { field, count } of this.current.values()) addInto(counts, field, count);
-    return [...this.unflushed, { minute: this.minute, counts }];
+    return [...this.unflushed, ...this.closed.map(({ minute, cells }) => countsOf(minute, cells)), countsOf(this.minute, this.current)];
   }
 }
