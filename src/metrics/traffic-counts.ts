@@ -177,6 +177,9 @@ export class TrafficCounter implements TrafficSource {
     const { fromSeconds, toSeconds, ends } = windowOf(query);
     const hourly = query.stepSeconds % 3600 === 0;
     const builder = new SeriesBuilder(fromSeconds, query.stepSeconds, ends);
+    // Taken before the store is asked: a flush sent after this is queued behind the read on the same
+    // connection (so not in what it reads), and one sent before it is in Redis and no longer here.
+    const pending = this.pendingMinutes();
     let stored: BucketCounts[];
     try {
       stored = await this.store.buckets(fromSeconds, toSeconds, hourly);
@@ -190,7 +193,7 @@ export class TrafficCounter implements TrafficSource {
       for (const [field, n] of counts) builder.add(field, startSeconds, n);
     }
     // This instance's counts not flushed yet, so its own newest requests show at once.
-    for (const { minute, counts } of this.pendingMinutes()) {
+    for (const { minute, counts } of pending) {
       for (const [field, n] of counts) builder.add(field, minute * 60, n);
     }
     return {
