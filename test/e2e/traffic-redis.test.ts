@@ -1,7 +1,8 @@
 /**
  * The gateway's own traffic counts shared through a real Redis: two gateway instances on one
  * Redis take requests, and `GET /v1/traffic` on either shows their sum; the per-minute and
- * per-hour hashes expire after 8 days.
+ * per-hour hashes expire after 8 days. With Redis down, requests are answered without waiting for
+ * the counts, which reach Redis once it is back.
  *
  * Loopback only; both gateways stop when the tests end.
  */
@@ -9,6 +10,8 @@ import Redis from 'ioredis';
 import { startTestGateway, SANDBOX_KEYS, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { within } from '../support/within';
+import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
+import { testTempDir } from '../support/temp-dir';
 
 jest.setTimeout(60_000);
 
@@ -87,4 +90,53 @@ describe('the gateway’s own traffic counts in Redis', () => {
     const minute = minutes.sort().at(-1) as string;
     expect(await redis.hgetall(minute)).toMatchObject({ 'demo-vendor GETgenders 2xx': expect.stringMatching(/^\d+$/) });
   });
+});
+
+describe('the traffic counts while Redis is down', () => {
+  let server: RedisServerHandle;
+  let gateway: TestGateway;
+  let redis: Redis;
+  const keyPrefix = `trafficdown${process.pid}:`;
+
+  /** Every request counted in the Redis minute hashes, whatever its class. */
+  async function countedInRedis(): Promise<number> {
+    let sum = 0;
+    for (const key of await redis.keys(`${keyPrefix}{traffic}:m:*`)) {
+      for (const n of Object.values(await redis.hgetall(key))) sum += Number(n);
+    }
+    return sum;
+  }
+
+  beforeAll(async () => {
+    server = await startRedisServer({ dir: testTempDir('traffic-redis-') });
+    gateway = await startTestGateway({ redis: { url: server.url, keyPrefix, seedAccessFile: 'always' } });
+    redis = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await gateway?.stop().catch(() => undefined);
+    await server?.stop(true);
+  });
+
+  it('answers requests without waiting for the counts, and saves them when Redis is back', async () => {
+    await redis.connect();
+    await send(gateway, SANDBOX_KEYS.demo, 2);
+    await within(15_000, async () => (await countedInRedis()) === 2);
+    await redis.save();
+    redis.disconnect();
+    await server.stop(true);
+
+    for (let i = 0; i < 3; i += 1) {
+      const started = Date.now();
+      const res = await fetch(`${gateway.url}/genders`, { headers: { 'X-Vendor-Token': SANDBOX_KEYS.demo } });
+      await res.arrayBuffer();
+      expect(Date.now() - started).toBeLessThan(2000);
+    }
+    // Two flushes fail meanwhile; the process carries on.
+    await new Promise((r) => setTimeout(r, 11_000));
+
+    await server.start();
+    await redis.connect();
+    await within(30_000, async () => (await countedInRedis()) === 5);
+  }, 90_000);
 });
