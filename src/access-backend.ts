@@ -20,6 +20,8 @@ import type { DisposalStack } from './lifecycle/disposal-stack';
 import type { Logger } from './logging/logger';
 import { closeRedisClient, createRedisClient, describeRedisTarget, RedisHealth, type RedisClient } from './redis/redis-client';
 import { redisConfigured } from './redis/redis.schema';
+import { MemoryTrafficStore, type TrafficStore } from './metrics/traffic-counts';
+import { RedisTrafficStore } from './metrics/traffic-store-redis';
 
 /** Where access config, audit entries and rate-limit counters live: memory, or one shared Redis. */
 interface AccessBackend {
@@ -29,6 +31,8 @@ interface AccessBackend {
   readonly redis: RedisClient | null;
   readonly health: RedisHealth | null;
   readonly keyUsage: KeyUsageStore;
+  /** The gateway's own traffic counts (GET /v1/traffic without Prometheus). */
+  readonly traffic: TrafficStore;
 }
 
 function shouldSeedRedis(config: Readonly<GatewayConfig>): boolean {
@@ -78,6 +82,7 @@ export async function openAccessBackend(
       redis: null,
       health: null,
       keyUsage: new MemoryKeyUsageStore(),
+      traffic: new MemoryTrafficStore(),
     };
   }
   const health = new RedisHealth(logger);
@@ -120,5 +125,7 @@ export async function openAccessBackend(
     redis: client,
     health,
     keyUsage: new RedisKeyUsageStore(client, config.redis.keyPrefix),
+    // Off the request path, on the bulk connection: a day's 1,440 minutes take longer than a hot-path command may.
+    traffic: new RedisTrafficStore(accessClient, config.redis.keyPrefix),
   };
 }

@@ -18,6 +18,8 @@ import { AccessService } from './admin/operations/access-service';
 import { AdminDirectory } from './admin/operations/admin-directory';
 import { Proposals } from './admin/operations/proposals';
 import { VendorTraffic } from './metrics/vendor-traffic';
+import { TrafficCounter } from './metrics/traffic-counts';
+import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
 import { continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
@@ -274,6 +276,9 @@ async function openGateway(
     adjustmentNotesRequired: config.body.adjustmentNotesRequired,
   });
   const vendorTraffic = new VendorTraffic();
+  // Without a Prometheus to ask, the gateway counts for itself (stopped after the drain: the last requests count).
+  const trafficCounts = config.admin.prometheusUrl ? null : lifecycle.adopt(new TrafficCounter(backend.traffic, { logger }), (counter) => counter.stop());
+  trafficCounts?.start();
   const apiDocument = buildOpenApiDocument({
     routes: ROUTES,
     contracts: bodyContracts,
@@ -285,6 +290,7 @@ async function openGateway(
   });
   const vendorApp = buildVendorApp({
     vendorTraffic,
+    ...(trafficCounts ? { trafficCounts } : {}),
     config,
     logger,
     access,
@@ -328,6 +334,7 @@ async function openGateway(
       breakers: breakers.states(),
       vendorTraffic: vendorTraffic.lastQuarterHour(),
     }),
+    traffic: trafficCounts ?? new PrometheusTraffic(config.admin.prometheusUrl as string),
     maxDocumentBytes: config.admin.maxDocumentBytes,
     audit: backend.audit,
     adminToken: adminToken.token,

@@ -2,8 +2,8 @@
  * The gateway under benchmark: `startGateway` in Redis mode with the full vendor pipeline,
  * pointed at the bench upstream, access seeded from the runner's access file.
  *
- * Reads argv: upstream URL, Redis URL, access file; optionally `--tls <ca> <cert> <key>` and
- * `--compression '<json>'`. Logs at `info` (the production default)
+ * Reads argv: upstream URL, Redis URL, access file; optionally `--tls <ca> <cert> <key>`,
+ * `--compression '<json>'` and `--no-traffic-counts`. Logs at `info` (the production default)
  * into /dev/null, so every request still pays for building and serialising its access-log
  * line, as in production, without the bench's terminal paying for writing it. Answers the
  * runner's tail probes (event-loop delay and GC pauses of a latency round, `tail-probe.ts`).
@@ -22,6 +22,9 @@ const tls = tlsFilesArgument();
 // With --compression '<json>': compression settings other than the defaults (bench/compression-levels.ts).
 const compressionAt = process.argv.indexOf('--compression');
 const compression = compressionAt > 0 ? (JSON.parse(process.argv[compressionAt + 1] ?? '{}') as Record<string, unknown>) : undefined;
+// With --no-traffic-counts: a Prometheus address (never asked during the bench) turns the gateway's own
+// traffic counts off, so bench/traffic-ab.ts can measure what they cost.
+const trafficCounts = !process.argv.includes('--no-traffic-counts');
 if (!redisUrl || !accessFile) throw new Error('usage: gateway <upstream url> <redis url> <access file>');
 
 const config = loadConfig({
@@ -31,7 +34,7 @@ const config = loadConfig({
     core: { url: upstreamUrlArgument(), ...(tls ? { tls: { caFile: tls.ca, certFile: tls.cert, keyFile: tls.key, serverName: 'localhost' } } : {}) },
     redis: { url: redisUrl, seedAccessFile: 'always' },
     access: { file: accessFile },
-    admin: { token: 'bench-admin-token-not-secret-0001' },
+    admin: { token: 'bench-admin-token-not-secret-0001', ...(trafficCounts ? {} : { prometheusUrl: 'http://127.0.0.1:9' }) },
     twoFactor: { pepper: 'bench-pepper-not-secret-0123456789abcdef' },
     // A bench rig: a stand-in core with the outbox SMS provider.
     sandbox: { allowWithRealCore: true },

@@ -47,6 +47,7 @@ import { adminSchema } from './admin.schema';
 import type { AuditLog } from '../access/audit-log';
 import type { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
+import { registerUiVendor } from './ui-vendor';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
 import { registerCatalogue } from './routes/catalogue';
@@ -59,6 +60,8 @@ import { auditBootstrapUse } from './bootstrap-audit';
 import { registerAudit } from './routes/audit-log';
 import { registerProposals } from './routes/proposals';
 import { registerOverview } from './routes/overview';
+import { registerTraffic } from './routes/traffic';
+import type { TrafficSource } from '../metrics/traffic';
 import { announcesBody } from './routes/body-guard';
 import { writeSubmitter, type Routes } from './routes/route-kit';
 
@@ -96,6 +99,8 @@ export interface AdminAppDeps {
   readonly secureCookie?: boolean;
   /** What the overview shows: modes, config version, Redis, breakers, vendor traffic. */
   readonly overview?: () => unknown;
+  /** Where `GET /v1/traffic` reads: Prometheus (admin.prometheusUrl) or the gateway's own counts; without it, 404. */
+  readonly traffic?: TrafficSource;
 }
 
 /**
@@ -197,6 +202,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     clientAddress,
     secureCookie,
   });
+  registerUiVendor(app);
   // Routes under /v1 that take no credential at all (each its own guard) are registered here.
   const open = express.Router();
   registerEnrolment(open, { admins: deps.admins, throttle: deps.enrolmentThrottle ?? defaultThrottle(), onFailure, failedLogins, clientAddress });
@@ -214,6 +220,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerAudit(v1, routes);
   registerAdmins(v1, routes);
   registerOverview(v1, deps.overview);
+  registerTraffic(v1, deps.traffic);
   registerProposals(v1, routes);
   if (deps.smsOutbox) registerSandbox(v1, { outbox: deps.smsOutbox, audit, logger });
   app.use('/v1', v1);

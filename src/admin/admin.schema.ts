@@ -37,6 +37,13 @@ export const adminSchema = z
       .min(1024)
       .default(64 * 1024 * 1024)
       .describe('Largest access document PUT /v1/access (gatewayctl apply) takes, in bytes; 64 MiB holds about 150,000 keys'),
+    prometheusUrl: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .default(null)
+      .describe(
+        "The SREs' Prometheus (its base address, e.g. http://prometheus:9090) that scrapes gateway_requests_total: GET /v1/traffic and the UI's traffic charts query it; null: the gateway's own counts (per minute, through Redis when used, kept 8 days)",
+      ),
     tls: listenerTlsSchema.prefault({}).describe('HTTPS on the admin port'),
   })
   .strict();

@@ -5,8 +5,8 @@
  * node_modules, so an upgrade of the package is an upgrade of the page. Only the files named
  * here are served; a missing package fails the start, not a page load.
  *
- * microdiff (the audit log's structural before/after diff) is here; uplot (the traffic charts)
- * joins the same list.
+ * microdiff draws the audit log's structural before/after diff; uPlot the traffic charts
+ * (views/traffic-chart.js), with its stylesheet.
  *
  * Reads the listed files; sets nothing but the answers.
  */
@@ -22,7 +22,11 @@ interface VendoredFile {
   readonly file: string;
 }
 
-const VENDORED: readonly VendoredFile[] = [{ url: '/ui-vendor/microdiff.js', packageName: 'microdiff', file: 'dist/index.js' }];
+const VENDORED: readonly VendoredFile[] = [
+  { url: '/ui-vendor/microdiff.js', packageName: 'microdiff', file: 'dist/index.js' },
+  { url: '/ui-vendor/uplot.esm.js', packageName: 'uplot', file: 'dist/uPlot.esm.js' },
+  { url: '/ui-vendor/uplot.min.css', packageName: 'uplot', file: 'dist/uPlot.min.css' },
+];
 
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 

@@ -5,6 +5,7 @@
  * place in the list below with a line on why it sits there.
  */
 import type { VendorTraffic } from '../metrics/vendor-traffic';
+import type { TrafficCounter } from '../metrics/traffic-counts';
 import { createHmac, randomBytes } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AccessCache } from '../access/cache';
@@ -73,6 +74,8 @@ interface VendorPipelineDeps {
   readonly sms: SmsProvider;
   /** Per-vendor answers of the last 15 minutes, for the admin UI's overview. */
   readonly vendorTraffic?: VendorTraffic;
+  /** Requests per minute by vendor, API id and status class (GET /v1/traffic without Prometheus). */
+  readonly trafficCounts?: TrafficCounter;
 }
 
 /**
@@ -109,7 +112,10 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   const publicOrigin = createForwardedResolver(config.server);
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
-    requestContext(config.requestContext, { onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic), cacheControl: 'no-store' }),
+    requestContext(config.requestContext, {
+      onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic, deps.trafficCounts),
+      cacheControl: 'no-store',
+    }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).
     traceRequest(deps.tracing),
     // Before any key is asked for: vendors read the API description and its page before they hold one (limited per client address).

@@ -3,11 +3,12 @@
  *
  * Reads the request context (request id, route, principal, start time, the core's time that
  * the core client noted there, and the body bytes written out), and the request size;
- * sets metrics and writes the line. Metric children are cached per label set
+ * sets metrics, the overview's and `GET /v1/traffic`'s own counts (one map update each), and writes the line. Metric children are cached per label set
  * so the hot path does not rebuild label keys on every request. The line never holds a header
  * or a body: secrets cannot reach it.
  */
 import type { VendorTraffic } from '../metrics/vendor-traffic';
+import type { TrafficCounter } from '../metrics/traffic-counts';
 import type { Counter, Histogram } from 'prom-client';
 import { infoLineWriter, type Logger } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/metrics';
@@ -27,7 +28,7 @@ function declaredLength(value: string | string[] | undefined): number | undefine
   return Number.isFinite(bytes) ? bytes : undefined;
 }
 
-export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, traffic?: VendorTraffic): RequestObserver {
+export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, traffic?: VendorTraffic, counts?: TrafficCounter): RequestObserver {
   const durationChildren = new Map<string, Histogram.Internal<'api'>>();
   const countChildren = new Map<string, Counter.Internal>();
   const writeLine = infoLineWriter(logger);
@@ -44,7 +45,9 @@ export function createRequestObserver(metrics: GatewayMetrics, logger: Logger, t
     let count = countChildren.get(countKey);
     if (!count) countChildren.set(countKey, (count = metrics.requestsTotal.labels(api, String(status), vendor)));
     count.inc();
-    traffic?.record(vendor, status);
+    const nowMs = Date.now();
+    traffic?.record(vendor, status, nowMs);
+    counts?.record(countKey, vendor, api, status, nowMs);
 
     // The line from a template (logging/logger.ts infoLineWriter): no object for pino to walk.
     let line = `,"requestId":${JSON.stringify(ctx.requestId)},"method":${JSON.stringify(req.method)},"path":${JSON.stringify(req.path)},"api":${JSON.stringify(api)},"vendor":${JSON.stringify(vendor)},"status":${status},"durationMs":${milliseconds(seconds)}`;

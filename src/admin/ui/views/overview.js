@@ -1,11 +1,12 @@
 // @ts-check
 // The Overview screen: the gateway's mode, approvals, the access config's version and age, Redis,
 // breaker states and each vendor's traffic over the last 15 minutes on this instance
-// (`GET /v1/overview`).
+// (`GET /v1/overview`); requests over time by status class (traffic-chart.js).
 import { h } from '../../../ui-kit/dom.js';
 import { alertBox, attempt } from '../../../ui-kit/forms.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api } from '../admin-client.js';
+import { trafficChart } from './traffic-chart.js';
 
 /**
  * A definition list of facts.
@@ -44,6 +45,6 @@ export async function overviewView({ main }) {
       ['Vendor', 'Requests', '4xx', '5xx'],
       vendorTraffic.map((r) => row(r.vendorId, r.requests, r.clientErrors, r.serverErrors)),
     );
-    main.append(facts, h('h2', {}, 'Circuit breakers'), breakers, h('h2', {}, 'Vendor traffic, last 15 minutes on this instance'), traffic);
+    main.append(facts, trafficChart(), h('h2', {}, 'Circuit breakers'), breakers, h('h2', {}, 'Vendor traffic, last 15 minutes on this instance'), traffic);
   });
 }

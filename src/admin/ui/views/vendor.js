@@ -11,6 +11,7 @@ import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg, write } from '../admin-client.js';
 import { keysPart } from './vendor-keys.js';
 import { statusAndLimit } from './vendor-status.js';
+import { trafficChart } from './traffic-chart.js';
 
 /** @typedef {import('../types.js').Vendor} Vendor */
 /** @typedef {import('./vendor-keys.js').VendorScreen} VendorScreen */
@@ -109,6 +110,7 @@ export async function vendorView({ main }, vendorId) {
       ...statusAndLimit(vendor, part),
       ...licencesPart(vendor, apis, part),
       ...keysPart(vendor.keys, part),
+      trafficChart({ vendorId: vendor.id, apiIds: [...new Set(vendor.licences.flatMap((l) => matching(l.api, apis)))] }),
     );
   };
   await attempt(errors, redraw);
