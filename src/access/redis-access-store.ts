@@ -119,7 +119,9 @@ const DEFAULT_STAGE_TTL_MS = 600_000;
 type StreamEntries = Array<[string, string[]]>;
 
 /** {1, version, audit id, early trims[, change id]} on success; {status < 1, current version, kind, id} else. */
-type ScriptReply = [number, number, string?, (string | number)?, string?];
+type ScriptReply = [number, number, string?, (string | number)?, (string | number)?, number?];
+/** A script's audit arguments: the entry, retention ms and max entries; then its prevHash and hash. */
+type AuditArgs = readonly [[string, string, string], [string, string]];
 
 export class RedisAccessStore implements AccessStore {
   private readonly client: RedisClient;
@@ -237,19 +239,25 @@ export class RedisAccessStore implements AccessStore {
 
   async commit(change: AccessCommit): Promise<number> {
     const wire = JSON.stringify(change.ops.map(toWire));
-    const reply = (await unavailableOnRedisError(
-      this.client.eval(
-        COMMIT_SCRIPT,
-        COMMIT_KEY_COUNT,
-        ...commitKeys(this.keys),
-        change.expectedVersion === undefined ? '' : String(change.expectedVersion),
-        String(this.knownVersion),
-        this.keys.channel,
-        wire,
-        ...this.auditArgs(change.audit),
-        String(this.changeRetentionMs),
-      ),
-    )) as ScriptReply;
+    const reply = await this.withAudit(
+      change.audit,
+      4,
+      async ([entry, chain]) =>
+        (await unavailableOnRedisError(
+          this.client.eval(
+            COMMIT_SCRIPT,
+            COMMIT_KEY_COUNT,
+            ...commitKeys(this.keys),
+            change.expectedVersion === undefined ? '' : String(change.expectedVersion),
+            String(this.knownVersion),
+            this.keys.channel,
+            wire,
+            ...entry,
+            String(this.changeRetentionMs),
+            ...chain,
+          ),
+        )) as ScriptReply,
+    );
     return this.written(reply, change.expectedVersion);
   }
 
@@ -366,20 +374,26 @@ export class RedisAccessStore implements AccessStore {
     const staged = stagedKeys(this.keys.base);
     try {
       const counts = await unavailableOnRedisError(stageRecords(this.client, staged, records, mode !== 'replace', this.stageTtlMs));
-      const reply = (await unavailableOnRedisError(
-        this.client.eval(
-          SWAP_SCRIPT,
-          SWAP_KEY_COUNT,
-          ...swapKeys(this.keys, staged),
-          mode,
-          version,
-          String(this.knownVersion),
-          this.keys.channel,
-          ...this.auditArgs(audit),
-          String(this.changeRetentionMs),
-          ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
-        ),
-      )) as ScriptReply;
+      const reply = await this.withAudit(
+        audit,
+        5,
+        async ([entry, chain]) =>
+          (await unavailableOnRedisError(
+            this.client.eval(
+              SWAP_SCRIPT,
+              SWAP_KEY_COUNT,
+              ...swapKeys(this.keys, staged),
+              mode,
+              version,
+              String(this.knownVersion),
+              this.keys.channel,
+              ...entry,
+              String(this.changeRetentionMs),
+              ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
+              ...chain,
+            ),
+          )) as ScriptReply,
+      );
       if (reply[0] === -6) {
         throw new StoreUnavailableError(
           new Error(`the staged records (${String(reply[2])}) expired before the swap: the write took longer than redis.accessStageTtlMs; nothing was changed`),
@@ -398,17 +412,35 @@ export class RedisAccessStore implements AccessStore {
     }
   }
 
-  private auditArgs(audit: AuditEntryInput | null): [string, string, string] {
-    if (!audit || !this.audit) return ['', '0', '0'];
-    return [this.audit.serialize(audit), String(this.audit.retentionMs), String(this.audit.maxEntries)];
+  /**
+   * Runs a script that appends `audit` with its change, preparing the entry again (chained to the
+   * head the script answered) while another writer moves the audit chain's head first; the
+   * script refuses before its first write, so a retry repeats nothing. `needCheckpointAt`: where
+   * the reply says a checkpoint is due.
+   */
+  private async withAudit(audit: AuditEntryInput | null, needCheckpointAt: number, run: (args: AuditArgs) => Promise<ScriptReply>): Promise<ScriptReply> {
+    const target = this.audit;
+    if (!audit || !target) return run([['', '0', '0'], ['', '']]);
+    for (let attempt = 0; attempt < target.attempts; attempt++) {
+      const prepared = await unavailableOnRedisError(target.prepare(audit));
+      const reply = await run([
+        [prepared.json, String(target.retentionMs), String(target.maxEntries)],
+        [prepared.prevHash, prepared.hash],
+      ]);
+      if (reply[0] === -7) {
+        target.moved(reply[2], reply[3], reply[4]);
+        continue;
+      }
+      if (reply[0] === 1) target.written(prepared, Number(reply[3] ?? 0), Number(reply[needCheckpointAt]) === 1);
+      return reply;
+    }
+    throw new StoreUnavailableError(target.headMovedTooOften());
   }
 
   /** Turns a script's reply into the new version, or the error it stands for. */
   private async written(reply: ScriptReply, expectedVersion: number | undefined): Promise<number> {
     const [status, version] = reply;
     if (status === 1) {
-      const early = Number(reply[3] ?? 0);
-      if (early > 0) this.audit?.onTrimmedEarly?.(early);
       this.knownVersion = Math.max(this.knownVersion, version);
       this.notify();
       return version;
