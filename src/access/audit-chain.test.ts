@@ -79,7 +79,7 @@ describe('audit hash chain', () => {
   it('names an entry added without the chain, and one re-hashed on its own', () => {
     const entries = chain(4);
     expect(verify([...entries.slice(0, 2), { id: '2-5', at: 'x', actor: 'intruder' }, ...entries.slice(2)])).toMatchObject({ ok: false, firstBadId: '2-5', reason: expect.stringMatching(/no hash/) });
-    const forged = { ...entries[1]!, after: { i: 'forged' } };
+    const forged: Entry = { ...entries[1]!, after: { i: 'forged' } };
     forged.hash = entryHash(forged);
     expect(verify([entries[0]!, forged, ...entries.slice(2)])).toMatchObject({ ok: false, firstBadId: '3-0' });
   });
@@ -99,7 +99,7 @@ describe('audit hash chain', () => {
     const entries = chain(8, 4);
     const cp = entries[3]!;
     const after = { ...(cp.after as Record<string, unknown>), count: 99 };
-    const altered = { ...cp, after };
+    const altered: Entry = { ...cp, after };
     altered.hash = entryHash(altered);
     expect(verify([...entries.slice(0, 3), altered])).toMatchObject({ ok: false, firstBadId: '4-0', reason: expect.stringMatching(/signature/) });
   });
