@@ -6,6 +6,7 @@ import { alertBox, attempt, field } from '../../../ui-kit/forms.js';
 import { jsonDiff, when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api } from '../admin-client.js';
+import { auditVerifyControl } from './audit-verify.js';
 
 /** @typedef {import('../types.js').AuditEntry} AuditEntry */
 
@@ -43,6 +44,7 @@ export async function auditLogView({ main }) {
   for (const f of [actor, vendor, since]) f.input.addEventListener('input', render);
   main.replaceChildren(
     h('h1', {}, 'Audit log'),
+    auditVerifyControl(),
     h('div', { class: 'row' }, actor.wrap, vendor.wrap, since.wrap),
     errors,
     table(['When', 'Actor', 'Action', 'Target', 'Change'], body),
