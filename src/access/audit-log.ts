@@ -28,9 +28,9 @@
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
 import type { RedisClient } from '../redis/redis-client';
-import { StoreUnavailableError } from '../errors/error-catalogue';
 import { auditSchema, type AuditConfig } from './audit-log.schema';
-import { CHECKPOINT_ACTION, CHECKPOINT_ACTOR, entryHash, GENESIS_HASH } from './audit-chain';
+import { CHECKPOINT_ACTION, CHECKPOINT_ACTOR, GENESIS_HASH } from './audit-chain';
+import { APPEND_ATTEMPTS, atOrBefore, chained, checkpointEntry, headMovedTooOften, idBefore, idKey, newEntry, type UnchainedEntry } from './audit-entry';
 import { AuditSigner } from './audit-signer';
 import { AUDIT_APPEND_SCRIPT } from './lua/audit-append';
 
@@ -110,65 +110,6 @@ export interface AuditLogOptions {
 
 const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
 const DAY_MS = 86_400_000;
-const ENTRY_ID = /^(\d{1,15})-(\d{1,15})$/;
-/** Appends computed again when another writer moved the head; then a 503. */
-const APPEND_ATTEMPTS = 20;
-
-const SECRET_PROPERTIES = new Set(['secret', 'token', 'adminToken', 'password', 'authorization']);
-const API_KEY_SHAPE = /cbk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g;
-
-function scrub(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(API_KEY_SHAPE, '[redacted]');
-  if (Array.isArray(value)) return value.map(scrub);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [name, inner] of Object.entries(value)) {
-      if (!SECRET_PROPERTIES.has(name) && inner !== undefined) out[name] = scrub(inner);
-    }
-    return out;
-  }
-  return value;
-}
-
-type StoredEntry = Omit<AuditEntry, 'id'>;
-type UnchainedEntry = Omit<StoredEntry, 'prevHash' | 'hash'>;
-
-function newEntry(input: AuditEntryInput): UnchainedEntry {
-  return {
-    at: new Date().toISOString(),
-    actor: input.actor,
-    action: input.action,
-    target: input.target,
-    before: scrub(input.before) ?? null,
-    after: scrub(input.after) ?? null,
-    ...(input.approval === undefined ? {} : { approval: scrub(input.approval) }),
-  };
-}
-
-/** The entry linked to `prevHash`, with its own hash. */
-function chained(entry: UnchainedEntry, prevHash: string): StoredEntry {
-  const linked = { ...entry, prevHash };
-  return { ...linked, hash: entryHash(linked) };
-}
-
-/** The checkpoint entry for a head, or null when `onlyIfNew` and nothing was written since the last. */
-function checkpointEntry(signer: AuditSigner, head: AuditHead, onlyIfNew: boolean): UnchainedEntry | null {
-  if (onlyIfNew && (head.count === 0 || head.checkpoint)) return null;
-  const at = new Date().toISOString();
-  return { at, actor: CHECKPOINT_ACTOR, action: CHECKPOINT_ACTION, target: 'audit', before: null, after: signer.sign(head.hash, head.count, at) };
-}
-
-/** Orders entry ids as the stream does; null for anything that is not one. */
-function idKey(id: string): [number, number] | null {
-  const m = ENTRY_ID.exec(id);
-  return m ? [Number(m[1]), Number(m[2])] : null;
-}
-
-const idBefore = (a: [number, number], b: [number, number]): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
-const atOrBefore = (a: string, b: string): boolean => !idBefore(idKey(b) as [number, number], idKey(a) as [number, number]);
-
-const headMovedTooOften = (): StoreUnavailableError =>
-  new StoreUnavailableError(new Error(`the audit chain head moved ${APPEND_ATTEMPTS} times while appending (other writers); nothing was written`));
 
 export class MemoryAuditLog implements AuditLog {
   /** Oldest first; appends are cheap and the list reads it backwards. */

@@ -25,6 +25,7 @@ import type { Logger } from '../logging/logger';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from './audit-log';
+import { withAuditEntry, type AuditedReply } from './redis-access-audit';
 import {
   accessKeys,
   backfillKeys,
@@ -119,9 +120,6 @@ const DEFAULT_STAGE_TTL_MS = 600_000;
 type StreamEntries = Array<[string, string[]]>;
 
 /** {1, version, audit id, early trims[, change id]} on success; {status < 1, current version, kind, id} else. */
-type ScriptReply = [number, number, string?, (string | number)?, (string | number)?, number?];
-/** A script's audit arguments: the entry, retention ms and max entries; then its prevHash and hash. */
-type AuditArgs = readonly [[string, string, string], [string, string]];
 
 export class RedisAccessStore implements AccessStore {
   private readonly client: RedisClient;
@@ -238,26 +236,12 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async commit(change: AccessCommit): Promise<number> {
-    const wire = JSON.stringify(change.ops.map(toWire));
-    const reply = await this.withAudit(
-      change.audit,
-      4,
-      async ([entry, chain]) =>
-        (await unavailableOnRedisError(
-          this.client.eval(
-            COMMIT_SCRIPT,
-            COMMIT_KEY_COUNT,
-            ...commitKeys(this.keys),
-            change.expectedVersion === undefined ? '' : String(change.expectedVersion),
-            String(this.knownVersion),
-            this.keys.channel,
-            wire,
-            ...entry,
-            String(this.changeRetentionMs),
-            ...chain,
-          ),
-        )) as ScriptReply,
-    );
+    const expected = change.expectedVersion === undefined ? '' : String(change.expectedVersion);
+    const args = [expected, String(this.knownVersion), this.keys.channel, JSON.stringify(change.ops.map(toWire))];
+    const reply = await withAuditEntry(this.audit, change.audit, 4, async ([entry, chain]) => {
+      const script = this.client.eval(COMMIT_SCRIPT, COMMIT_KEY_COUNT, ...commitKeys(this.keys), ...args, ...entry, String(this.changeRetentionMs), ...chain);
+      return (await unavailableOnRedisError(script)) as AuditedReply;
+    });
     return this.written(reply, change.expectedVersion);
   }
 
@@ -370,11 +354,12 @@ export class RedisAccessStore implements AccessStore {
   }
 
   /** Stages the records under private keys, then one script swaps them in. */
-  private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
+  private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<AuditedReply> {
     const staged = stagedKeys(this.keys.base);
     try {
       const counts = await unavailableOnRedisError(stageRecords(this.client, staged, records, mode !== 'replace', this.stageTtlMs));
-      const reply = await this.withAudit(
+      const reply = await withAuditEntry(
+        this.audit,
         audit,
         5,
         async ([entry, chain]) =>
@@ -392,7 +377,7 @@ export class RedisAccessStore implements AccessStore {
               ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
               ...chain,
             ),
-          )) as ScriptReply,
+          )) as AuditedReply,
       );
       if (reply[0] === -6) {
         throw new StoreUnavailableError(
@@ -412,33 +397,8 @@ export class RedisAccessStore implements AccessStore {
     }
   }
 
-  /**
-   * Runs a script that appends `audit` with its change, preparing the entry again (chained to the
-   * head the script answered) while another writer moves the audit chain's head first; the
-   * script refuses before its first write, so a retry repeats nothing. `needCheckpointAt`: where
-   * the reply says a checkpoint is due.
-   */
-  private async withAudit(audit: AuditEntryInput | null, needCheckpointAt: number, run: (args: AuditArgs) => Promise<ScriptReply>): Promise<ScriptReply> {
-    const target = this.audit;
-    if (!audit || !target) return run([['', '0', '0'], ['', '']]);
-    for (let attempt = 0; attempt < target.attempts; attempt++) {
-      const prepared = await unavailableOnRedisError(target.prepare(audit));
-      const reply = await run([
-        [prepared.json, String(target.retentionMs), String(target.maxEntries)],
-        [prepared.prevHash, prepared.hash],
-      ]);
-      if (reply[0] === -7) {
-        target.moved(reply[2], reply[3], reply[4]);
-        continue;
-      }
-      if (reply[0] === 1) target.written(prepared, Number(reply[3] ?? 0), Number(reply[needCheckpointAt]) === 1);
-      return reply;
-    }
-    throw new StoreUnavailableError(target.headMovedTooOften());
-  }
-
   /** Turns a script's reply into the new version, or the error it stands for. */
-  private async written(reply: ScriptReply, expectedVersion: number | undefined): Promise<number> {
+  private async written(reply: AuditedReply, expectedVersion: number | undefined): Promise<number> {
     const [status, version] = reply;
     if (status === 1) {
       this.knownVersion = Math.max(this.knownVersion, version);

@@ -40,7 +40,8 @@ describe('tamper-evident audit log', () => {
   let good: { entries: Array<[string, string[]]>; head: Record<string, string>; checkpoints: string[] };
 
   const adminUrl = (g: TestGateway) => `http://127.0.0.1:${g.adminPort}`;
-  const get = async (g: TestGateway, p: string) => (await fetch(`${adminUrl(g)}/v1/${p}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json();
+  const get = async (g: TestGateway, p: string) =>
+    (await (await fetch(`${adminUrl(g)}/v1/${p}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as { ok: boolean; checked: number; firstBadId?: string };
   const grant = (g: TestGateway, id: string) =>
     fetch(`${adminUrl(g)}/v1/users/auditor/permissions`, {
       method: 'POST',
