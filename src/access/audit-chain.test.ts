@@ -78,7 +78,11 @@ describe('audit hash chain', () => {
 
   it('names an entry added without the chain, and one re-hashed on its own', () => {
     const entries = chain(4);
-    expect(verify([...entries.slice(0, 2), { id: '2-5', at: 'x', actor: 'intruder' }, ...entries.slice(2)])).toMatchObject({ ok: false, firstBadId: '2-5', reason: expect.stringMatching(/no hash/) });
+    expect(verify([...entries.slice(0, 2), { id: '2-5', at: 'x', actor: 'intruder' }, ...entries.slice(2)])).toMatchObject({
+      ok: false,
+      firstBadId: '2-5',
+      reason: expect.stringMatching(/no hash/),
+    });
     const forged: Entry = { ...entries[1]!, after: { i: 'forged' } };
     forged.hash = entryHash(forged);
     expect(verify([entries[0]!, forged, ...entries.slice(2)])).toMatchObject({ ok: false, firstBadId: '3-0' });
@@ -87,7 +91,11 @@ describe('audit hash chain', () => {
   it('accepts a chain trimmed to a signed checkpoint, and refuses one whose front was cut elsewhere', () => {
     const entries = chain(12, 4);
     expect(verify(entries.slice(3))).toMatchObject({ ok: true, firstId: '4-0', checked: 9 });
-    expect(verify(entries.slice(5))).toMatchObject({ ok: false, firstBadId: '6-0', reason: expect.stringMatching(/neither the first .* nor a signed checkpoint/) });
+    expect(verify(entries.slice(5))).toMatchObject({
+      ok: false,
+      firstBadId: '6-0',
+      reason: expect.stringMatching(/neither the first .* nor a signed checkpoint/),
+    });
   });
 
   it('refuses a checkpoint signed by another key as the oldest entry, and a checkpoint whose signature was altered', () => {

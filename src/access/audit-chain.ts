@@ -188,10 +188,16 @@ export class ChainVerifier {
     const last = this.lastId ?? '(none)';
     const { expectedHead, recordedHead, endsWithCheckpoint } = this.options;
     if (expectedHead !== undefined && expectedHead !== GENESIS_HASH && !this.sawExpected) {
-      return { id: last, reason: `no entry has the expected head ${expectedHead}: entries after ${last} were removed (or the head is older than the oldest kept entry)` };
+      return {
+        id: last,
+        reason: `no entry has the expected head ${expectedHead}: entries after ${last} were removed (or the head is older than the oldest kept entry)`,
+      };
     }
     if (recordedHead !== undefined && recordedHead !== this.head) {
-      return { id: last, reason: `the chain head recorded with the last write is ${recordedHead}, not the last entry's hash: entries after ${last} were removed` };
+      return {
+        id: last,
+        reason: `the chain head recorded with the last write is ${recordedHead}, not the last entry's hash: entries after ${last} were removed`,
+      };
     }
     if (endsWithCheckpoint && !this.lastWasValidCheckpoint) {
       return { id: last, reason: 'the export does not end with a checkpoint signed by the given key: its end was cut off or altered' };

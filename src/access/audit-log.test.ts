@@ -35,7 +35,13 @@ describe('Redis audit log', () => {
   });
   beforeEach(() => {
     keyPrefix = `test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
-    cleanup.push(`${keyPrefix}{access}:audit`, `${keyPrefix}{access}:audit:head`, `${keyPrefix}{access}:audit:checkpoints`, `${keyPrefix}{audit}:stream`, `${keyPrefix}{audit}:log`);
+    cleanup.push(
+      `${keyPrefix}{access}:audit`,
+      `${keyPrefix}{access}:audit:head`,
+      `${keyPrefix}{access}:audit:checkpoints`,
+      `${keyPrefix}{audit}:stream`,
+      `${keyPrefix}{audit}:log`,
+    );
   });
   afterAll(async () => {
     await redis.del(...cleanup);
@@ -61,7 +67,12 @@ describe('Redis audit log', () => {
   it('trims entries older than retentionDays on the next write up to the checkpoint there, without counting them as early', async () => {
     const trimmedEarly: number[] = [];
     const signer = AuditSigner.generate();
-    const audit = new RedisAuditLog(redis, { keyPrefix, signer, retention: { retentionDays: 30, maxEntries: 100 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
+    const audit = new RedisAuditLog(redis, {
+      keyPrefix,
+      signer,
+      retention: { retentionDays: 30, maxEntries: 100 },
+      onTrimmedEarly: (n) => trimmedEarly.push(n),
+    });
     // A chain written long ago: step 0 (40 days), a checkpoint (35 days), step 1 (20 days).
     let prevHash = GENESIS_HASH;
     const write = async (daysAgo: number, body: object, checkpoint = false) => {
@@ -215,14 +226,21 @@ describe('admin API audit export', () => {
     const audit = new MemoryAuditLog();
     for (let i = 1; i <= 3; i++) await audit.append(step(i));
     await withAdmin(audit, async (api) => {
-      const res = await api.get('/v1/audit/export?since=2020-01-01').set(auth).buffer(true).parse((r, done) => {
-        let text = '';
-        r.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        r.on('end', () => done(null, text));
-      });
+      const res = await api
+        .get('/v1/audit/export?since=2020-01-01')
+        .set(auth)
+        .buffer(true)
+        .parse((r, done) => {
+          let text = '';
+          r.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          r.on('end', () => done(null, text));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
-      const lines = (res.body as string).trimEnd().split('\n').map((line) => JSON.parse(line) as AuditEntry);
+      const lines = (res.body as string)
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AuditEntry);
       expect(lines.map((e) => e.target)).toEqual(['step/1', 'step/2', 'step/3', 'audit']);
       expect(lines[3]).toMatchObject({ action: 'audit.checkpoint', actor: 'gateway', after: { head: lines[2]!.hash, count: 3, keyId: audit.signer.keyId } });
       const verifier = new ChainVerifier({ keys: new Map([[audit.signer.keyId, audit.signer.publicKey]]), endsWithCheckpoint: true });

@@ -34,7 +34,9 @@ describe('audit retention', () => {
     const metrics = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
     const trimmed = Number(/^gateway_audit_trimmed_before_retention_total (\d+)$/m.exec(metrics)?.[1]);
     expect(trimmed).toBeGreaterThan(0);
-    const verified = (await (await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/audit/verify`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as { ok: boolean; checked: number };
+    const verified = (await (
+      await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/audit/verify`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    ).json()) as { ok: boolean; checked: number };
     expect(verified).toMatchObject({ ok: true });
     expect(verified.checked).toBeLessThanOrEqual(22);
 

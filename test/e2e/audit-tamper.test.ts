@@ -41,7 +41,11 @@ describe('tamper-evident audit log', () => {
 
   const adminUrl = (g: TestGateway) => `http://127.0.0.1:${g.adminPort}`;
   const get = async (g: TestGateway, p: string) =>
-    (await (await fetch(`${adminUrl(g)}/v1/${p}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as { ok: boolean; checked: number; firstBadId?: string };
+    (await (await fetch(`${adminUrl(g)}/v1/${p}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as {
+      ok: boolean;
+      checked: number;
+      firstBadId?: string;
+    };
   const grant = (g: TestGateway, id: string) =>
     fetch(`${adminUrl(g)}/v1/users/auditor/permissions`, {
       method: 'POST',
@@ -107,8 +111,16 @@ describe('tamper-evident audit log', () => {
 
   const tampered: Array<[string, () => Array<[string, string[]]>, number]> = [
     ['a deleted entry (XDEL)', () => good.entries.filter((_, i) => i !== 2), 3],
-    ['an edited entry (its body written back changed)', () => good.entries.map((e, i) => (i === 3 ? withBody(e, { ...body(e[1]), target: 'users/someone-else' }) : e)), 3],
-    ['two entries swapped', () => good.entries.map((e, i) => (i === 1 ? withBody(e, body(good.entries[2]![1])) : i === 2 ? withBody(e, body(good.entries[1]![1])) : e)), 1],
+    [
+      'an edited entry (its body written back changed)',
+      () => good.entries.map((e, i) => (i === 3 ? withBody(e, { ...body(e[1]), target: 'users/someone-else' }) : e)),
+      3,
+    ],
+    [
+      'two entries swapped',
+      () => good.entries.map((e, i) => (i === 1 ? withBody(e, body(good.entries[2]![1])) : i === 2 ? withBody(e, body(good.entries[1]![1])) : e)),
+      1,
+    ],
   ];
   it.each(tampered)('finds %s in Redis, naming the first bad entry in the API and gatewayctl', async (_, make, bad) => {
     await rewrite(make());

@@ -30,7 +30,13 @@ async function* entries(audit: AuditLog, fromId: string | null, untilId?: string
   for (;;) {
     const page = await audit.range({ sinceMs, after, until: untilId, limit: PAGE });
     // The first page starts at fromId itself: entries of the same millisecond before it are not the export's.
-    const from = after === undefined && fromId ? Math.max(0, page.findIndex((e) => e.id === fromId)) : 0;
+    const from =
+      after === undefined && fromId
+        ? Math.max(
+            0,
+            page.findIndex((e) => e.id === fromId),
+          )
+        : 0;
     yield* page.slice(from);
     if (page.length < PAGE) return;
     after = page.at(-1)?.id;

@@ -110,9 +110,9 @@ export function registerAuditCommands(program: Command, context: CommandContext)
     });
   audit
     .command('verify')
-    .description('check the audit hash chain: the gateway\'s, or an export file offline; exit 1 naming the first bad entry')
+    .description("check the audit hash chain: the gateway's, or an export file offline; exit 1 naming the first bad entry")
     .option('--file <export.jsonl>', 'an `audit export` file, checked here with the public key alone')
-    .option('--head <hash>', 'a head you hold (e.g. the hash of an earlier export\'s last line): its entry must still be there')
+    .option('--head <hash>', "a head you hold (e.g. the hash of an earlier export's last line): its entry must still be there")
     .option('--public-key <pem file>', 'the checkpoint public key (default: asked of the gateway, GET /v1/audit/public-key)')
     .action(async (options: { file?: string; head?: string; publicKey?: string }) => {
       if (options.head !== undefined && !HASH.test(options.head)) throw new CommandFailure('--head must be a SHA-256 hash: 64 lowercase hexadecimal digits.');
