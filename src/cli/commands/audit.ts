@@ -105,7 +105,12 @@ export function registerAuditCommands(program: Command, context: CommandContext)
       // --json says: the archive format is the point of this command.
       const response = await getText(context, 'audit/export', { since: options.since });
       const decoder = new TextDecoder();
-      for await (const chunk of response.body ?? []) print(decoder.decode(chunk as Uint8Array, { stream: true }));
+      // A reader that went away (`| head`) ends the download too, instead of reading on for nobody.
+      const gone = (): boolean => (context.io.stdout as { destroyed?: boolean }).destroyed === true;
+      for await (const chunk of response.body ?? []) {
+        if (gone()) return; // leaving the loop cancels the download
+        print(decoder.decode(chunk as Uint8Array, { stream: true }));
+      }
       print(decoder.decode());
     });
   audit
