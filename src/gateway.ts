@@ -53,6 +53,7 @@ import { createStatusApp } from './status/status-app';
 import { listenFailure, StartupError } from './errors/startup-error';
 import { openAccessBackend } from './access-backend';
 import { AuditSigner } from './access/audit-signer';
+import { redisConfigured } from './redis/redis.schema';
 import type { AccessStore } from './access/access-store';
 
 export interface RunningGateway {
@@ -421,7 +422,9 @@ function auditSigner(config: Readonly<GatewayConfig>, logger: Logger): AuditSign
   const file = config.audit.signingKeyFile;
   if (file === null) {
     const signer = AuditSigner.generate();
-    logger.warn(
+    // In memory the log itself ends with the process, so only a shared (Redis) log outlives the key.
+    const log = redisConfigured(config.redis) ? logger.warn.bind(logger) : logger.debug.bind(logger);
+    log(
       { keyId: signer.keyId },
       'audit.signingKeyFile is not set: audit checkpoints are signed with a key generated at start, so they will not verify after a restart or on another instance',
     );
