@@ -52,8 +52,10 @@ import { drainListener, inFlightRequests, openListener, type ListenOptions } fro
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
-import { listenFailure } from './errors/startup-error';
+import { listenFailure, StartupError } from './errors/startup-error';
 import { openAccessBackend } from './access-backend';
+import { AuditSigner } from './access/audit-signer';
+import { redisConfigured } from './redis/redis.schema';
 import type { AccessStore } from './access/access-store';
 
 export interface RunningGateway {
@@ -166,6 +168,8 @@ async function openGateway(
 
   const backend = await openAccessBackend(config, logger, lifecycle, {
     retention: config.audit,
+    signer: auditSigner(config, logger),
+    onCheckpointFailed: (err) => logger.warn({ err }, 'audit: a checkpoint due by count could not be written; the next append asks again'),
     onTrimmedEarly: (count) => {
       metrics.auditTrimmedBeforeRetentionTotal.inc(count);
       logger.warn(
@@ -175,6 +179,11 @@ async function openGateway(
     },
   });
   const { store, health } = backend;
+  // Several instances each try; the chain serialises them and a head that is already a checkpoint is skipped.
+  const checkpoints = setInterval(() => {
+    backend.audit.checkpoint({ onlyIfNew: true }).catch((err: unknown) => logger.warn({ err }, 'audit: the periodic checkpoint could not be written'));
+  }, config.audit.checkpointIntervalSeconds * 1000).unref();
+  lifecycle.defer(() => clearInterval(checkpoints));
   const access = lifecycle.adopt(new AccessCache(store, logger), (cache) => cache.stop());
   await access.start();
 
@@ -416,4 +425,24 @@ async function openGateway(
  */
 function adminHeadersTimeoutMs(server: { readonly adminHeadersTimeoutMs: number; readonly requestTimeoutMs: number }): number {
   return Math.min(server.adminHeadersTimeoutMs, server.requestTimeoutMs);
+}
+
+/** The audit checkpoints' signing key: the configured file, or one for this process with a warning. */
+function auditSigner(config: Readonly<GatewayConfig>, logger: Logger): AuditSigner {
+  const file = config.audit.signingKeyFile;
+  if (file === null) {
+    const signer = AuditSigner.generate();
+    // In memory the log itself ends with the process, so only a shared (Redis) log outlives the key.
+    const log = redisConfigured(config.redis) ? logger.warn.bind(logger) : logger.debug.bind(logger);
+    log(
+      { keyId: signer.keyId },
+      'audit.signingKeyFile is not set: audit checkpoints are signed with a key generated at start, so they will not verify after a restart or on another instance',
+    );
+    return signer;
+  }
+  try {
+    return AuditSigner.fromFile(path.resolve(file));
+  } catch (err) {
+    throw new StartupError('audit-key', (err as Error).message);
+  }
 }

@@ -11,10 +11,19 @@ import { createLogger } from '../logging/logger';
 import { listenOnLoopback } from '../../test/support/listen';
 import { createAdminApp } from '../admin/admin-app';
 import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit-log';
+import { ChainVerifier, entryHash, GENESIS_HASH } from './audit-chain';
+import { AuditSigner } from './audit-signer';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const DAY_MS = 86_400_000;
 const step = (i: number) => ({ actor: 'admin', action: 'test.step', target: `step/${i}`, before: null, after: { i } });
+
+/** The chain check the admin API runs, over what a store holds now. */
+async function verifyStore(audit: AuditLog) {
+  const verifier = new ChainVerifier({ keys: new Map([[audit.signer.keyId, audit.signer.publicKey]]) });
+  for (const entry of await audit.range({ sinceMs: 0, limit: 10_000 })) verifier.add(entry);
+  return verifier.result();
+}
 
 describe('Redis audit log', () => {
   let redis: Redis;
@@ -26,7 +35,13 @@ describe('Redis audit log', () => {
   });
   beforeEach(() => {
     keyPrefix = `test:${process.pid}:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
-    cleanup.push(`${keyPrefix}{access}:audit`, `${keyPrefix}{audit}:stream`, `${keyPrefix}{audit}:log`);
+    cleanup.push(
+      `${keyPrefix}{access}:audit`,
+      `${keyPrefix}{access}:audit:head`,
+      `${keyPrefix}{access}:audit:checkpoints`,
+      `${keyPrefix}{audit}:stream`,
+      `${keyPrefix}{audit}:log`,
+    );
   });
   afterAll(async () => {
     await redis.del(...cleanup);
@@ -42,33 +57,72 @@ describe('Redis audit log', () => {
     const listed = await audit.list({ limit: 10 });
     expect(listed.map((e) => e.target)).toEqual(['step/3', 'step/2', 'step/1']);
     for (const entry of listed) expect(entry.id).toMatch(/^\d+-\d+$/);
-    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'vendorIds', 'before', 'after']);
+    expect(Object.keys(listed[0]!)).toEqual(['id', 'at', 'actor', 'action', 'target', 'vendorIds', 'before', 'after', 'prevHash', 'hash']);
+    expect(listed[2]!.prevHash).toBe(GENESIS_HASH);
+    expect(listed[1]!.prevHash).toBe(listed[2]!.hash);
+    expect(listed[0]!.prevHash).toBe(listed[1]!.hash);
+    expect(await redis.hget(audit.headKey, 'h')).toBe(listed[0]!.hash);
   });
 
-  it('trims entries older than retentionDays on the next write, without counting them as early', async () => {
+  it('trims entries older than retentionDays on the next write up to the checkpoint there, without counting them as early', async () => {
     const trimmedEarly: number[] = [];
-    const audit = new RedisAuditLog(redis, { keyPrefix, retention: { retentionDays: 30, maxEntries: 100 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
-    const old = (daysAgo: number) => `${Date.now() - daysAgo * DAY_MS}-0`;
-    await redis.xadd(audit.key, old(40), 'e', JSON.stringify({ ...step(0), at: 'forty days ago' }));
-    await redis.xadd(audit.key, old(20), 'e', JSON.stringify({ ...step(1), at: 'twenty days ago' }));
+    const signer = AuditSigner.generate();
+    const audit = new RedisAuditLog(redis, {
+      keyPrefix,
+      signer,
+      retention: { retentionDays: 30, maxEntries: 100 },
+      onTrimmedEarly: (n) => trimmedEarly.push(n),
+    });
+    // A chain written long ago: step 0 (40 days), a checkpoint (35 days), step 1 (20 days).
+    let prevHash = GENESIS_HASH;
+    const write = async (daysAgo: number, body: object, checkpoint = false) => {
+      const linked = { ...body, prevHash };
+      const hash = entryHash(linked);
+      const id = await redis.xadd(audit.key, `${Date.now() - daysAgo * DAY_MS}-0`, 'e', JSON.stringify({ ...linked, hash }));
+      if (checkpoint) await redis.rpush(audit.checkpointsKey, id as string);
+      await redis.hset(audit.headKey, 'h', hash, 'n', 0, 'c', checkpoint ? '1' : '0', 'm', 0);
+      prevHash = hash;
+    };
+    await write(40, { ...step(0), at: 'forty days ago' });
+    const at = 'thirty-five days ago';
+    await write(35, { at, actor: 'gateway', action: 'audit.checkpoint', target: 'audit', before: null, after: signer.sign(prevHash, 1, at) }, true);
+    await write(20, { ...step(1), at: 'twenty days ago' });
 
     await audit.append(step(2));
 
-    expect((await audit.list({ limit: 10 })).map((e) => e.target)).toEqual(['step/2', 'step/1']);
+    expect((await audit.list({ limit: 10 })).map((e) => e.target)).toEqual(['step/2', 'step/1', 'audit']);
     expect(trimmedEarly).toEqual([]);
+    expect(await verifyStore(audit)).toMatchObject({ ok: true, checked: 3, checkpoints: 1 });
   });
 
-  it('keeps at most maxEntries and reports each entry it trims younger than retentionDays', async () => {
-    const trimmedEarly: number[] = [];
-    const audit = new RedisAuditLog(redis, { keyPrefix, retention: { retentionDays: 400, maxEntries: 5 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
-    for (let i = 1; i <= 8; i++) await audit.append(step(i));
+  it('trims nothing while no checkpoint marks where a trim may stop', async () => {
+    const audit = new RedisAuditLog(redis, { keyPrefix, retention: { retentionDays: 30, maxEntries: 100 } });
+    await redis.xadd(audit.key, `${Date.now() - 40 * DAY_MS}-0`, 'e', JSON.stringify({ ...step(0), at: 'forty days ago' }));
+    await audit.append(step(1));
+    expect(await redis.xlen(audit.key)).toBe(2);
+    expect(await verifyStore(audit)).toMatchObject({ ok: true, unchained: 1, checked: 1 });
+  });
 
-    expect(await redis.xlen(audit.key)).toBe(5);
-    expect(trimmedEarly).toEqual([1, 1, 1]);
-    const newest = await audit.list({ limit: 3 });
-    expect(newest.map((e) => e.target)).toEqual(['step/8', 'step/7', 'step/6']);
-    const older = await audit.list({ limit: 3, before: newest[2]!.id });
-    expect(older.map((e) => e.target)).toEqual(['step/5', 'step/4']);
+  it('keeps about maxEntries, trimming to a checkpoint, and reports each entry it trims younger than retentionDays', async () => {
+    const trimmedEarly: number[] = [];
+    const audit = new RedisAuditLog(redis, { keyPrefix, retention: { retentionDays: 400, maxEntries: 20 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
+    for (let i = 1; i <= 40; i++) {
+      await audit.append(step(i));
+      await audit.idle();
+    }
+
+    // A checkpoint every maxEntries/10 entries, so a trim keeps at most a tenth more.
+    const length = await redis.xlen(audit.key);
+    expect(length).toBeGreaterThanOrEqual(20);
+    expect(length).toBeLessThanOrEqual(22);
+    expect(trimmedEarly.reduce((a, b) => a + b, 0)).toBe(40 + 20 - length);
+    const [oldest] = await audit.range({ sinceMs: 0, limit: 1 });
+    expect(oldest).toMatchObject({ action: 'audit.checkpoint', actor: 'gateway' });
+    expect(await verifyStore(audit)).toMatchObject({ ok: true, checked: length });
+    const newest = (await audit.list({ limit: 3 })).filter((e) => e.action === 'test.step');
+    expect(newest[0]!.target).toBe('step/40');
+    const older = await audit.list({ limit: 3, before: newest[0]!.id });
+    expect(older.map((e) => e.target)).toContain('step/39');
     expect(await audit.list({ limit: 3, before: 'no-such-entry' })).toEqual([]);
   });
 
@@ -86,7 +140,7 @@ describe('Redis audit log', () => {
     expect((await audit.range({ sinceMs: 0, limit: 10 })).map((e) => e.target)[0]).toBe('step/0');
   });
 
-  it('moves the entries of the earlier stream into the access slot, keeping their ids, at start', async () => {
+  it('moves the entries of the earlier stream into the access slot, chained, oldest first, at start', async () => {
     const audit = new RedisAuditLog(redis, { keyPrefix });
     const ids = [`${Date.now() - 5000}-0`, `${Date.now() - 4000}-0`];
     for (const [i, id] of ids.entries()) await redis.xadd(audit.legacyStreamKey, id, 'e', JSON.stringify({ at: 'earlier', ...step(i) }));
@@ -95,10 +149,11 @@ describe('Redis audit log', () => {
     expect(await audit.migrate()).toBe(2);
 
     expect(await redis.xlen(audit.legacyStreamKey)).toBe(0);
-    expect((await audit.range({ sinceMs: 0, limit: 10 })).map((e) => [e.id, e.target])).toEqual([
-      [ids[0], 'step/0'],
-      [ids[1], 'step/1'],
+    expect((await audit.range({ sinceMs: 0, limit: 10 })).map((e) => [e.at, e.target])).toEqual([
+      ['earlier', 'step/0'],
+      ['earlier', 'step/1'],
     ]);
+    expect(await verifyStore(audit)).toMatchObject({ ok: true, checked: 2 });
     expect(await audit.migrate()).toBe(0);
   });
 
@@ -135,16 +190,22 @@ describe('Redis audit log', () => {
 });
 
 describe('memory audit log', () => {
-  it('keeps at most maxEntries and reports the entries it trims early', async () => {
+  it('chains its entries and trims to a checkpoint, reporting the entries it trims early', async () => {
     const trimmedEarly: number[] = [];
-    const audit = new MemoryAuditLog({ retention: { retentionDays: 400, maxEntries: 3 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
-    for (let i = 1; i <= 5; i++) await audit.append(step(i));
+    const audit = new MemoryAuditLog({ retention: { retentionDays: 400, maxEntries: 10 }, onTrimmedEarly: (n) => trimmedEarly.push(n) });
+    for (let i = 1; i <= 15; i++) {
+      await audit.append(step(i));
+      await audit.idle();
+    }
 
-    const entries = await audit.list({ limit: 10 });
-    expect(entries.map((e) => e.target)).toEqual(['step/5', 'step/4', 'step/3']);
-    expect(trimmedEarly).toEqual([1, 1]);
-    expect((await audit.list({ limit: 10, before: entries[1]!.id })).map((e) => e.target)).toEqual(['step/3']);
-    expect((await audit.range({ sinceMs: 0, after: entries[2]!.id, limit: 10 })).map((e) => e.target)).toEqual(['step/4', 'step/5']);
+    const entries = await audit.list({ limit: 100 });
+    expect(entries.length).toBeGreaterThanOrEqual(10);
+    expect(entries.length).toBeLessThanOrEqual(11);
+    expect(entries.at(-1)).toMatchObject({ action: 'audit.checkpoint' });
+    expect(entries.find((e) => e.action === 'test.step')!.target).toBe('step/15');
+    expect(trimmedEarly.reduce((a, b) => a + b, 0)).toBe(30 - entries.length);
+    expect(await verifyStore(audit)).toMatchObject({ ok: true, checked: entries.length });
+    expect((await audit.list({ limit: 1, before: entries[1]!.id }))[0]!.id).toBe(entries[2]!.id);
   });
 });
 
@@ -161,17 +222,48 @@ describe('admin API audit export', () => {
   }
   const auth = { Authorization: `Bearer ${TOKEN}` };
 
-  it('answers the entries since a date oldest first, in pages after an id', async () => {
+  it('streams the chain since a date as JSON lines, ending with a checkpoint signed for it', async () => {
     const audit = new MemoryAuditLog();
     for (let i = 1; i <= 3; i++) await audit.append(step(i));
     await withAdmin(audit, async (api) => {
-      const first = await api.get('/v1/audit/export?since=2020-01-01&limit=2').set(auth);
-      expect(first.status).toBe(200);
-      expect((first.body as AuditEntry[]).map((e) => e.target)).toEqual(['step/1', 'step/2']);
-      const next = await api.get(`/v1/audit/export?since=2020-01-01&after=${first.body[1].id}`).set(auth);
-      expect((next.body as AuditEntry[]).map((e) => e.target)).toEqual(['step/3']);
-      const future = await api.get('/v1/audit/export?since=2999-01-01').set(auth);
-      expect(future.body).toEqual([]);
+      const res = await api
+        .get('/v1/audit/export?since=2020-01-01')
+        .set(auth)
+        .buffer(true)
+        .parse((r, done) => {
+          let text = '';
+          r.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          r.on('end', () => done(null, text));
+        });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+      const lines = (res.body as string)
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AuditEntry);
+      expect(lines.map((e) => e.target)).toEqual(['step/1', 'step/2', 'step/3', 'audit']);
+      expect(lines[3]).toMatchObject({ action: 'audit.checkpoint', actor: 'gateway', after: { head: lines[2]!.hash, count: 3, keyId: audit.signer.keyId } });
+      const verifier = new ChainVerifier({ keys: new Map([[audit.signer.keyId, audit.signer.publicKey]]), endsWithCheckpoint: true });
+      for (const line of lines) verifier.add(line);
+      expect(verifier.result()).toMatchObject({ ok: true, checked: 4 });
+
+      const key = await api.get('/v1/audit/public-key').set(auth);
+      expect(key.status).toBe(200);
+      expect(key.text).toBe(audit.signer.publicKeyPem);
+      expect(key.text).not.toMatch(/PRIVATE/);
+    });
+  });
+
+  it('verifies the chain, against a head the auditor holds too, and refuses a head that is not a hash', async () => {
+    const audit = new MemoryAuditLog();
+    for (let i = 1; i <= 3; i++) await audit.append(step(i));
+    const [newest] = await audit.list({ limit: 1 });
+    await withAdmin(audit, async (api) => {
+      expect((await api.get('/v1/audit/verify').set(auth)).body).toMatchObject({ ok: true, checked: 3, head: newest!.hash, keyId: audit.signer.keyId });
+      expect((await api.get(`/v1/audit/verify?head=${'a'.repeat(64)}`).set(auth)).body).toMatchObject({ ok: false, firstBadId: newest!.id });
+      const bad = await api.get('/v1/audit/verify?head=xyz').set(auth);
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['head']);
     });
   });
 

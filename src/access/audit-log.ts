@@ -18,12 +18,22 @@
  * `{audit}:log`, the stream `{audit}:stream`) are moved in, oldest first, at start and by each
  * append, so an upgrade (old pods still writing them) loses none.
  *
+ * The entries form a hash chain with signed checkpoints (audit-chain.ts): each entry carries
+ * `prevHash` and `hash`, computed here from the head this instance last saw; the append script
+ * (lua/audit-append.ts) writes it only while that is still the head, else it answers the head
+ * and the append is computed again (at most APPEND_ATTEMPTS times, then a 503). `checkpoint`
+ * writes a signed checkpoint; retention trims only up to one, so trimming never breaks
+ * verification.
+ *
  * Reads and writes its own store; sets nothing else. Entries are scrubbed before they are
  * kept: properties named like secrets are dropped and anything shaped like a vendor API key
  * is masked, a second line of defence behind callers that never pass a secret in.
  */
 import type { RedisClient } from '../redis/redis-client';
 import { auditSchema, type AuditConfig } from './audit-log.schema';
+import { CHECKPOINT_ACTION, CHECKPOINT_ACTOR, GENESIS_HASH } from './audit-chain';
+import { APPEND_ATTEMPTS, atOrBefore, chained, checkpointEntry, headMovedTooOften, idBefore, idKey, newEntry, type UnchainedEntry } from './audit-entry';
+import { AuditSigner } from './audit-signer';
 import { AUDIT_APPEND_SCRIPT } from './lua/audit-append';
 import { scanPage, storedTextMayMatch, withVendorIds, type StoredAuditEntry } from './audit-filter';
 
@@ -50,10 +60,14 @@ export interface AuditEntry {
    * only reduces access, that it applied without approval.
    */
   readonly approval?: unknown;
+  /** The hash of the entry before it (GENESIS_HASH for the first); entries of earlier releases have none. */
+  readonly prevHash?: string;
+  /** SHA-256 hex over prevHash and every other field but `id` (audit-chain.ts). */
+  readonly hash?: string;
 }
 
-/** What a writer hands in; `vendorIds` left out means none (sign-ins, admin accounts). */
-export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at' | 'vendorIds'> & { readonly vendorIds?: readonly string[] };
+/** What a writer hands in; `vendorIds` left out means none (sign-ins, admin accounts); the store chains it. */
+export type AuditEntryInput = Omit<AuditEntry, 'id' | 'at' | 'vendorIds' | 'prevHash' | 'hash'> & { readonly vendorIds?: readonly string[] };
 
 /** What `GET /v1/audit` filters by; each one left out matches every entry. */
 export interface AuditFilter {
@@ -86,7 +100,18 @@ export interface AuditRangeQuery {
   readonly sinceMs: number;
   /** An entry id: continue after it (the next page of an export). */
   readonly after?: string;
+  /** An entry id: stop with it. */
+  readonly until?: string;
   readonly limit: number;
+}
+
+/** The chain's head as the store recorded it with its last append. */
+export interface AuditHead {
+  readonly hash: string;
+  /** Entries appended since the chain began. */
+  readonly count: number;
+  /** Whether the last entry is a checkpoint. */
+  readonly checkpoint: boolean;
 }
 
 export interface AuditLog {
@@ -98,84 +123,97 @@ export interface AuditLog {
    * than `limit` entries and still have a `next` (the scan stopped, not the log).
    */
   page(query: AuditQuery): Promise<AuditPage>;
-  /** Oldest first, for the archive export. */
+  /** Oldest first, for the archive export and verification. */
   range(query: AuditRangeQuery): Promise<AuditEntry[]>;
+  /** Writes a signed checkpoint; with `onlyIfNew`, only when an entry was written since the last one. */
+  checkpoint(options?: { readonly onlyIfNew?: boolean }): Promise<AuditEntry | null>;
+  head(): Promise<AuditHead>;
+  /** The newest checkpoint written at or before a time (an export starts there), or null. */
+  checkpointBefore(sinceMs: number): Promise<string | null>;
+  readonly signer: AuditSigner;
 }
 
 export interface AuditLogOptions {
-  readonly retention?: AuditConfig;
+  readonly retention?: Pick<AuditConfig, 'retentionDays' | 'maxEntries'>;
   /** Told how many entries younger than retentionDays the maxEntries guard trimmed. */
   readonly onTrimmedEarly?: (count: number) => void;
+  /** Signs checkpoints; a key generated for this process when not given. */
+  readonly signer?: AuditSigner;
+  /** Told when a checkpoint the count asked for could not be written (the next append asks again). */
+  readonly onCheckpointFailed?: (err: unknown) => void;
 }
 
 const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
 const DAY_MS = 86_400_000;
-const ENTRY_ID = /^(\d{1,15})-(\d{1,15})$/;
-
-const SECRET_PROPERTIES = new Set(['secret', 'token', 'adminToken', 'password', 'authorization']);
-const API_KEY_SHAPE = /cbk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g;
-
-function scrub(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(API_KEY_SHAPE, '[redacted]');
-  if (Array.isArray(value)) return value.map(scrub);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [name, inner] of Object.entries(value)) {
-      if (!SECRET_PROPERTIES.has(name) && inner !== undefined) out[name] = scrub(inner);
-    }
-    return out;
-  }
-  return value;
-}
-
-type StoredEntry = Omit<AuditEntry, 'id'>;
-
-function newEntry(input: AuditEntryInput): StoredEntry {
-  return {
-    at: new Date().toISOString(),
-    actor: input.actor,
-    action: input.action,
-    target: input.target,
-    vendorIds: [...new Set(input.vendorIds ?? [])].sort(),
-    before: scrub(input.before) ?? null,
-    after: scrub(input.after) ?? null,
-    ...(input.approval === undefined ? {} : { approval: scrub(input.approval) }),
-  };
-}
-
-/** Orders entry ids as the stream does; null for anything that is not one. */
-function idKey(id: string): [number, number] | null {
-  const m = ENTRY_ID.exec(id);
-  return m ? [Number(m[1]), Number(m[2])] : null;
-}
-
-const idBefore = (a: [number, number], b: [number, number]): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
 export class MemoryAuditLog implements AuditLog {
   /** Oldest first; appends are cheap and the list reads it backwards. */
   private readonly entries: AuditEntry[] = [];
-  private readonly retention: AuditConfig;
+  private readonly retention: Pick<AuditConfig, 'retentionDays' | 'maxEntries'>;
   private last: [number, number] = [0, 0];
+  private current: AuditHead = { hash: GENESIS_HASH, count: 0, checkpoint: false };
+  private countAtCheckpoint = 0;
+  private pending: Promise<unknown> = Promise.resolve();
+  readonly signer: AuditSigner;
 
   constructor(private readonly options: AuditLogOptions = {}) {
     this.retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    this.signer = options.signer ?? AuditSigner.generate();
   }
 
   async append(input: AuditEntryInput): Promise<AuditEntry> {
+    return this.write(newEntry(input), false);
+  }
+
+  async checkpoint(options: { readonly onlyIfNew?: boolean } = {}): Promise<AuditEntry | null> {
+    const entry = checkpointEntry(this.signer, this.current, options.onlyIfNew === true);
+    return entry ? this.write(entry, true) : null;
+  }
+
+  async head(): Promise<AuditHead> {
+    return this.current;
+  }
+
+  /** Resolves once the checkpoint an append asked for is written. */
+  idle(): Promise<unknown> {
+    return this.pending;
+  }
+
+  async checkpointBefore(sinceMs: number): Promise<string | null> {
+    const found = this.entries.filter((e) => (idKey(e.id) as [number, number])[0] <= sinceMs && e.action === CHECKPOINT_ACTION && e.actor === CHECKPOINT_ACTOR);
+    return found.at(-1)?.id ?? null;
+  }
+
+  private write(unchained: UnchainedEntry, isCheckpoint: boolean): AuditEntry {
     const now = Date.now();
     // Like a stream id: the clock, with a sequence when it did not move on.
     this.last = now > this.last[0] ? [now, 0] : [this.last[0], this.last[1] + 1];
-    const entry: AuditEntry = { id: `${this.last[0]}-${this.last[1]}`, ...newEntry(input) };
+    const entry: AuditEntry = { id: `${this.last[0]}-${this.last[1]}`, ...chained(unchained, this.current.hash) };
     this.entries.push(entry);
-    const oldestKept = now - this.retention.retentionDays * DAY_MS;
-    const aged = this.entries.findIndex((e) => (idKey(e.id) as [number, number])[0] >= oldestKept);
-    this.entries.splice(0, aged < 0 ? this.entries.length : aged);
-    const early = this.entries.length - this.retention.maxEntries;
-    if (early > 0) {
-      this.entries.splice(0, early);
-      this.options.onTrimmedEarly?.(early);
+    this.current = { hash: entry.hash as string, count: this.current.count + 1, checkpoint: isCheckpoint };
+    if (isCheckpoint) this.countAtCheckpoint = this.current.count;
+    this.trim(now);
+    if (!isCheckpoint && this.current.count - this.countAtCheckpoint >= Math.max(1, Math.floor(this.retention.maxEntries / 10))) {
+      this.pending = this.checkpoint({ onlyIfNew: true }).catch((err: unknown) => this.options.onCheckpointFailed?.(err));
     }
     return entry;
+  }
+
+  /** As the append script trims (lua/audit-append.ts): up to the newest checkpoint at or before the policy's point. */
+  private trim(now: number): void {
+    const aged = now - this.retention.retentionDays * DAY_MS;
+    let keepFrom = this.entries.findIndex((e) => (idKey(e.id) as [number, number])[0] >= aged);
+    if (keepFrom < 0) keepFrom = this.entries.length;
+    keepFrom = Math.max(keepFrom, this.entries.length - this.retention.maxEntries);
+    let anchor = -1;
+    for (let i = 0; i < this.entries.length && i <= keepFrom; i++) {
+      const e = this.entries[i] as AuditEntry;
+      if (e.action === CHECKPOINT_ACTION && e.actor === CHECKPOINT_ACTOR) anchor = i;
+    }
+    if (anchor <= 0) return;
+    const early = this.entries.slice(0, anchor).filter((e) => (idKey(e.id) as [number, number])[0] >= aged).length;
+    this.entries.splice(0, anchor);
+    if (early > 0) this.options.onTrimmedEarly?.(early);
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
@@ -205,11 +243,12 @@ export class MemoryAuditLog implements AuditLog {
 
   async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
     const after = query.after === undefined ? null : idKey(query.after);
-    if (query.after !== undefined && !after) return [];
+    const until = query.until === undefined ? null : idKey(query.until);
+    if ((query.after !== undefined && !after) || (query.until !== undefined && !until)) return [];
     return this.entries
       .filter((e) => {
         const key = idKey(e.id) as [number, number];
-        return key[0] >= query.sinceMs && (!after || idBefore(after, key));
+        return key[0] >= query.sinceMs && (!after || idBefore(after, key)) && (!until || !idBefore(until, key));
       })
       .slice(0, query.limit);
   }
@@ -225,64 +264,152 @@ const MIGRATION_BATCH = 500;
 
 type StreamEntries = Array<[string, string[]]>;
 
+/** An entry ready for a script to append: its JSON, and the prevHash the script checks against the head. */
+export interface PreparedAuditEntry {
+  readonly json: string;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
 /** What the Redis audit stream needs to write an entry, for a script that writes one too. */
 export interface AuditStreamTarget {
   readonly key: string;
   readonly retentionMs: number;
   readonly maxEntries: number;
-  /** Told how many entries younger than the retention the count guard trimmed. */
-  readonly onTrimmedEarly?: (count: number) => void;
-  /** Serialises an entry as the stream stores it (scrubbed, timestamped). */
-  serialize(input: AuditEntryInput): string;
+  /** The entry as the stream stores it (scrubbed, timestamped), chained to the head this instance knows. */
+  prepare(input: AuditEntryInput): Promise<PreparedAuditEntry>;
+  /** The script found another head (reply fields: hash, count, checkpoint flag): the next prepare chains to it. */
+  moved(hash: unknown, count: unknown, checkpoint: unknown): void;
+  /** The script wrote the prepared entry: how many it trimmed early, and whether a checkpoint is due. */
+  written(entry: PreparedAuditEntry, early: number, needCheckpoint: boolean): void;
+  readonly attempts: number;
+  headMovedTooOften(): Error;
 }
 
 export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   /** In the access config's slot, so the access store writes a change and its entry atomically. */
   readonly key: string;
+  readonly headKey: string;
+  readonly checkpointsKey: string;
   /** Where entries were kept before (a list, then a stream of its own slot); moved in by `migrate`. */
   readonly legacyListKey: string;
   readonly legacyStreamKey: string;
   readonly retentionMs: number;
   readonly maxEntries: number;
-  readonly onTrimmedEarly: ((count: number) => void) | undefined;
+  readonly signer: AuditSigner;
+  readonly attempts = APPEND_ATTEMPTS;
+  /** The head as this instance last saw it; null until read. A stale one costs one refused append. */
+  private known: AuditHead | null = null;
+  private pending: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly redis: RedisClient,
-    options: RedisAuditLogOptions,
+    private readonly options: RedisAuditLogOptions,
   ) {
     this.key = `${options.keyPrefix}{access}:audit`;
+    this.headKey = `${this.key}:head`;
+    this.checkpointsKey = `${this.key}:checkpoints`;
     this.legacyListKey = `${options.keyPrefix}{audit}:log`;
     this.legacyStreamKey = `${options.keyPrefix}{audit}:stream`;
     const retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
     this.retentionMs = retention.retentionDays * DAY_MS;
     this.maxEntries = retention.maxEntries;
-    this.onTrimmedEarly = options.onTrimmedEarly;
+    this.signer = options.signer ?? AuditSigner.generate();
   }
 
-  serialize(input: AuditEntryInput): string {
-    return JSON.stringify(newEntry(input));
+  headMovedTooOften(): Error {
+    return headMovedTooOften();
+  }
+
+  async prepare(input: AuditEntryInput): Promise<PreparedAuditEntry> {
+    const head = this.known ?? (await this.head());
+    const entry = chained(newEntry(input), head.hash);
+    return { json: JSON.stringify(entry), prevHash: head.hash, hash: entry.hash as string };
+  }
+
+  moved(hash: unknown, count: unknown, checkpoint: unknown): void {
+    this.known = { hash: String(hash), count: Number(count), checkpoint: String(checkpoint) === '1' };
+  }
+
+  written(entry: PreparedAuditEntry, early: number, needCheckpoint: boolean, isCheckpoint = false): void {
+    this.known = { hash: entry.hash, count: (this.known?.count ?? 0) + 1, checkpoint: isCheckpoint };
+    if (early > 0) this.options.onTrimmedEarly?.(early);
+    if (needCheckpoint) this.pending = this.checkpoint({ onlyIfNew: true }).catch((err: unknown) => this.options.onCheckpointFailed?.(err));
+  }
+
+  /** Resolves once the checkpoint an append asked for is written. */
+  idle(): Promise<unknown> {
+    return this.pending;
+  }
+
+  async head(): Promise<AuditHead> {
+    const [hash, count, checkpoint] = await this.redis.hmget(this.headKey, 'h', 'n', 'c');
+    this.known = { hash: hash ?? GENESIS_HASH, count: Number(count ?? 0), checkpoint: checkpoint === '1' };
+    return this.known;
   }
 
   async append(input: AuditEntryInput): Promise<AuditEntry> {
     await this.migrate();
-    const stored = newEntry(input);
-    const [id, early] = (await this.redis.eval(
-      AUDIT_APPEND_SCRIPT,
-      1,
-      this.key,
-      JSON.stringify(stored),
-      String(this.retentionMs),
-      String(this.maxEntries),
-    )) as [string, number];
-    if (early > 0) this.onTrimmedEarly?.(early);
-    return { id, ...stored };
+    return (await this.appendChained(() => newEntry(input), false)) as AuditEntry;
+  }
+
+  async checkpoint(options: { readonly onlyIfNew?: boolean } = {}): Promise<AuditEntry | null> {
+    return this.appendChained((head) => checkpointEntry(this.signer, head, options.onlyIfNew === true), true);
+  }
+
+  /** Appends what `build` makes of the current head, again whenever the head moved meanwhile. */
+  private async appendChained(build: (head: AuditHead) => UnchainedEntry | null, isCheckpoint: boolean): Promise<AuditEntry | null> {
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      const head = this.known ?? (await this.head());
+      const unchained = build(head);
+      if (!unchained) return null;
+      const stored = chained(unchained, head.hash);
+      const json = JSON.stringify(stored);
+      const reply = (await this.redis.eval(
+        AUDIT_APPEND_SCRIPT,
+        3,
+        this.key,
+        this.headKey,
+        this.checkpointsKey,
+        json,
+        head.hash,
+        stored.hash as string,
+        isCheckpoint ? '1' : '0',
+        String(this.retentionMs),
+        String(this.maxEntries),
+      )) as [number, string, number | string, number | string];
+      if (reply[0] === 0) {
+        this.moved(reply[1], reply[2], reply[3]);
+        continue;
+      }
+      this.written({ json, prevHash: head.hash, hash: stored.hash as string }, Number(reply[2]), Number(reply[3]) === 1, isCheckpoint);
+      return { id: reply[1], ...stored };
+    }
+    throw headMovedTooOften();
+  }
+
+  /** Binary search of the checkpoint ids (oldest first) for the newest at or before `sinceMs`. */
+  async checkpointBefore(sinceMs: number): Promise<string | null> {
+    const bound = `${Math.max(0, Math.floor(sinceMs))}-99999999999`;
+    let low = 0;
+    let high = (await this.redis.llen(this.checkpointsKey)) - 1;
+    let found: string | null = null;
+    while (low <= high) {
+      const middle = Math.floor((low + high) / 2);
+      const id = await this.redis.lindex(this.checkpointsKey, middle);
+      if (id !== null && idKey(id) && atOrBefore(id, bound)) {
+        found = id;
+        low = middle + 1;
+      } else high = middle - 1;
+    }
+    return found;
   }
 
   /**
-   * Moves entries of the earlier keys in, oldest first, keeping their stream ids where they still
-   * sort last. The earlier keys sit in another cluster slot, so this runs as separate commands;
-   * each entry is deleted only after it is copied, so an upgrade (old pods still writing) loses
-   * none. Called at start and before each append.
+   * Moves entries of the earlier keys in, oldest first, chained like any new entry (they were
+   * written before the chain). The earlier keys sit in another cluster slot, so this runs as
+   * separate commands; each entry is deleted only after it is copied, so an upgrade (old pods
+   * still writing) loses none. Called at start and before each append.
    */
   async migrate(): Promise<number> {
     let moved = 0;
@@ -290,7 +417,7 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
       const old = (await this.redis.xrange(this.legacyStreamKey, '-', '+', 'COUNT', MIGRATION_BATCH)) as StreamEntries;
       if (old.length === 0) break;
       for (const [id, fields] of old) {
-        await this.redis.xadd(this.key, (await this.sortsLast(id)) ? id : '*', 'e', fields[1] ?? '{}');
+        await this.appendChained(() => this.legacyEntry(fields[1] ?? '{}'), false);
         await this.redis.xdel(this.legacyStreamKey, id);
         moved += 1;
       }
@@ -298,17 +425,16 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
     for (;;) {
       const entry = await this.redis.rpop(this.legacyListKey);
       if (entry === null) break;
-      await this.redis.xadd(this.key, '*', 'e', entry);
+      await this.appendChained(() => this.legacyEntry(entry), false);
       moved += 1;
     }
     return moved;
   }
 
-  private async sortsLast(id: string): Promise<boolean> {
-    const [last] = (await this.redis.xrevrange(this.key, '+', '-', 'COUNT', 1)) as StreamEntries;
-    const lastKey = last ? idKey(last[0]) : null;
-    const key = idKey(id);
-    return key !== null && (lastKey === null || idBefore(lastKey, key));
+  private legacyEntry(json: string): UnchainedEntry {
+    // Entries of the list still carry their old UUID; the stream id replaces it.
+    const { id: _old, prevHash: _prev, hash: _hash, ...stored } = JSON.parse(json) as AuditEntry;
+    return stored;
   }
 
   async list(query: AuditQuery): Promise<AuditEntry[]> {
@@ -333,9 +459,9 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   }
 
   async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
-    if (query.after !== undefined && !idKey(query.after)) return [];
+    if ((query.after !== undefined && !idKey(query.after)) || (query.until !== undefined && !idKey(query.until))) return [];
     const start = query.after === undefined ? `${Math.max(0, Math.floor(query.sinceMs))}-0` : `(${query.after}`;
-    const entries = this.parse((await this.redis.xrange(this.key, start, '+', 'COUNT', query.limit)) as StreamEntries);
+    const entries = this.parse((await this.redis.xrange(this.key, start, query.until ?? '+', 'COUNT', query.limit)) as StreamEntries);
     // An `after` cursor from before `since` must not widen the export.
     return entries.filter((e) => (idKey(e.id) as [number, number])[0] >= query.sinceMs);
   }

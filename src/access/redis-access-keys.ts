@@ -15,6 +15,8 @@
  *   <prefix>{access}:manifest  hash: the version and how many records of each kind it holds
  *   <prefix>{access}:changes   the change stream (version + operations) instances replay, trimmed by age
  *   <prefix>{access}:audit     the audit stream (audit-log.ts), written by the same script
+ *   <prefix>{access}:audit:head         hash: the audit chain's head (lua/audit-append.ts)
+ *   <prefix>{access}:audit:checkpoints  list: the ids of the audit checkpoints kept, oldest first
  *   <prefix>{access}:doc       the earlier single-document layout, moved into records once
  *   <prefix>{access}:stage:*   a whole-config write being staged (redis-access-staging.ts)
  *   <prefix>{access}:changed   the channel every change publishes its new version on
@@ -34,6 +36,8 @@ export interface AccessKeys {
   readonly records: Readonly<Record<StagedKind, string>>;
   readonly changes: string;
   readonly audit: string;
+  readonly auditHead: string;
+  readonly auditCheckpoints: string;
   readonly legacyDocument: string;
   readonly manifest: string;
   readonly channel: string;
@@ -42,6 +46,7 @@ export interface AccessKeys {
 /** The layout above; the audit stream is the audit log's own key when it has one. */
 export function accessKeys(keyPrefix: string, auditKey?: string): AccessKeys {
   const base = `${keyPrefix}{access}`;
+  const audit = auditKey ?? `${base}:audit`;
   return {
     base,
     version: `${base}:version`,
@@ -54,7 +59,9 @@ export function accessKeys(keyPrefix: string, auditKey?: string): AccessKeys {
       proposal: `${base}:pending`,
     },
     changes: `${base}:changes`,
-    audit: auditKey ?? `${base}:audit`,
+    audit,
+    auditHead: `${audit}:head`,
+    auditCheckpoints: `${audit}:checkpoints`,
     legacyDocument: `${base}:doc`,
     manifest: `${base}:manifest`,
     channel: `${base}:changed`,
@@ -65,7 +72,7 @@ export const MANIFEST_KINDS = MANIFEST.map(([kind]) => kind);
 const recordHashes = (keys: AccessKeys): string[] => MANIFEST_KINDS.map((kind) => keys.records[kind]);
 
 // The scripts' KEYS, in the order each script (lua/) reads them; its header there says what each is.
-export const commitKeys = ({ version, records, changes, audit, manifest }: AccessKeys): string[] => [
+export const commitKeys = ({ version, records, changes, audit, manifest, auditHead, auditCheckpoints }: AccessKeys): string[] => [
   version,
   records.vendor,
   records.key,
@@ -76,18 +83,20 @@ export const commitKeys = ({ version, records, changes, audit, manifest }: Acces
   records.admin,
   records.proposal,
   manifest,
+  auditHead,
+  auditCheckpoints,
 ];
-export const COMMIT_KEY_COUNT = 10;
+export const COMMIT_KEY_COUNT = 12;
 
 export const swapKeys = (keys: AccessKeys, staged: StagedKeys): string[] => {
-  const { version, records, changes, audit, legacyDocument, manifest } = keys;
+  const { version, records, changes, audit, legacyDocument, manifest, auditHead, auditCheckpoints } = keys;
   return [
     ...[version, records.vendor, records.key, records.user, records.keyhash, changes, audit],
     ...[staged.vendor, staged.key, staged.user, staged.keyhash],
-    ...[legacyDocument, records.admin, records.proposal, staged.admin, staged.proposal, manifest],
+    ...[legacyDocument, records.admin, records.proposal, staged.admin, staged.proposal, manifest, auditHead, auditCheckpoints],
   ];
 };
-export const SWAP_KEY_COUNT = 17;
+export const SWAP_KEY_COUNT = 19;
 
 export const headKeys = (keys: AccessKeys): string[] => [keys.version, keys.changes, keys.manifest, ...recordHashes(keys)];
 export const backfillKeys = (keys: AccessKeys): string[] => [keys.version, keys.manifest, ...recordHashes(keys)];

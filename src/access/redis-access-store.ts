@@ -25,6 +25,7 @@ import type { Logger } from '../logging/logger';
 import { closeRedisClient, DEFAULT_READY_TIMEOUT_MS, whenReadyRun, type RedisClient } from '../redis/redis-client';
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import type { AuditEntryInput, AuditStreamTarget } from './audit-log';
+import { withAuditEntry, type AuditedReply } from './redis-access-audit';
 import {
   accessKeys,
   backfillKeys,
@@ -119,7 +120,6 @@ const DEFAULT_STAGE_TTL_MS = 600_000;
 type StreamEntries = Array<[string, string[]]>;
 
 /** {1, version, audit id, early trims[, change id]} on success; {status < 1, current version, kind, id} else. */
-type ScriptReply = [number, number, string?, (string | number)?, string?];
 
 export class RedisAccessStore implements AccessStore {
   private readonly client: RedisClient;
@@ -236,20 +236,12 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async commit(change: AccessCommit): Promise<number> {
-    const wire = JSON.stringify(change.ops.map(toWire));
-    const reply = (await unavailableOnRedisError(
-      this.client.eval(
-        COMMIT_SCRIPT,
-        COMMIT_KEY_COUNT,
-        ...commitKeys(this.keys),
-        change.expectedVersion === undefined ? '' : String(change.expectedVersion),
-        String(this.knownVersion),
-        this.keys.channel,
-        wire,
-        ...this.auditArgs(change.audit),
-        String(this.changeRetentionMs),
-      ),
-    )) as ScriptReply;
+    const expected = change.expectedVersion === undefined ? '' : String(change.expectedVersion);
+    const args = [expected, String(this.knownVersion), this.keys.channel, JSON.stringify(change.ops.map(toWire))];
+    const reply = await withAuditEntry(this.audit, change.audit, 4, async ([entry, chain]) => {
+      const script = this.client.eval(COMMIT_SCRIPT, COMMIT_KEY_COUNT, ...commitKeys(this.keys), ...args, ...entry, String(this.changeRetentionMs), ...chain);
+      return (await unavailableOnRedisError(script)) as AuditedReply;
+    });
     return this.written(reply, change.expectedVersion);
   }
 
@@ -362,24 +354,31 @@ export class RedisAccessStore implements AccessStore {
   }
 
   /** Stages the records under private keys, then one script swaps them in. */
-  private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<ScriptReply> {
+  private async swap(mode: SwapMode, records: AccessRecords, version: string, audit: AuditEntryInput | null): Promise<AuditedReply> {
     const staged = stagedKeys(this.keys.base);
     try {
       const counts = await unavailableOnRedisError(stageRecords(this.client, staged, records, mode !== 'replace', this.stageTtlMs));
-      const reply = (await unavailableOnRedisError(
-        this.client.eval(
-          SWAP_SCRIPT,
-          SWAP_KEY_COUNT,
-          ...swapKeys(this.keys, staged),
-          mode,
-          version,
-          String(this.knownVersion),
-          this.keys.channel,
-          ...this.auditArgs(audit),
-          String(this.changeRetentionMs),
-          ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
-        ),
-      )) as ScriptReply;
+      const reply = await withAuditEntry(
+        this.audit,
+        audit,
+        5,
+        async ([entry, chain]) =>
+          (await unavailableOnRedisError(
+            this.client.eval(
+              SWAP_SCRIPT,
+              SWAP_KEY_COUNT,
+              ...swapKeys(this.keys, staged),
+              mode,
+              version,
+              String(this.knownVersion),
+              this.keys.channel,
+              ...entry,
+              String(this.changeRetentionMs),
+              ...MANIFEST_KINDS.map((kind) => String(counts[kind])),
+              ...chain,
+            ),
+          )) as AuditedReply,
+      );
       if (reply[0] === -6) {
         throw new StoreUnavailableError(
           new Error(`the staged records (${String(reply[2])}) expired before the swap: the write took longer than redis.accessStageTtlMs; nothing was changed`),
@@ -398,17 +397,10 @@ export class RedisAccessStore implements AccessStore {
     }
   }
 
-  private auditArgs(audit: AuditEntryInput | null): [string, string, string] {
-    if (!audit || !this.audit) return ['', '0', '0'];
-    return [this.audit.serialize(audit), String(this.audit.retentionMs), String(this.audit.maxEntries)];
-  }
-
   /** Turns a script's reply into the new version, or the error it stands for. */
-  private async written(reply: ScriptReply, expectedVersion: number | undefined): Promise<number> {
+  private async written(reply: AuditedReply, expectedVersion: number | undefined): Promise<number> {
     const [status, version] = reply;
     if (status === 1) {
-      const early = Number(reply[3] ?? 0);
-      if (early > 0) this.audit?.onTrimmedEarly?.(early);
       this.knownVersion = Math.max(this.knownVersion, version);
       this.notify();
       return version;

@@ -8,7 +8,7 @@
  */
 
 /** What failed, for logs and tests; the message says which key or file and what to fix. */
-type StartupFailure = 'config' | 'tls-file' | 'access-file' | 'receipt-enums' | 'redis' | 'listen';
+type StartupFailure = 'config' | 'tls-file' | 'access-file' | 'audit-key' | 'receipt-enums' | 'redis' | 'listen';
 
 export class StartupError extends Error {
   override readonly name: string = 'StartupError';

@@ -1,7 +1,8 @@
 /**
  * Audit retention end to end (Redis mode, a real redis-server): the count guard's early trims
- * show on /metrics, and `gatewayctl audit export --since` prints every kept entry as JSON lines,
- * oldest first (paging through the admin API is tested in src/admin/audit.test.ts).
+ * show on /metrics, trims stop at a signed checkpoint so the kept chain still verifies, and
+ * `gatewayctl audit export --since` prints every kept entry as JSON lines, oldest first, ending
+ * with a signed checkpoint (the export endpoint is tested in src/access/audit-log.test.ts).
  */
 import { runGatewayctl } from '../../src/cli/gatewayctl';
 import { TEST_ADMIN_TOKEN } from '../support/config';
@@ -12,7 +13,7 @@ describe('audit retention', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({
       redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix: `audit${process.pid}:`, seedAccessFile: 'never' },
-      audit: { maxEntries: 10 },
+      audit: { maxEntries: 20 },
     });
   });
   afterAll(() => gateway.stop());
@@ -24,12 +25,20 @@ describe('audit retention', () => {
       body: JSON.stringify({ id: `p${i}`, api: `GETaccounts/${i}` }),
     });
 
-  it('counts entries trimmed before their retention and exports the kept ones as JSON lines, oldest first', async () => {
+  it('counts entries trimmed before their retention, keeps the chain verifiable, and exports the kept ones as JSON lines, oldest first', async () => {
     const started = new Date().toISOString();
-    for (let i = 1; i <= 12; i++) expect((await grant(i)).status).toBe(201);
+    for (let i = 1; i <= 30; i++) expect((await grant(i)).status).toBe(201);
+    // A checkpoint is due every maxEntries/10 entries; let the last one land.
+    await new Promise((resolve) => setTimeout(resolve, 200));
 
     const metrics = await (await fetch(`${gateway.statusUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^gateway_audit_trimmed_before_retention_total 2$/m);
+    const trimmed = Number(/^gateway_audit_trimmed_before_retention_total (\d+)$/m.exec(metrics)?.[1]);
+    expect(trimmed).toBeGreaterThan(0);
+    const verified = (await (
+      await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/audit/verify`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
+    ).json()) as { ok: boolean; checked: number };
+    expect(verified).toMatchObject({ ok: true });
+    expect(verified.checked).toBeLessThanOrEqual(22);
 
     let stdout = '';
     const code = await runGatewayctl(['audit', 'export', '--since', started], {
@@ -42,7 +51,13 @@ describe('audit retention', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as { target: string; action: string });
-    expect(lines.map((e) => e.target)).toEqual(Array.from({ length: 10 }, (_, i) => `users/auditor/permissions/p${i + 3}`));
-    expect(new Set(lines.map((e) => e.action))).toEqual(new Set(['permission.grant']));
+    // Kept: from a checkpoint on, the newest grants in order, and the checkpoint this export signed.
+    expect(lines[0]!.action).toBe('audit.checkpoint');
+    expect(lines.at(-1)!.action).toBe('audit.checkpoint');
+    const grants = lines.filter((e) => e.action === 'permission.grant').map((e) => e.target);
+    const first = 30 - grants.length + 1;
+    expect(grants).toEqual(Array.from({ length: grants.length }, (_, i) => `users/auditor/permissions/p${first + i}`));
+    expect(grants.length).toBeGreaterThanOrEqual(9);
+    expect(new Set(lines.map((e) => e.action))).toEqual(new Set(['permission.grant', 'audit.checkpoint']));
   });
 });

@@ -56,6 +56,10 @@ there is one (docs/contract.md), else GATEWAY__<section>__<key>. Called with (li
 /etc/core-banking-gateway/redis-ca/{{ .Values.secrets.redisCa.key }}
 {{- end }}
 
+{{- define "cbg.auditSigningKeyPath" -}}
+/etc/core-banking-gateway/audit-key/{{ .Values.secrets.auditSigningKey.key }}
+{{- end }}
+
 {{- define "cbg.accessFilePath" -}}
 /etc/core-banking-gateway/access/{{ .Values.accessDocument.key }}
 {{- end }}

@@ -6,10 +6,10 @@ import { AUDIT_APPEND_LUA } from './audit-append';
 import { INTEGRITY_LUA, TIME_LUA } from './integrity';
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, proposals (the pending
-// hash), manifest.
+// hash), manifest, audit head, audit checkpoint ids.
 // ARGV: expected version ('' for any), highest version this instance has seen, channel,
 // operations JSON, audit entry ('' for none), audit retention ms, audit max entries, change
-// retention ms. Every check runs before the first write: a script that stopped half-way would
+// retention ms, the audit entry's prevHash and hash (-7 with the audit head when it moved). Every check runs before the first write: a script that stopped half-way would
 // leave half a change. The new version is above this instance's last one too, so that a version
 // number instances hold is never reused. A store that has lost records takes no change: a change
 // computed against records that are not there would be written on top of the loss.
@@ -40,6 +40,10 @@ for _, op in ipairs(ops) do
     if owner and owner ~= op.id and not touched_keys[owner] then return {-3, current, 'key', op.id} end
   end
 end
+if ARGV[5] ~= '' then
+  local moved = audit_moved(KEYS[11], ARGV[9])
+  if moved then return {-7, current, moved[1], moved[2], moved[3]} end
+end
 for _, op in ipairs(ops) do
   local hash = hashes[op.k]
   if op.k == 'key' then
@@ -57,8 +61,8 @@ redis.call('SET', KEYS[1], version)
 write_manifest(KEYS[10], version, record_hashes)
 redis.call('XADD', KEYS[6], '*', 'v', version, 'ops', ARGV[4])
 redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
-local audit_id, early = '', 0
-if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
+local audit_id, early, need_cp = '', 0, 0
+if ARGV[5] ~= '' then audit_id, early, need_cp = append_audit(KEYS[7], KEYS[11], KEYS[12], ARGV[5], ARGV[10], '0', ARGV[6], ARGV[7]) end
 redis.call('PUBLISH', ARGV[3], version)
-return {1, version, audit_id, early}
+return {1, version, audit_id, early, need_cp}
 `;

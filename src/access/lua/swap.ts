@@ -7,10 +7,11 @@ import { INTEGRITY_LUA, TIME_LUA } from './integrity';
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, the four staged hashes in the
 // same order, the earlier single document, admins, proposals, their two staged hashes, and
-// the manifest. ARGV: mode, version (expected for 'replace' and 'mend', '' for any; the copy's own
+// the manifest, the audit head and the audit checkpoint ids. ARGV: mode, version (expected for 'replace' and 'mend', '' for any; the copy's own
 // for 'restore'), highest version this instance has seen, channel, audit entry ('' for none),
 // audit retention ms, audit max entries, change retention ms, then how many records were staged
-// in each of the six staged hashes (vendors, keys, users, keyhash, admins, pending).
+// in each of the six staged hashes (vendors, keys, users, keyhash, admins, pending), then the
+// audit entry's prevHash and hash (-7 with the audit head when it moved, before any write).
 //   replace: a new version made of the staged records (whole-document writes); admins and
 //            proposals stay as they are.
 //   mend:    the same, with admins and proposals staged too (from the copy the writer
@@ -40,6 +41,10 @@ else
   if redis.call('EXISTS', KEYS[12]) == 0 then return {0, current} end
   version = math.max(current, tonumber(ARGV[2]))
 end
+if ARGV[5] ~= '' then
+  local moved = audit_moved(KEYS[18], ARGV[15])
+  if moved then return {-7, current, moved[1], moved[2], moved[3]} end
+end
 local function swap_in(staged, live)
   if redis.call('EXISTS', staged) == 1 then
     redis.call('RENAME', staged, live)
@@ -58,8 +63,8 @@ redis.call('SET', KEYS[1], version)
 write_manifest(KEYS[17], version, {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[13], KEYS[14]})
 local change_id = redis.call('XADD', KEYS[6], '*', 'v', version, 'reload', '1')
 redis.call('XTRIM', KEYS[6], 'MINID', '~', string.format('%.0f', now_ms() - tonumber(ARGV[8])))
-local audit_id, early = '', 0
-if ARGV[5] ~= '' then audit_id, early = append_audit(KEYS[7], ARGV[5], ARGV[6], ARGV[7]) end
+local audit_id, early, need_cp = '', 0, 0
+if ARGV[5] ~= '' then audit_id, early, need_cp = append_audit(KEYS[7], KEYS[18], KEYS[19], ARGV[5], ARGV[16], '0', ARGV[6], ARGV[7]) end
 redis.call('PUBLISH', ARGV[4], version)
-return {1, version, audit_id, early, change_id}
+return {1, version, audit_id, early, change_id, need_cp}
 `;

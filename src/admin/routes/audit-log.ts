@@ -1,13 +1,18 @@
 /**
  * The audit log through the admin API: `/v1/audit` (newest first, filtered by `vendor`, `actor`,
  * `action`, `since` and `until` on the server, paged by a `before` cursor that `Link: rel="next"`
- * carries) and `/v1/audit/export` (the archive export, oldest first, from `since`, paged by
- * `after`).
+ * carries), `/v1/audit/export` (the archive export: JSON lines, oldest first, from the newest
+ * checkpoint at or before `since` to a checkpoint signed for this export), `/v1/audit/verify`
+ * (the hash chain checked, optionally against a head the auditor holds) and
+ * `/v1/audit/public-key` (the key an auditor checks checkpoints with, offline).
  *
- * Reads the query only; sets nothing but the answer and its Link header (reading the log is not
- * itself audited: it holds no secret, unlike the access document).
+ * Reads the query only; sets nothing but the answer, its Link header and the checkpoint an export
+ * writes (reading the log is not itself audited: it holds no secret, unlike the access document).
  */
+import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
+import { ChainVerifier, type VerifyResult } from '../../access/audit-chain';
+import type { AuditLog } from '../../access/audit-log';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { AuditQuery } from '../../access/audit-log';
 import { methodNotAllowed, queryInteger, setNextLink, type Routes } from './route-kit';
@@ -51,6 +56,56 @@ function auditQuery(req: Request): AuditQuery {
   return { limit, before, vendor, actor, action, sinceMs, untilMs };
 }
 
+/** Entries read from the store per step of an export or a verification. */
+const PAGE = 1000;
+const HASH = /^[0-9a-f]{64}$/;
+
+type Entry = Awaited<ReturnType<AuditLog['range']>>[number];
+
+/** Every entry from `fromId` (or the oldest) to `untilId` (or the newest), oldest first. */
+async function* entries(audit: AuditLog, fromId: string | null, untilId?: string): AsyncGenerator<Entry> {
+  let after: string | undefined;
+  const sinceMs = fromId ? Number(fromId.split('-')[0]) : 0;
+  for (;;) {
+    const page = await audit.range({ sinceMs, after, until: untilId, limit: PAGE });
+    // The first page starts at fromId itself: entries of the same millisecond before it are not the export's.
+    const from =
+      after === undefined && fromId
+        ? Math.max(
+            0,
+            page.findIndex((e) => e.id === fromId),
+          )
+        : 0;
+    yield* page.slice(from);
+    if (page.length < PAGE) return;
+    after = page.at(-1)?.id;
+  }
+}
+
+/** The whole log checked: the chain, the checkpoints with this gateway's key, the recorded head, and `expectedHead`. */
+async function verifyAudit(audit: AuditLog, expectedHead: string | undefined): Promise<VerifyResult> {
+  // The head first: entries appended during the walk are then after it, never a false alarm.
+  const head = await audit.head();
+  const verifier = new ChainVerifier({
+    keys: new Map([[audit.signer.keyId, audit.signer.publicKey]]),
+    expectedHead,
+    recordedHead: head.count > 0 ? head.hash : undefined,
+  });
+  for await (const entry of entries(audit, null)) if (!verifier.add(entry)) break;
+  return verifier.result();
+}
+
+function expectedHeadOf(req: Request): string | undefined {
+  const head = req.query.head;
+  if (head === undefined) return undefined;
+  if (typeof head !== 'string' || !HASH.test(head)) {
+    throw new GatewayError('invalid_request', 'The query parameter head is not valid.', {
+      errors: [{ field: 'head', message: 'a SHA-256 hash: 64 lowercase hexadecimal digits' }],
+    });
+  }
+  return head;
+}
+
 export function registerAudit(router: Router, { audit }: Routes): void {
   router
     .route('/audit')
@@ -60,7 +115,20 @@ export function registerAudit(router: Router, { audit }: Routes): void {
       res.json(page.items);
     })
     .all(methodNotAllowed('GET'));
-  // The archive export, oldest first, in pages: `since` a date or date-time, `after` the last id seen.
+  router
+    .route('/audit/verify')
+    .get(async function verifyAuditChain(req: Request, res: Response) {
+      const expectedHead = expectedHeadOf(req);
+      res.json({ ...(await verifyAudit(audit, expectedHead)), keyId: audit.signer.keyId });
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/audit/public-key')
+    .get(function auditPublicKey(_req: Request, res: Response) {
+      res.type('application/x-pem-file').send(audit.signer.publicKeyPem);
+    })
+    .all(methodNotAllowed('GET'));
+  // The archive export, streamed as JSON lines so a long retention never sits in memory.
   router
     .route('/audit/export')
     .get(async function exportAudit(req: Request, res: Response) {
@@ -70,9 +138,17 @@ export function registerAudit(router: Router, { audit }: Routes): void {
           errors: [{ field: 'since', message: 'a date or date-time (ISO 8601)' }],
         });
       }
-      const limit = queryInteger(req, 'limit', MAX_AUDIT_LIMIT, MAX_AUDIT_LIMIT);
-      const after = typeof req.query.after === 'string' ? req.query.after : undefined;
-      res.json(await audit.range({ sinceMs: since, after, limit }));
+      // Signed first, so the export ends with it. It starts at the newest checkpoint at or before
+      // since (or, without one, at the oldest entry), so it verifies on its own.
+      const end = (await audit.checkpoint()) as { id: string };
+      const start = await audit.checkpointBefore(since);
+      res.status(200).type('application/x-ndjson');
+      for await (const entry of entries(audit, start, end.id)) {
+        if (res.destroyed) return;
+        // A reader that went away while we waited ends the wait too (its 'drain' never comes).
+        if (!res.write(`${JSON.stringify(entry)}\n`)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      }
+      res.end();
     })
     .all(methodNotAllowed('GET'));
 }

@@ -9,6 +9,7 @@ import { when } from '../../../ui-kit/format.js';
 import { structuralDiff } from '../../../ui-kit/structural-diff.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api } from '../admin-client.js';
+import { auditVerifyControl } from './audit-verify.js';
 
 /** @typedef {import('../types.js').AuditEntry} AuditEntry */
 
@@ -107,7 +108,7 @@ export async function auditLogView({ main }) {
   main.replaceChildren(
     h('h1', {}, 'Audit log'),
     form,
-    // The Verify audit chain control (audit-verify.js) joins here, after the filters.
+    auditVerifyControl(),
     errors,
     status,
     h('div', { class: 'scroll-x' }, table(['When', 'Actor', 'Action', 'Target', 'Vendors', 'Change'], body)),
