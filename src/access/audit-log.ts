@@ -123,7 +123,7 @@ export interface AuditLog {
    * than `limit` entries and still have a `next` (the scan stopped, not the log).
    */
   page(query: AuditQuery): Promise<AuditPage>;
-  /** Oldest first, for the archive export and verification. */
+  /** Oldest first, exactly as stored (entries older than `vendorIds` lack it), for the archive export and verification. */
   range(query: AuditRangeQuery): Promise<AuditEntry[]>;
   /** Writes a signed checkpoint; with `onlyIfNew`, only when an entry was written since the last one. */
   checkpoint(options?: { readonly onlyIfNew?: boolean }): Promise<AuditEntry | null>;
@@ -461,7 +461,8 @@ export class RedisAuditLog implements AuditLog, AuditStreamTarget {
   async range(query: AuditRangeQuery): Promise<AuditEntry[]> {
     if ((query.after !== undefined && !idKey(query.after)) || (query.until !== undefined && !idKey(query.until))) return [];
     const start = query.after === undefined ? `${Math.max(0, Math.floor(query.sinceMs))}-0` : `(${query.after}`;
-    const entries = this.parse((await this.redis.xrange(this.key, start, query.until ?? '+', 'COUNT', query.limit)) as StreamEntries);
+    // As stored, with no field filled in: the export and verification hash exactly what was written.
+    const entries = this.parseStored((await this.redis.xrange(this.key, start, query.until ?? '+', 'COUNT', query.limit)) as StreamEntries) as AuditEntry[];
     // An `after` cursor from before `since` must not widen the export.
     return entries.filter((e) => (idKey(e.id) as [number, number])[0] >= query.sinceMs);
   }
