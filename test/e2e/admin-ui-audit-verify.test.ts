@@ -30,7 +30,7 @@ describe('the admin web UI, Verify audit chain', () => {
       const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/users/auditor/permissions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: `p${i}`, api: 'GETaccounts/1' }),
+        body: JSON.stringify({ id: `p${i}`, api: 'GETgenders' }),
       });
       expect(res.status).toBe(201);
     }

@@ -50,7 +50,7 @@ describe('tamper-evident audit log', () => {
     fetch(`${adminUrl(g)}/v1/users/auditor/permissions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id, api: 'GETaccounts/1' }),
+      body: JSON.stringify({ id, api: 'GETgenders' }),
     });
 
   function ctl(...args: string[]): Promise<Run> {
