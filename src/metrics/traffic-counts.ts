@@ -34,6 +34,8 @@ export interface BucketCounts {
 export interface TrafficStore {
   /** Where the counts live, for the answer's note. */
   readonly scope: string;
+  /** Whether other instances add into the same counts (then their last flush may not be in yet). */
+  readonly shared: boolean;
   add(minutes: readonly MinuteCounts[]): Promise<void>;
   /** The minute (`hourly` false) or hour buckets starting in `[fromSeconds, toSeconds)`. */
   buckets(fromSeconds: number, toSeconds: number, hourly: boolean): Promise<BucketCounts[]>;
@@ -46,6 +48,7 @@ function addInto(target: Map<string, number>, field: string, n: number): void {
 /** This instance's counts only, in memory, bounded by 8 days of minutes and hours. */
 export class MemoryTrafficStore implements TrafficStore {
   readonly scope = 'this instance only (no Redis)';
+  readonly shared = false;
   private readonly minutes = new Map<number, Map<string, number>>();
   private readonly hours = new Map<number, Map<string, number>>();
 
@@ -198,7 +201,7 @@ export class TrafficCounter implements TrafficSource {
     }
     return {
       source: 'gateway',
-      note: `Requests the gateway answered, counted per minute and kept 8 days, on ${this.store.scope}; another instance's last ${this.flushIntervalMs / 1000} s may not be in yet.`,
+      note: `Requests the gateway answered, counted per minute and kept 8 days, on ${this.store.scope}${this.store.shared ? `; another instance's last ${this.flushIntervalMs / 1000} s may not be in yet` : ''}.`,
       series: builder.series(query),
     };
   }

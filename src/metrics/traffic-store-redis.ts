@@ -23,6 +23,7 @@ function firstError(results: Array<[Error | null, unknown]> | null): void {
 
 export class RedisTrafficStore implements TrafficStore {
   readonly scope = 'every instance sharing this Redis';
+  readonly shared = true;
 
   constructor(
     private readonly client: RedisClient,
