@@ -38,6 +38,12 @@ describe('GET /v1/traffic query', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'at' })]);
   });
 
+  it('answers no caller without the admin token', async () => {
+    const res = await api.get('/v1/traffic');
+    expect(res.status).toBe(401);
+    expect(res.body.series).toBeUndefined();
+  });
+
   it('answers a window at a time given in unix seconds', async () => {
     const res = await api.get('/v1/traffic?at=1700000000&range=1h').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(200);
