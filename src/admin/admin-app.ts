@@ -47,7 +47,6 @@ import { adminSchema } from './admin.schema';
 import type { AuditLog } from '../access/audit-log';
 import type { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
-import { registerUiVendor } from './ui-vendor';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
 import { registerCatalogue } from './routes/catalogue';
@@ -202,7 +201,6 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     clientAddress,
     secureCookie,
   });
-  registerUiVendor(app);
   // Routes under /v1 that take no credential at all (each its own guard) are registered here.
   const open = express.Router();
   registerEnrolment(open, { admins: deps.admins, throttle: deps.enrolmentThrottle ?? defaultThrottle(), onFailure, failedLogins, clientAddress });

@@ -43,8 +43,8 @@ export function windowOf(query: TrafficQuery): { fromSeconds: number; toSeconds:
   const { stepSeconds, rangeSeconds } = query;
   const toSeconds = Math.ceil(query.atSeconds / stepSeconds) * stepSeconds;
   const fromSeconds = toSeconds - rangeSeconds;
-  const ends: number[] = [];
-  for (let t = fromSeconds + stepSeconds; t <= toSeconds; t += stepSeconds) ends.push(t);
+  // Counted by steps, not by adding to a time: a step too small to move a huge time must not loop forever.
+  const ends = Array.from({ length: Math.floor(rangeSeconds / stepSeconds) }, (_, i) => fromSeconds + (i + 1) * stepSeconds);
   return { fromSeconds, toSeconds, ends };
 }
 

@@ -17,6 +17,8 @@ const DEFAULT_STEPS: Readonly<Record<string, number>> = { '1h': 60, '24h': 300, 
 const MAX_POINTS = 1440;
 const VENDOR_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 const API_ID = /^[\x21-\x7e]{1,200}$/;
+/** The last second a date can show (9999-12-31T23:59:59Z): past it, `at` is no time the answer can name. */
+const LATEST_AT = 253_402_300_799;
 
 function refuse(field: string, message: string): GatewayError {
   return new GatewayError('invalid_request', `The query parameter ${field} is not valid.`, { errors: [{ field, message }] });
@@ -49,7 +51,8 @@ function atOf(req: Request): number {
   const given = text(req, 'at');
   if (given === undefined) return Date.now() / 1000;
   const seconds = /^\d+(\.\d+)?$/.test(given) ? Number(given) : Date.parse(given) / 1000;
-  if (!Number.isFinite(seconds)) throw refuse('at', 'a date-time (ISO 8601) or unix seconds');
+  // Bounded: a huge `at` would be a time no date shows (and one where adding a step no longer moves it).
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > LATEST_AT) throw refuse('at', 'a date-time (ISO 8601) or unix seconds, from 1970 to 9999');
   return seconds;
 }
 
