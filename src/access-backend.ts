@@ -8,7 +8,8 @@
  * that matches no API id); opens Redis connections. Used by gateway.ts only.
  */
 import path from 'node:path';
-import { MemoryAuditLog, RedisAuditLog, type AuditLog, type AuditLogOptions } from './access/audit-log';
+import { RedisAuditLog, type AuditLog, type AuditLogOptions } from './access/audit-log';
+import { MemoryAuditLog } from './access/memory-audit-log';
 import { MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
 import { RedisAccessStore } from './access/redis-access-store';
 import { MemoryAccessStore, readAccessFile, type AccessStore } from './access/access-store';

@@ -6,7 +6,8 @@
  */
 import Redis from 'ioredis';
 import { AUDIT_SCAN_BUDGET } from './audit-filter';
-import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditEntryInput, type AuditLog, type AuditQuery } from './audit-log';
+import { RedisAuditLog, type AuditEntry, type AuditEntryInput, type AuditLog, type AuditQuery } from './audit-log';
+import { MemoryAuditLog } from './memory-audit-log';
 
 const entry = (target: string, vendorIds: string[], actor = 'admin:otto', action = 'vendor.update'): AuditEntryInput => ({
   actor,

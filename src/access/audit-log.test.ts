@@ -10,7 +10,8 @@ import { MemoryAccessStore } from './access-store';
 import { createLogger } from '../logging/logger';
 import { listenOnLoopback } from '../../test/support/listen';
 import { createAdminApp } from '../admin/admin-app';
-import { MemoryAuditLog, RedisAuditLog, type AuditEntry, type AuditLog } from './audit-log';
+import { RedisAuditLog, type AuditEntry, type AuditLog } from './audit-log';
+import { MemoryAuditLog } from './memory-audit-log';
 import { ChainVerifier, entryHash, GENESIS_HASH } from './audit-chain';
 import { AuditSigner } from './audit-signer';
 

@@ -10,7 +10,8 @@ import { accessServiceFor, storedForm } from '../../test/support/access-service'
 import { createLogger } from '../logging/logger';
 import { createAdminApp } from './admin-app';
 import { AuthThrottle } from './auth-throttle';
-import { MemoryAuditLog, type AuditEntry, type AuditLog } from '../access/audit-log';
+import { type AuditEntry, type AuditLog } from '../access/audit-log';
+import { MemoryAuditLog } from '../access/memory-audit-log';
 import { listenOnLoopback } from '../../test/support/listen';
 
 const TOKEN = 'admin-token-for-tests-0123456789';

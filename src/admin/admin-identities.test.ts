@@ -12,7 +12,7 @@ import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
 import { createAdminApp } from './admin-app';
-import { MemoryAuditLog } from '../access/audit-log';
+import { MemoryAuditLog } from '../access/memory-audit-log';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');

@@ -13,7 +13,7 @@ import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback, type Listening } from '../../test/support/listen';
 import { createAdminApp, type AdminAppDeps } from './admin-app';
 import { AuthThrottle } from './auth-throttle';
-import { MemoryAuditLog } from '../access/audit-log';
+import { MemoryAuditLog } from '../access/memory-audit-log';
 import { FailedLoginAudit } from './failed-logins';
 
 const TOKEN = 'admin-token-for-tests-0123456789';

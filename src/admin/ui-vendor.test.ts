@@ -5,7 +5,7 @@
 import path from 'node:path';
 import request from 'supertest';
 import { MemoryAccessStore, readAccessFile } from '../access/access-store';
-import { MemoryAuditLog } from '../access/audit-log';
+import { MemoryAuditLog } from '../access/memory-audit-log';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
 import { createLogger } from '../logging/logger';

@@ -7,7 +7,7 @@ import { accessServiceFor, storedForm } from '../../test/support/access-service'
 import { AdminDirectory } from '../admin/operations/admin-directory';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../access/access-store';
 import { createAdminApp } from '../admin/admin-app';
-import { MemoryAuditLog } from '../access/audit-log';
+import { MemoryAuditLog } from '../access/memory-audit-log';
 import { createLogger } from '../logging/logger';
 import { freePort } from '../../test/support/free-port';
 import { runGatewayctl } from './gatewayctl';

@@ -1,9 +1,10 @@
 /**
  * The gateway's traffic counts in Redis, shared by every instance: one hash per minute
  * (`<prefix>{traffic}:m:<minute>`) and one per hour (`<prefix>{traffic}:h:<hour>`), fields
- * `vendor api class`, each flush one pipeline of HINCRBYs (so instances add, never overwrite)
- * and an EXPIRE of 8 days. The hash tag puts every key in one cluster slot, so a pipeline is one
- * node's. A 7-day question reads 168 hours, never 10,080 minutes.
+ * `vendor api class`, each flush one transaction (MULTI/EXEC) of HINCRBYs (so instances add,
+ * never overwrite) and an EXPIRE of 8 days: all of it or none, so a flush retried after a failure
+ * never counts a part twice (only a reply lost after EXEC ran can). The hash tag puts every key in
+ * one cluster slot, so the transaction is one node's. A 7-day question reads 168 hours, never 10,080 minutes.
  *
  * Reads and sets those keys only.
  */
@@ -31,18 +32,18 @@ export class RedisTrafficStore implements TrafficStore {
   ) {}
 
   async add(batch: readonly MinuteCounts[]): Promise<void> {
-    const pipeline = this.client.pipeline();
+    const transaction = this.client.multi();
     for (const { minute, counts } of batch) {
       const minuteKey = trafficKey(this.keyPrefix, false, minute);
       const hourKey = trafficKey(this.keyPrefix, true, Math.floor(minute / 60));
       for (const [field, n] of counts) {
-        pipeline.hincrby(minuteKey, field, n);
-        pipeline.hincrby(hourKey, field, n);
+        transaction.hincrby(minuteKey, field, n);
+        transaction.hincrby(hourKey, field, n);
       }
-      pipeline.expire(minuteKey, TRAFFIC_RETENTION_SECONDS);
-      pipeline.expire(hourKey, TRAFFIC_RETENTION_SECONDS);
+      transaction.expire(minuteKey, TRAFFIC_RETENTION_SECONDS);
+      transaction.expire(hourKey, TRAFFIC_RETENTION_SECONDS);
     }
-    firstError(await pipeline.exec());
+    firstError(await transaction.exec());
   }
 
   async buckets(fromSeconds: number, toSeconds: number, hourly: boolean): Promise<BucketCounts[]> {

@@ -74,6 +74,10 @@ describe('the gateway’s own traffic counts in Redis', () => {
     expect(totals(await traffic(two, 'range=24h'))).toEqual(expected);
     // Seven days are read from the hourly hashes.
     expect(totals(await traffic(two, 'range=7d&vendor=demo-vendor'))).toEqual({ 'demo-vendor GETgenders 2xx': 7 });
+    // by=class: one series per status class over every vendor and API id, each point a sum.
+    const summed = await traffic(one, 'range=1h&by=class');
+    expect(totals(summed)).toEqual({ '* * 2xx': 7, '* * 4xx': 2 });
+    expect(summed.series.map((s) => s.points.length)).toEqual([60, 60]);
   });
 
   it('keeps each minute and hour for 8 days in one hash-tag slot', async () => {

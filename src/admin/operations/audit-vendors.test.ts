@@ -5,7 +5,8 @@
  * and a change filed for approval or rejected; none for admin accounts.
  */
 import { MemoryAccessStore } from '../../access/access-store';
-import { MemoryAuditLog, type AuditEntry } from '../../access/audit-log';
+import { type AuditEntry } from '../../access/audit-log';
+import { MemoryAuditLog } from '../../access/memory-audit-log';
 import type { AccessDocument, AdminAccount } from '../../access/model';
 import { accessServiceFor } from '../../../test/support/access-service';
 import { AdminDirectory } from './admin-directory';

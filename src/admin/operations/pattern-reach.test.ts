@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { stringify as toYaml } from 'yaml';
 import { MemoryAccessStore, readAccessFile, readDocument } from '../../access/access-store';
-import { MemoryAuditLog } from '../../access/audit-log';
+import { MemoryAuditLog } from '../../access/memory-audit-log';
 import { createLogger } from '../../logging/logger';
 import { accessServiceFor } from '../../../test/support/access-service';
 import { listenOnLoopback } from '../../../test/support/listen';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import request from 'supertest';
 import { MemoryAccessStore, readAccessFile } from '../../access/access-store';
-import { MemoryAuditLog } from '../../access/audit-log';
+import { MemoryAuditLog } from '../../access/memory-audit-log';
 import { accessServiceFor } from '../../../test/support/access-service';
 import { listenOnLoopback } from '../../../test/support/listen';
 import { createLogger } from '../../logging/logger';
@@ -31,6 +31,12 @@ describe('GET /v1/traffic query', () => {
     api = request(listening.url);
   });
   afterAll(() => close());
+
+  it('refuses a by other than class with a 400 naming by', async () => {
+    const res = await api.get('/v1/traffic?by=vendor').set('Authorization', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'by' })]);
+  });
 
   it.each(['100000000000000000000', '9000000000000'])('refuses at=%s with a 400 naming at', async (at) => {
     const res = await api.get(`/v1/traffic?at=${at}`).set('Authorization', `Bearer ${TOKEN}`);

@@ -2,13 +2,14 @@
  * `GET /v1/traffic?vendor=&api=&range=1h|24h|7d&step=<seconds>&at=<time>`: requests per vendor,
  * API id and status class over time, from the source the gateway was started with (Prometheus
  * at `admin.prometheusUrl`, else the gateway's own counts; the answer's `source` and `note` say
- * which). Any role may read it.
+ * which). Any role may read it. `by=class` sums the series per status class (vendorId and apiId
+ * `*`), so a chart of every vendor is a handful of series, not vendors x API ids x classes.
  *
  * Reads the query; sets nothing. A bad parameter is a 400 naming it.
  */
 import type { Request, Router } from 'express';
 import { GatewayError } from '../../errors/error-catalogue';
-import type { TrafficQuery, TrafficSource } from '../../metrics/traffic';
+import type { TrafficQuery, TrafficSeries, TrafficSource } from '../../metrics/traffic';
 import { windowOf } from '../../metrics/traffic';
 import { methodNotAllowed } from './route-kit';
 
@@ -69,11 +70,24 @@ function trafficQuery(req: Request): { range: string; query: TrafficQuery } {
   return { range, query };
 }
 
+/** One series per status class, each point the sum of every series of that class at that time. */
+function sumByClass(series: readonly TrafficSeries[]): TrafficSeries[] {
+  const byClass = new Map<TrafficSeries['statusClass'], TrafficSeries>();
+  for (const one of series) {
+    const sum = byClass.get(one.statusClass);
+    if (!sum) byClass.set(one.statusClass, { vendorId: '*', apiId: '*', statusClass: one.statusClass, points: one.points.map(([t, n]) => [t, n]) });
+    else one.points.forEach(([, n], i) => ((sum.points[i] as [number, number])[1] += n));
+  }
+  return [...byClass.values()].sort((a, b) => a.statusClass.localeCompare(b.statusClass));
+}
+
 export function registerTraffic(router: Router, source: TrafficSource | undefined): void {
   router
     .route('/traffic')
     .get(async function readTraffic(req, res) {
       const { range, query } = trafficQuery(req);
+      const by = text(req, 'by');
+      if (by !== undefined && by !== 'class') throw refuse('by', 'class (sum the series per status class)');
       if (!source) throw new GatewayError('not_found', 'This admin app counts no traffic.');
       const { fromSeconds, toSeconds } = windowOf(query);
       const answer = await source.read(query);
@@ -86,7 +100,7 @@ export function registerTraffic(router: Router, source: TrafficSource | undefine
         to: new Date(toSeconds * 1000).toISOString(),
         ...(query.vendorId ? { vendor: query.vendorId } : {}),
         ...(query.apiId ? { api: query.apiId } : {}),
-        series: answer.series,
+        series: by === 'class' ? sumByClass(answer.series) : answer.series,
       });
     })
     .all(methodNotAllowed('GET'));

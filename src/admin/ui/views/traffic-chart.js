@@ -139,21 +139,27 @@ export function trafficChart({ vendorId, apiIds = [] } = {}) {
   /** @type {UPlot | null} */
   let chart = null;
 
+  // Only the newest question's answer is drawn: an older one arriving late must not replace it.
+  let asked = 0;
   const draw = () =>
     attempt(errors, async () => {
-      const query = new URLSearchParams({ range: rangeSelect.value });
+      const mine = ++asked;
+      const query = new URLSearchParams({ range: rangeSelect.value, by: 'class' });
       if (vendorId) query.set('vendor', vendorId);
       if (apiSelect.value) query.set('api', apiSelect.value);
       const [{ data: traffic }, UPlotClass] = /** @type {[{ data: Traffic }, UPlotClass]} */ (
         await Promise.all([api('GET', `/traffic?${query}`), loadUPlot()])
       );
+      if (mine !== asked) return;
       const { times, shown, sums } = byClass(traffic);
       const per = stepWords(traffic.stepSeconds);
       const rangeText = RANGES.find(([v]) => v === traffic.range)?.[1] ?? traffic.range;
       heading.textContent = `Requests ${per}, ${rangeText.toLowerCase()}`;
       source.textContent = `${traffic.source === 'prometheus' ? 'From Prometheus' : 'Counted by the gateway'}: ${traffic.note}`;
       const totals = shown.map((c) => ({ cls: c, total: (sums.get(c.name) ?? []).reduce((a, b) => a + b, 0) }));
-      legend.replaceChildren(...totals.map(({ cls, total }) => h('li', {}, sample(cls), ` ${cls.label} (${cls.marker}): ${total} requests`)));
+      legend.replaceChildren(
+        ...totals.map(({ cls, total }) => h('li', {}, sample(cls), ` ${cls.label} (${cls.marker}): ${total} ${total === 1 ? 'request' : 'requests'}`)),
+      );
       const summary = `Requests ${per}, ${rangeText.toLowerCase()}: ${totals.map(({ cls, total }) => `${cls.name} ${total}`).join(', ')}.`;
 
       chart?.destroy();
