@@ -244,7 +244,8 @@ export function withGrantIds(input: unknown): z.core.$ZodIssue[] {
   return issues;
 }
 
-const ENTRY_WORDS: Record<string, string> = { licences: 'licence', keys: 'key', permissions: 'permission' };
+/** A list of the document in words, one entry of it: `licences` → `licence` (here and in gatewayctl's messages). */
+export const ENTRY_WORDS: Readonly<Record<string, string>> = { licences: 'licence', keys: 'key', permissions: 'permission' };
 
 /**
  * A document problem's place, by vendor and user id rather than index: the field

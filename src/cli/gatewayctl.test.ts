@@ -110,7 +110,7 @@ describe('gatewayctl', () => {
     expect(created.stdout).toContain('Created admin otto (Otto Operator, operator).');
     expect(created.stdout).not.toMatch(/cba_/);
     const code = created.stdout.match(/cbe_[A-Za-z0-9_-]{27}/)?.[0] as string;
-    expect(code).toBeDefined();
+    expect(code).toMatch(/^cbe_/);
 
     // The new admin redeems the code with no ADMIN_TOKEN of their own.
     const { ADMIN_TOKEN: _owner, ...noToken } = env;
@@ -120,7 +120,7 @@ describe('gatewayctl', () => {
     env = ownerEnv;
     expect(enrolled.code).toBe(0);
     const token = enrolled.stdout.match(/cba_[A-Za-z0-9_-]{32}/)?.[0] as string;
-    expect(token).toBeDefined();
+    expect(token).toMatch(/^cba_/);
 
     const listed = await ctl('admins', 'list');
     expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+STATUS/);

@@ -6,6 +6,7 @@
  * (`fieldInWords`: a line's words); but `endQuietlyWhenOutputCloses`, which watches stdout.
  */
 import type { AccessDiff, ItemChanges } from '../admin/operations/access-diff';
+import { ENTRY_WORDS } from '../access/model';
 
 /**
  * A reader that stops early (`gatewayctl audit export | head -1`) closes the pipe: the next
@@ -19,8 +20,6 @@ export function endQuietlyWhenOutputCloses(stdout: NodeJS.EventEmitter, stderr: 
     exit(err.code === 'EPIPE' ? 0 : 1);
   });
 }
-
-const ENTRY_WORDS: Readonly<Record<string, string>> = { licences: 'licence', keys: 'key', permissions: 'permission' };
 
 /**
  * A problem's field as words when it names a vendor or user of the access document:
