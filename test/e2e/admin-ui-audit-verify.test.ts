@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import Redis from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -52,9 +52,7 @@ describe('the admin web UI, Verify audit chain', () => {
     const context = await browser.newContext({ bypassCSP: true });
     try {
       const page = await newWatchedPage(context, watched);
-      await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
-      await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
       await page.getByRole('link', { name: 'Audit log', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
 

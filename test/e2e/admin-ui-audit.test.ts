@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS_DIR = process.env.SCREENS_DIR ?? '/work/screens';
@@ -60,9 +60,7 @@ async function auditPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   contexts.push(context);
   const page = await newWatchedPage(context, watched);
-  await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
-  await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
   await page.getByRole('status').filter({ hasText: /shown/ }).waitFor();

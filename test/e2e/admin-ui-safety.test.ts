@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
 import { within } from '../support/within';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
@@ -91,10 +91,7 @@ async function signedIn(options: { width?: number; bypassCSP?: boolean; at?: str
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 }, bypassCSP: options.bypassCSP });
   contexts.push(context);
   const page = await newWatchedPage(context, watched);
-  await page.goto(`http://127.0.0.1:${gateway.adminPort}/${options.at ?? ''}`);
-  await page.getByLabel('Admin token').fill(options.token ?? TEST_ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
+  await signInAdmin(page, gateway.adminPort, options.token ?? TEST_ADMIN_TOKEN, options.at);
   return page;
 }
 

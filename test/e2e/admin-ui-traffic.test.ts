@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestGateway, SANDBOX_KEYS, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
 
 jest.setTimeout(90_000);
 
@@ -34,14 +34,7 @@ async function signedIn(options: { bypassCSP?: boolean } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, ...options });
   contexts.push(context);
   const page = await newWatchedPage(context, watched);
-  await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
-  await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
-  // Once more from another screen: the Overview shown at sign-in is drawn twice (issue 32, item 1).
-  await page.getByRole('link', { name: 'Vendors', exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: 'Vendors' }).waitFor();
-  await page.getByRole('link', { name: 'Overview', exact: true }).click();
+  await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
   return page;
 }
 

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
 import { within } from '../support/within';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
@@ -36,10 +36,7 @@ async function signedIn(gateway: TestGateway, token: string): Promise<Page> {
   const context = await browser.newContext();
   contexts.push(context);
   const page = await newWatchedPage(context, watched);
-  await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
-  await page.getByLabel('Admin token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
+  await signInAdmin(page, gateway.adminPort, token);
   return page;
 }
 

@@ -45,3 +45,11 @@ function watch(page: Page, into: PageWatch): Page {
 export async function newWatchedPage(context: BrowserContext, into: PageWatch): Promise<Page> {
   return watch(await context.newPage(), into);
 }
+
+/** Opens the admin web UI (at `path`, the page's own hash route when given) and signs in with `token`. */
+export async function signInAdmin(page: Page, adminPort: number, token: string, path = ''): Promise<void> {
+  await page.goto(`http://127.0.0.1:${adminPort}/${path}`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Overview' }).waitFor();
+}
