@@ -242,6 +242,9 @@ describe('the admin web UI, a session ending while the page is open', () => {
 
   it('shows the sign-in form at the next request instead of the screen', async () => {
     const page = await signedIn(gateway, TEST_ADMIN_TOKEN);
+    // The Overview's own reads (its facts, the traffic chart) finish first: one of them refused
+    // would end the session on the Overview itself, before the click this test is about.
+    await page.waitForLoadState('networkidle');
     const cookie = (await page.context().cookies()).find((c) => c.name === 'cbg_admin_session');
     const ended = await fetch(`http://127.0.0.1:${gateway.adminPort}/ui/session`, {
       method: 'DELETE',
