@@ -6,7 +6,7 @@
 import { StoreUnavailableError } from '../errors/error-catalogue';
 import { CHECKPOINT_ACTION, CHECKPOINT_ACTOR, entryHash } from './audit-chain';
 import type { AuditSigner } from './audit-signer';
-import type { AuditEntry, AuditEntryInput, AuditHead } from './audit-log';
+import type { AuditEntry, AuditEntryInput, AuditHead } from './audit-types';
 
 const ENTRY_ID = /^(\d{1,15})-(\d{1,15})$/;
 /** Appends computed again when another writer moved the head; then a 503. */

@@ -7,7 +7,7 @@
  *
  * Reads what the store's `read` gives; sets nothing.
  */
-import type { AuditEntry, AuditFilter, AuditPage, AuditQuery } from './audit-log';
+import type { AuditEntry, AuditFilter, AuditPage, AuditQuery } from './audit-types';
 
 /** Entries one filtered page reads at most before it answers with what it found. */
 export const AUDIT_SCAN_BUDGET = 10_000;

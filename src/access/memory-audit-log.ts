@@ -9,7 +9,7 @@ import { CHECKPOINT_ACTION, CHECKPOINT_ACTOR, GENESIS_HASH } from './audit-chain
 import { chained, checkpointEntry, idBefore, idKey, newEntry, type UnchainedEntry } from './audit-entry';
 import { scanPage } from './audit-filter';
 import { AuditSigner } from './audit-signer';
-import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditLogOptions, AuditPage, AuditQuery, AuditRangeQuery } from './audit-log';
+import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditLogOptions, AuditPage, AuditQuery, AuditRangeQuery } from './audit-types';
 
 const DEFAULT_AUDIT_RETENTION: AuditConfig = auditSchema.parse({});
 const DAY_MS = 86_400_000;
