@@ -17,6 +17,8 @@ export interface GatewayctlIo {
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 const REQUEST_TIMEOUT_MS = 30_000;
+/** A streamed answer (an audit export of the whole retention) may take far longer. */
+const STREAM_TIMEOUT_MS = 600_000;
 
 interface FieldError {
   readonly field: string;
@@ -55,6 +57,21 @@ export class AdminClient {
   ) {}
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options, REQUEST_TIMEOUT_MS);
+    options.answerHeaders?.(response.headers);
+    const text = await response.text();
+    return (text.length > 0 ? JSON.parse(text) : null) as T;
+  }
+
+  /**
+   * A GET whose successful answer the caller reads as it arrives (`audit export`: JSON lines of
+   * the whole retention), with a longer time limit; refusals fail as `request`'s do.
+   */
+  async stream(path: string, query: Readonly<Record<string, string | undefined>> = {}): Promise<Response> {
+    return this.send('GET', path, { query, headers: { accept: '*/*' } }, STREAM_TIMEOUT_MS);
+  }
+
+  private async send(method: string, path: string, options: RequestOptions, timeoutMs: number): Promise<Response> {
     const url = new URL(`/v1/${path}`, this.baseUrl);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     // No token: a request that takes none (redeeming an enrolment code).
@@ -73,17 +90,16 @@ export class AdminClient {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new CommandFailure(`cannot reach the admin API at ${this.baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
+    if (response.ok) return response;
     const text = await response.text();
     // A token was sent and refused: say so, not the API's advice on how to send one.
     if (response.status === 401 && this.token) throw new CommandFailure(TOKEN_NOT_ACCEPTED);
-    if (!response.ok) throw problemOf(response, text);
-    options.answerHeaders?.(response.headers);
-    return (text.length > 0 ? JSON.parse(text) : null) as T;
+    throw problemOf(response, text);
   }
 }
 

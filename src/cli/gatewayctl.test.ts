@@ -273,7 +273,7 @@ describe('gatewayctl', () => {
     expect(badApply.stderr).toContain('  vendor "x", name: ');
   });
 
-  it('fails with exit 1 without a token, with a wrong token, with a missing file, or when the API is unreachable', async () => {
+  it('fails with exit 1 without a token, with a wrong token (a streamed export too), with a missing file, or when the API is unreachable', async () => {
     env = { GATEWAY_ADMIN_URL: env.GATEWAY_ADMIN_URL as string };
     expect(await ctl('vendors', 'list')).toMatchObject({ code: 1, stderr: 'error: ADMIN_TOKEN is not set; export the admin token first.\n' });
 
@@ -283,6 +283,10 @@ describe('gatewayctl', () => {
     expect(wrong.stderr).toMatch(/^error: admin token not accepted/);
     expect(wrong.stderr).not.toContain('Bearer');
     expect(wrong.stderr).not.toContain('wrong');
+    // The streamed export goes through the same client, so it says the same.
+    const wrongExport = await ctl('audit', 'export', '--since', '2000-01-01');
+    expect(wrongExport.code).toBe(1);
+    expect(wrongExport.stderr).toMatch(/^error: admin token not accepted/);
 
     env.ADMIN_TOKEN = TOKEN;
     const missing = await ctl('apply', '-f', path.join(dir, 'absent.yaml'));

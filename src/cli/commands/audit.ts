@@ -14,11 +14,10 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { ChainVerifier, publicKeys, type VerifyResult } from '../../access/audit-chain';
 import type { AuditEntry } from '../../access/audit-log';
-import { CommandFailure, DEFAULT_ADMIN_URL } from '../admin-client';
+import { CommandFailure } from '../admin-client';
 import { table } from '../output';
 import { type CommandContext, wholeNumber } from './context';
 
-const STREAM_TIMEOUT_MS = 600_000;
 const HASH = /^[0-9a-f]{64}$/;
 
 /** The `before` cursor of `Link: <...>; rel="next"`, or null on the last page. */
@@ -35,32 +34,6 @@ interface AuditOptions {
   action?: string;
   since?: string;
   until?: string;
-}
-
-/** A GET of the admin API answered as a stream of text (the export), or its problem as a CommandFailure. */
-async function getText(context: CommandContext, path: string, query: Record<string, string>): Promise<Response> {
-  context.api(); // the same "ADMIN_TOKEN is not set" as every other command
-  const base = context.io.env.GATEWAY_ADMIN_URL || DEFAULT_ADMIN_URL;
-  const url = new URL(`/v1/${path}`, base);
-  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${context.io.env.ADMIN_TOKEN ?? ''}` }, signal: AbortSignal.timeout(STREAM_TIMEOUT_MS) });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause;
-    throw new CommandFailure(`cannot reach the admin API at ${base}: ${cause?.code ?? (err as Error).message}`);
-  }
-  if (!response.ok) {
-    const text = await response.text();
-    let detail = `the admin API answered ${response.status} ${response.statusText}`;
-    try {
-      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
-    } catch {
-      // Not a problem body: the status line is all there is to say.
-    }
-    throw new CommandFailure(detail);
-  }
-  return response;
 }
 
 /** An export file checked line by line, as the gateway would, ending with a signed checkpoint. */
@@ -95,8 +68,7 @@ function summary(result: VerifyResult): string {
   return `audit chain intact: ${result.checked} entries${span}, ${result.checkpoints} signed checkpoints${unverified}, head ${result.head}\n`;
 }
 
-export function registerAuditCommands(program: Command, context: CommandContext): void {
-  const { api, show, json, io, print } = context;
+export function registerAuditCommands(program: Command, { api, show, json, io, print }: CommandContext): void {
   const audit = program
     .command('audit')
     .description('show the audit log, newest first, filtered by the gateway')
@@ -135,10 +107,10 @@ export function registerAuditCommands(program: Command, context: CommandContext)
       if (since === undefined) command.error("error: required option '--since <date>' not specified");
       // Written as it arrives, so a long retention never sits in memory. JSON lines whatever
       // --json says: the archive format is the point of this command.
-      const response = await getText(context, 'audit/export', { since });
+      const response = await api().stream('audit/export', { since });
       const decoder = new TextDecoder();
       // A reader that went away (`| head`) ends the download too, instead of reading on for nobody.
-      const gone = (): boolean => (context.io.stdout as { destroyed?: boolean }).destroyed === true;
+      const gone = (): boolean => (io.stdout as { destroyed?: boolean }).destroyed === true;
       for await (const chunk of response.body ?? []) {
         if (gone()) return; // leaving the loop cancels the download
         print(decoder.decode(chunk as Uint8Array, { stream: true }));
@@ -159,7 +131,7 @@ export function registerAuditCommands(program: Command, context: CommandContext)
       } else {
         let pem: string;
         try {
-          pem = options.publicKey === undefined ? await (await getText(context, 'audit/public-key', {})).text() : readFileSync(options.publicKey, 'utf8');
+          pem = options.publicKey === undefined ? await (await api().stream('audit/public-key')).text() : readFileSync(options.publicKey, 'utf8');
         } catch (err) {
           if (err instanceof CommandFailure) throw err;
           throw new CommandFailure(`cannot read the public key ${options.publicKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
