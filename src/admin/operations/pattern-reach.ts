@@ -7,6 +7,7 @@
  *
  * Reads the API catalogue (code, fixed at start); sets nothing.
  */
+import { distance as editDistance } from 'fastest-levenshtein';
 import { ROUTES } from '../../catalogue/api-catalogue';
 import { compileApiPattern } from '../../access/access-index';
 import type { AccessDocument } from '../../access/model';
@@ -22,21 +23,8 @@ export function reachesAnyApi(pattern: string): boolean {
   return API_IDS.some((apiId) => matches(apiId));
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions, one each. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
-
 /**
- * The API ids nearest `pattern` by edit distance: the whole id against a plain pattern; for a
+ * The API ids nearest `pattern` by edit distance (Levenshtein): the whole id against a plain pattern; for a
  * pattern with `*`, its text before the first `*` against each id's start of the same length
  * (so `GETacounts/*` is near `GETaccounts/{accountId}`). Ties go to the id first in order.
  */
