@@ -51,7 +51,7 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
     child.kill('SIGKILL');
     throw new Error(`prometheus did not become ready: ${errors.join('')}`, { cause: err });
   }
-  return {
+  const handle: PrometheusHandle = {
     url,
     async query(promql, atSeconds) {
       const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}&time=${atSeconds}`);
@@ -63,4 +63,13 @@ export async function startPrometheus(targets: readonly string[]): Promise<Prome
       await exited;
     },
   };
+  // Ready is not scraping: the first scrape of a target comes some time after. Wait for it, so a
+  // test's first requests are seen by a scrape one interval later, not by a late first one.
+  try {
+    await within(30_000, async () => (await handle.query('up', Date.now() / 1000)).filter((r) => r.value === 1).length === targets.length);
+  } catch (err) {
+    await handle.stop();
+    throw new Error(`prometheus did not scrape every target: ${errors.join('')}`, { cause: err });
+  }
+  return handle;
 }
