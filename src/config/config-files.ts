@@ -164,6 +164,7 @@ const DEFAULT_YAML_HEADER = [
   ` by \`${GENERATE_COMMAND}\`: edit the schema (types, defaults, descriptions), not this file.`,
   ' Override per environment with config/<NODE_ENV>.yaml, the contract variables (PORT,',
   ' ADMIN_PORT, STATUS_PORT, SANDBOX_PORT, REDIS_URL, CORE_URL, ACCESS_FILE, ADMIN_TOKEN,',
+  ' ADMIN_OIDC_CLIENT_SECRET,',
   ' LOG_LEVEL) or GATEWAY__<section>__<key>=<yaml scalar> for any other key.',
 ].join('\n');
 

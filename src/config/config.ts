@@ -1,7 +1,7 @@
 /**
  * Loads the configuration once at start-up: config/default.yaml, then config/<NODE_ENV>.yaml
  * when it exists, then the contract variables (PORT, ADMIN_PORT, STATUS_PORT, SANDBOX_PORT,
- * REDIS_URL, CORE_URL, ACCESS_FILE, ADMIN_TOKEN, LOG_LEVEL), ADMIN_HOST and OpenTelemetry's
+ * REDIS_URL, CORE_URL, ACCESS_FILE, ADMIN_TOKEN, ADMIN_OIDC_CLIENT_SECRET, LOG_LEVEL), ADMIN_HOST and OpenTelemetry's
  * OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME, then `GATEWAY__<section>__<key>`
  * variables for any other key, then the caller's overrides (tests).
  *
@@ -35,6 +35,7 @@ const CONTRACT_VARIABLES: ReadonlyArray<readonly [string, readonly string[], 'in
   ['CORE_URL', ['core', 'url'], 'string'],
   ['ACCESS_FILE', ['access', 'file'], 'string'],
   ['ADMIN_TOKEN', ['admin', 'token'], 'string'],
+  ['ADMIN_OIDC_CLIENT_SECRET', ['admin', 'oidc', 'clientSecret'], 'string'],
   ['LOG_LEVEL', ['log', 'level'], 'string'],
   // OpenTelemetry's standard variables, so a collector is configured as for any other service.
   ['OTEL_EXPORTER_OTLP_ENDPOINT', ['tracing', 'endpoint'], 'string'],
