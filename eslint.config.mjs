@@ -17,4 +17,9 @@ export default tseslint.config(
     files: ['src/admin/ui/**/*.js', 'src/ui-kit/**/*.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
+  // Plain ES modules run by node as child processes of tests (test/support/oidc-provider/).
+  {
+    files: ['test/**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: globals.node },
+  },
 );
