@@ -99,17 +99,25 @@ describe('the chart with single sign-on', () => {
 
   it.each([
     ['without a client id', '--set=config.admin.oidc.clientId=null', 'config.admin.oidc.clientId is required when config.admin.oidc.issuer is set'],
-    ['without a redirect address', '--set=config.admin.oidc.redirectUrl=null', 'config.admin.oidc.redirectUrl is required when config.admin.oidc.issuer is set'],
+    [
+      'without a redirect address',
+      '--set=config.admin.oidc.redirectUrl=null',
+      'config.admin.oidc.redirectUrl is required when config.admin.oidc.issuer is set',
+    ],
     [
       'without a group for any role',
       `--set-json=config.admin.oidc.roles=${JSON.stringify({ owner: [], approver: [], operator: [], viewer: [] })}`,
       'config.admin.oidc.roles: map at least one role',
     ],
-  ])('refuses to render an issuer %s, naming the key', (_label, change, message) => {
-    const rendered = template(...SSO, change);
-    expect(rendered.ok).toBe(false);
-    expect(rendered.stderr).toContain(message);
-  }, 60_000);
+  ])(
+    'refuses to render an issuer %s, naming the key',
+    (_label, change, message) => {
+      const rendered = template(...SSO, change);
+      expect(rendered.ok).toBe(false);
+      expect(rendered.stderr).toContain(message);
+    },
+    60_000,
+  );
 
   it('refuses a client secret written in values: it comes from a Secret', () => {
     const rendered = template(...SSO, '--set=config.admin.oidc.clientSecret=plain-text-secret');
