@@ -31,7 +31,7 @@ export interface DistGateway {
 }
 
 /** The admin port the gateway will listen on, known before the config is written. */
-export type ConfigFor = (ports: { adminPort: number }) => ConfigInput;
+type ConfigFor = (ports: { adminPort: number }) => ConfigInput;
 
 /** `GATEWAY__a__b` = JSON of each leaf of `overrides` (lists are leaves). */
 function configVariables(overrides: Record<string, unknown>, prefix = 'GATEWAY'): Record<string, string> {

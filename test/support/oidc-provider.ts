@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 
 const PROGRAM = path.join(__dirname, 'oidc-provider', 'provider.mjs');
 
-export interface OidcTestClient {
+interface OidcTestClient {
   readonly client_id: string;
   readonly client_secret: string;
   readonly redirect_uris: readonly string[];
