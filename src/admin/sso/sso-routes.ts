@@ -130,7 +130,8 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
         return;
       }
       const shown = reason === 'keys_changed' ? 'invalid_token' : reason === 'login_required' && !flow.silent ? 'provider_error' : reason;
-      await refuse(req, res, shown, { error: (err as Error).message });
+      const claimedSub = err instanceof SsoProviderError ? err.claimedSubject : undefined;
+      await refuse(req, res, shown, { error: (err as Error).message, ...(claimedSub ? { claimedSub } : {}) });
       return;
     }
     const subject = claims.sub as string;
