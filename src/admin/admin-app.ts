@@ -49,7 +49,7 @@ import { OidcClient } from './sso/oidc-client';
 import { SsoSeal } from './sso/sso-cookie';
 import { registerSso } from './sso/sso-routes';
 import type { AuditLog } from '../access/audit-log';
-import type { AuthThrottle } from './auth-throttle';
+import { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
@@ -114,7 +114,22 @@ export interface AdminAppDeps {
   readonly onSsoOutcome?: (outcome: string) => void;
 }
 
-export type AdminOidcConfig = z.infer<typeof oidcSchema> & { readonly issuer: string; readonly clientId: string; readonly redirectUrl: string };
+type AdminOidcConfig = z.infer<typeof oidcSchema> & { readonly issuer: string; readonly clientId: string; readonly redirectUrl: string };
+
+/** What the `admin` config section sets of an admin app, as the gateway builds one. */
+export function adminConfigDeps(
+  admin: z.infer<typeof adminSchema>,
+): Pick<AdminAppDeps, 'sessionIdleMinutes' | 'sessionMaxHours' | 'maxDocumentBytes' | 'tokenSignIn' | 'throttle' | 'oidc' | 'secureCookie'> {
+  return {
+    sessionIdleMinutes: admin.sessionIdleMinutes,
+    sessionMaxHours: admin.sessionMaxHours,
+    maxDocumentBytes: admin.maxDocumentBytes,
+    tokenSignIn: admin.tokenSignIn,
+    throttle: new AuthThrottle({ freeFailures: admin.authFailuresBeforeBackoff, maxBackoffMs: admin.maxBackoffSeconds * 1000 }),
+    secureCookie: admin.tls.certFile !== null,
+    ...(admin.oidc.issuer !== null ? { oidc: admin.oidc as AdminOidcConfig } : {}),
+  };
+}
 
 /**
  * Lets the admin routes answer `Expect: 100-continue` themselves (routes/route-kit.ts,
