@@ -243,6 +243,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
       roleRefreshMs: deps.oidc.roleRefreshMinutes * 60_000,
       clientAddress,
       secureCookie,
+      failedLogins,
       onOutcome: deps.onSsoOutcome ?? (() => undefined),
     });
   }

@@ -32,6 +32,32 @@ import { ssoFingerprint } from '../auth';
 import { FLOW_SECONDS, HANDOFF_SECONDS, SSO_COOKIE, ssoCookie, type SsoFlow, type SsoSeal } from './sso-cookie';
 import { SsoProviderError, type OidcClient, type ProviderFailure } from './oidc-client';
 import { roleFromClaims, type RoleGroups } from './sso-roles';
+import type { FailedLoginAudit } from '../failed-logins';
+
+/**
+ * Anyone can call the callback, so refusals nobody verified (no ID token checked) get an audit
+ * entry each only up to this many per address and minute; the rest are summed with the failed
+ * logins (failed-logins.ts), so the audit log cannot be flooded from outside.
+ */
+const UNVERIFIED_ENTRIES_PER_MINUTE = 10;
+const MAX_TRACKED_ADDRESSES = 1000;
+
+/** Whether another unverified refusal from `address` gets an entry of its own this minute. */
+function entryShare(now: () => number = Date.now): (address: string) => boolean {
+  let minute = 0;
+  let counts = new Map<string, number>();
+  return (address) => {
+    const current = Math.floor(now() / 60_000);
+    if (current !== minute) {
+      minute = current;
+      counts = new Map();
+    }
+    const used = counts.get(address) ?? 0;
+    if (used >= UNVERIFIED_ENTRIES_PER_MINUTE || (used === 0 && counts.size >= MAX_TRACKED_ADDRESSES)) return false;
+    counts.set(address, used + 1);
+    return true;
+  };
+}
 
 /** Every reason a single-sign-on attempt ends without a session, as the sign-in page names it. */
 type SsoRefusal =
@@ -51,6 +77,8 @@ interface SsoRouteDeps {
   readonly roleRefreshMs: number;
   readonly clientAddress: (req: Request) => string;
   readonly secureCookie: boolean;
+  /** Where refusals past an address's share of entries go, summed per address and minute. */
+  readonly failedLogins: FailedLoginAudit;
   /** gateway_admin_sso_sign_ins_total: `signed_in` or the refusal. */
   readonly onOutcome: (outcome: 'signed_in' | SsoRefusal) => void;
 }
@@ -65,28 +93,29 @@ const claimText = (value: unknown, max: number): string | undefined => (typeof v
 export function registerSso(app: Router, deps: SsoRouteDeps): void {
   const completePage = readFileSync(COMPLETE_PAGE_FILE);
   const clearFlow = ssoCookie('', 0, deps.secureCookie);
+  const ownEntry = entryShare();
 
   /** Ends an attempt: audited and counted, the browser sent to the sign-in page with the reason. */
   const refuse = async (req: Request, res: Response, reason: SsoRefusal, detail: { subject?: string; claimedSub?: string; error?: string }): Promise<void> => {
+    const address = deps.clientAddress(req);
     deps.onOutcome(reason);
-    deps.logger.warn({ reason, error: detail.error, address: deps.clientAddress(req) }, 'admin single sign-on refused');
+    deps.logger.warn({ reason, error: detail.error, address }, 'admin single sign-on refused');
     // A silent attempt that found no session at the provider is no refusal to put on record.
     if (reason !== 'login_required') {
-      await deps.audit
-        .append({
-          actor: detail.subject ? `admin:oidc:${detail.subject}` : 'oidc:unverified',
-          action: REFUSED_ACTION,
-          target: 'ui/session',
-          before: null,
-          after: {
-            address: deps.clientAddress(req),
-            method: 'oidc',
-            reason,
-            issuer: deps.issuer,
-            ...(detail.claimedSub ? { claimedSub: detail.claimedSub } : {}),
-          },
-        })
-        .catch((err: unknown) => deps.logger.error({ err }, 'admin single sign-on: the refusal could not be audited'));
+      if (detail.subject || ownEntry(address)) {
+        const claimed = detail.claimedSub ? { claimedSub: detail.claimedSub } : {};
+        await deps.audit
+          .append({
+            actor: detail.subject ? `admin:oidc:${detail.subject}` : 'oidc:unverified',
+            action: REFUSED_ACTION,
+            target: 'ui/session',
+            before: null,
+            after: { address, method: 'oidc', reason, issuer: deps.issuer, ...claimed },
+          })
+          .catch((err: unknown) => deps.logger.error({ err }, 'admin single sign-on: the refusal could not be audited'));
+      } else {
+        deps.failedLogins.record(address, false);
+      }
     }
     res.setHeader('Set-Cookie', clearFlow);
     res.redirect(303, `/?sso=${reason}`);
