@@ -19,6 +19,7 @@ import { MemorySessionEpochs } from '../sessions/session-epochs';
 import { adminSessions, SESSION_COOKIE } from './admin-session';
 import { ssoFingerprint } from './auth';
 import type { AdminRole } from '../access/model';
+import { oidcSchema } from './admin.schema';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const ISSUER = 'https://login.bank.example/tenant-1';
@@ -38,7 +39,7 @@ interface Harness {
 
 const open: Harness[] = [];
 
-async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?: boolean }): Promise<Harness> {
+async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?: boolean; oidc?: boolean }): Promise<Harness> {
   const audit = new MemoryAuditLog();
   const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
   const service = accessServiceFor(store);
@@ -55,6 +56,18 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     sessionEpochs: epochs,
     tokenSignIn: options.tokenSignIn ?? true,
     onBreakGlass: (via) => breakGlass.push(via),
+    ...(options.oidc
+      ? {
+          oidc: {
+            ...oidcSchema.parse({
+              issuer: ISSUER,
+              clientId: 'gateway',
+              redirectUrl: 'https://admin.bank.example/ui/sso/callback',
+              roles: { viewer: ['staff'] },
+            }),
+          } as never,
+        }
+      : {}),
   });
   const server = await listenOnLoopback(app);
   const sso = admins.sso as SsoAdmins;
@@ -223,5 +236,29 @@ describe('token sign-in turned off', () => {
     const entry = (await h.audit.list({ limit: 20 })).find((e) => e.action === 'admin.sign_in');
     expect(entry).toMatchObject({ actor: 'admin:bootstrap', after: { method: 'token', breakGlass: true } });
     expect(JSON.stringify(await h.audit.list({ limit: 50 }))).not.toContain(TOKEN);
+  });
+});
+
+describe('the single-sign-on callback, before any provider is asked', () => {
+  it('sends a browser with no sign-in in progress back to the sign-in page as state_mismatch, on record without letting the log be flooded', async () => {
+    const h = await startAdmin({ approvals: 'off', oidc: true });
+    expect((await h.api.get('/ui/session')).body.signIn).toEqual({ sso: true, token: true });
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      const res = await h.api.get('/ui/sso/callback?code=stolen&state=guessed');
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe('/?sso=state_mismatch');
+      expect(String(res.headers['set-cookie'])).toMatch(/^cbg_admin_sso=; Path=\/ui\/sso; HttpOnly; SameSite=Lax; Max-Age=0/);
+    }
+    const refusals = (await h.audit.list({ limit: 50 })).filter((e) => e.action === 'admin.sign_in_refused');
+    expect(refusals).toHaveLength(10);
+    expect(refusals[0]).toMatchObject({ actor: 'oidc:unverified', after: { reason: 'state_mismatch', method: 'oidc', issuer: ISSUER } });
+    expect(JSON.stringify(refusals)).not.toContain('stolen');
+  });
+
+  it('starts no session without a verified sign-in to finish, nor from another site', async () => {
+    const h = await startAdmin({ approvals: 'off', oidc: true });
+    expect((await h.api.post('/ui/sso/session').set(UI)).status).toBe(401);
+    expect((await h.api.post('/ui/sso/session').set('Cookie', 'cbg_admin_sso=forged.value').set(UI)).status).toBe(401);
+    expect((await h.api.post('/ui/sso/session')).status).toBe(403);
   });
 });
