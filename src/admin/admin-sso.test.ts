@@ -13,16 +13,17 @@ import type { SsoAdmins } from './operations/sso-admins';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
-import { createAdminApp } from './admin-app';
+import { adminConfigDeps, createAdminApp } from './admin-app';
 import { MemoryAuditLog } from '../access/memory-audit-log';
 import { MemorySessionEpochs } from '../sessions/session-epochs';
 import { adminSessions, SESSION_COOKIE } from './admin-session';
 import { ssoFingerprint } from './auth';
 import type { AdminRole } from '../access/model';
-import { oidcSchema } from './admin.schema';
+import { adminSchema } from './admin.schema';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const ISSUER = 'https://login.bank.example/tenant-1';
+const CALLBACK = 'https://admin.bank.example/ui/sso/callback';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 const UI = { 'x-requested-by': 'cbg-admin-ui' };
@@ -58,14 +59,7 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     onBreakGlass: (via) => breakGlass.push(via),
     ...(options.oidc
       ? {
-          oidc: {
-            ...oidcSchema.parse({
-              issuer: ISSUER,
-              clientId: 'gateway',
-              redirectUrl: 'https://admin.bank.example/ui/sso/callback',
-              roles: { viewer: ['staff'] },
-            }),
-          } as never,
+          oidc: adminConfigDeps(adminSchema.parse({ oidc: { issuer: ISSUER, clientId: 'gateway', redirectUrl: CALLBACK, roles: { viewer: ['staff'] } } })).oidc,
         }
       : {}),
   });
