@@ -21,7 +21,7 @@ import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
-import { continueFromRoutes, createAdminApp } from './admin/admin-app';
+import { continueFromRoutes, createAdminApp, type AdminOidcConfig } from './admin/admin-app';
 import { AuthThrottle } from './admin/auth-throttle';
 import { FailedLoginAudit } from './admin/failed-logins';
 import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
@@ -321,13 +321,19 @@ async function openGateway(
   });
   // The last minute's failed admin logins go on the audit log after the drain, while Redis is still there.
   const failedLogins = lifecycle.adopt(new FailedLoginAudit({ audit: backend.audit, logger }), (audit) => audit.flush());
-  const adminDirectory = new AdminDirectory(accessService.writer);
+  const adminDirectory = new AdminDirectory(accessService.writer, { ssoIssuer: config.admin.oidc.issuer });
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
   await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
+  // Both series exist from the start, so an alert on their increase sees the very first break-glass use.
+  for (const via of ['sign_in', 'request'] as const) metrics.adminBreakGlassTotal.labels({ via }).inc(0);
   const adminApp = createAdminApp({
     service: accessService,
     admins: adminDirectory,
-    proposals: new Proposals(accessService, { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours }, adminDirectory),
+    proposals: new Proposals(
+      accessService,
+      { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null },
+      adminDirectory,
+    ),
     sessionIdleMinutes: config.admin.sessionIdleMinutes,
     sessionMaxHours: config.admin.sessionMaxHours,
     // Sign-out holds on every instance: the epochs live where the access config does.
@@ -351,6 +357,10 @@ async function openGateway(
     smsOutbox: sms.outbox ?? undefined,
     throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
     onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
+    tokenSignIn: config.admin.tokenSignIn,
+    onBreakGlass: (via) => metrics.adminBreakGlassTotal.inc({ via }),
+    onSsoOutcome: (outcome) => metrics.adminSsoSignInsTotal.inc({ outcome }),
+    ...(config.admin.oidc.issuer !== null ? { oidc: config.admin.oidc as AdminOidcConfig } : {}),
   });
   const vendorTls = lifecycle.adopt(
     createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) }),

@@ -11,6 +11,10 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'letters, digits, ".", "_", "@" or "-", at most 64, starting alphanumeric');
+/** A single-sign-on admin: `oidc:` and the provider's subject (at most 255 printable ASCII characters, as OpenID Connect allows). */
+const ssoAdminId = z.string().regex(/^oidc:[\x21-\x7e]{1,255}$/, 'oidc: and the subject of the OpenID provider');
+/** Who an admin record or a proposal's maker is: a named admin, or a single-sign-on one. */
+const adminId = z.union([id, ssoAdminId]);
 
 /** An API id or a pattern where `*` matches any run of characters: `GET*`, `POSTapi/transaction/*`. */
 const apiPattern = z.string().regex(/^(\*|(GET|POST|PUT|DELETE)[A-Za-z0-9/{}*._-]*)$/, 'an API id such as GETaccounts/{accountId}, or a pattern with *');
@@ -288,7 +292,7 @@ export type AdminRole = (typeof ADMIN_ROLES)[number];
  */
 export const adminAccountSchema = z
   .object({
-    id: id,
+    id: adminId,
     name: z.string().min(1).max(200),
     role: z.enum(ADMIN_ROLES),
     tokenPrefix: z
@@ -300,14 +304,22 @@ export const adminAccountSchema = z
       .regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>')
       .optional(),
     createdAt: timestamp,
-    createdBy: id.optional(),
-    sponsor: id.optional(),
+    createdBy: adminId.optional(),
+    sponsor: adminId.optional(),
     enrolment: z
       .object({ codeHash: z.string().regex(/^sha256:[0-9a-f]{64}$/), expiresAt: timestamp })
       .strict()
       .optional(),
     /** Set when the admin was deleted: the record stays, without token or code, so its id is never reused. */
     deletedAt: timestamp.optional(),
+    /** `oidc`: a single-sign-on admin, recorded at its first sign-in; its role is the one its groups gave at its last sign-in. */
+    source: z.literal('oidc').optional(),
+    /** The OpenID provider a single-sign-on admin's subject belongs to: issuer and subject together are the identity. */
+    issuer: z.string().max(2000).optional(),
+    email: z.string().max(320).optional(),
+    /** Set while an owner has blocked a single-sign-on admin: it cannot sign in (deleting it would only let it sign in again). */
+    blockedAt: timestamp.optional(),
+    blockedBy: adminId.optional(),
   })
   .strict();
 
@@ -318,11 +330,11 @@ export const adminAccountSchema = z
 export const proposalSchema = z
   .object({
     id: id,
-    makerId: id,
+    makerId: adminId,
     /** The person the maker counted as when filing (admin/operations/four-eyes.ts): approval refuses that person too. */
-    makerPerson: id.optional(),
+    makerPerson: adminId.optional(),
     /** The maker's sponsor chain when filing (admin/operations/four-eyes.ts): approval refuses any admin whose chain meets it. */
-    makerChain: z.array(id).max(1000).optional(),
+    makerChain: z.array(adminId).max(1000).optional(),
     createdAt: timestamp,
     expiresAt: timestamp,
     operation: z.string().min(1).max(64),

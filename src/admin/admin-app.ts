@@ -40,10 +40,14 @@ import type { SmsOutboxReader } from '../sms/outbox';
 import { GatewayError } from '../errors/error-catalogue';
 import { createClientAddressResolver } from '../core-client/forwarded';
 import type { SessionEpochs } from '../sessions/session-epochs';
-import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions } from './auth';
+import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions, type BreakGlassUse } from './auth';
 import { adminSessions } from './admin-session';
 import { FailedLoginAudit } from './failed-logins';
-import { adminSchema } from './admin.schema';
+import { adminSchema, type oidcSchema } from './admin.schema';
+import type { z } from 'zod';
+import { OidcClient } from './sso/oidc-client';
+import { SsoSeal } from './sso/sso-cookie';
+import { registerSso } from './sso/sso-routes';
 import type { AuditLog } from '../access/audit-log';
 import type { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
@@ -100,7 +104,17 @@ export interface AdminAppDeps {
   readonly overview?: () => unknown;
   /** Where `GET /v1/traffic` reads: Prometheus (admin.prometheusUrl) or the gateway's own counts; without it, 404. */
   readonly traffic?: TrafficSource;
+  /** Single sign-on through the bank's OpenID provider (admin.oidc, with admin.oidc.issuer set); needs `admins`. */
+  readonly oidc?: AdminOidcConfig;
+  /** admin.tokenSignIn: named admins may sign in to the web UI with their token (default true). */
+  readonly tokenSignIn?: boolean;
+  /** Told of each use of the bootstrap token while token sign-in is off (gateway_admin_break_glass_total). */
+  readonly onBreakGlass?: (via: BreakGlassUse) => void;
+  /** Told of each single-sign-on attempt's end (gateway_admin_sso_sign_ins_total). */
+  readonly onSsoOutcome?: (outcome: string) => void;
 }
+
+export type AdminOidcConfig = z.infer<typeof oidcSchema> & { readonly issuer: string; readonly clientId: string; readonly redirectUrl: string };
 
 /**
  * Lets the admin routes answer `Expect: 100-continue` themselves (routes/route-kit.ts,
@@ -150,15 +164,6 @@ export function createAdminApp(deps: AdminAppDeps): Express {
 
   const proposals =
     deps.proposals ?? new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
-  const routes: Routes = {
-    service,
-    audit,
-    proposals,
-    admins: deps.admins,
-    maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
-    submit: writeSubmitter(proposals, logger),
-  };
-
   const app = express();
   app.locals.approvals = proposals.approvalsRequired ? 'required' : 'off';
   app.disable('x-powered-by');
@@ -179,6 +184,12 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const secureCookie = deps.secureCookie ?? false;
   const clientAddress = deps.clientAddress ?? createClientAddressResolver([]);
   const failedLogins = deps.failedLogins ?? new FailedLoginAudit({ audit, logger });
+  const tokenSignIn = deps.tokenSignIn ?? true;
+  const onBreakGlass = (via: BreakGlassUse): void => {
+    // Break-glass is meant to be seen: every use is a warning for the SREs' log alerting too.
+    logger.warn({ via }, 'break-glass: the bootstrap admin token was used while token sign-in to the web UI is off');
+    deps.onBreakGlass?.(via);
+  };
   const authOptions: AdminAuthOptions = {
     lookup,
     adminToken: deps.adminToken,
@@ -189,8 +200,37 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     failedLogins,
     clientAddress,
     secureCookie,
+    tokenSignIn,
+    onBreakGlass,
   };
   const readSession = sessionReader(authOptions);
+  const routes: Routes = {
+    service,
+    audit,
+    proposals,
+    admins: deps.admins,
+    maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
+    endSessions: (adminId) => sessions.revoke(adminId),
+    submit: writeSubmitter(proposals, logger),
+  };
+  const sso = deps.oidc && deps.admins?.sso;
+  if (deps.oidc && sso) {
+    registerSso(app, {
+      client: new OidcClient(deps.oidc),
+      seal: new SsoSeal(deps.adminToken),
+      admins: sso,
+      sessions,
+      audit,
+      logger,
+      issuer: deps.oidc.issuer,
+      rolesClaim: deps.oidc.rolesClaim,
+      roles: deps.oidc.roles,
+      roleRefreshMs: deps.oidc.roleRefreshMinutes * 60_000,
+      clientAddress,
+      secureCookie,
+      onOutcome: deps.onSsoOutcome ?? (() => undefined),
+    });
+  }
   // The page, its files and signing in need no token; everything after this does.
   registerUi(app, {
     sessions,
@@ -200,6 +240,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     audit,
     clientAddress,
     secureCookie,
+    signInWays: { sso: sso !== undefined, token: tokenSignIn },
+    onBreakGlass,
   });
   // Routes under /v1 that take no credential at all (each its own guard) are registered here.
   const open = express.Router();

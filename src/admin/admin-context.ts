@@ -7,7 +7,7 @@
  * WeakMap, so it ends with the request and never touches `res.locals`.
  */
 import type { Response } from 'express';
-import type { AdminIdentity } from './operations/admin-directory';
+import type { AdminIdentity } from './operations/admin-identity';
 
 /** The admin of a call and its audit label (`admin:<id>`, never the token). */
 interface AdminCaller {

@@ -381,8 +381,11 @@ describe('web UI sessions', () => {
   it('signs a browser in with a token and answers the API for the session cookie', async () => {
     const h = await startAdmin('off');
     const cookie = await signIn(h, TOKEN);
-    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toEqual({ admin: { id: 'bootstrap', name: 'bootstrap', role: 'owner' } });
-    expect((await h.api.get('/ui/session')).body).toEqual({ admin: null });
+    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toEqual({
+      admin: { id: 'bootstrap', name: 'bootstrap', role: 'owner' },
+      signIn: { sso: false, token: true },
+    });
+    expect((await h.api.get('/ui/session')).body).toEqual({ admin: null, signIn: { sso: false, token: true } });
     expect((await h.api.get('/v1/vendors').set('Cookie', cookie)).status).toBe(200);
   });
 
@@ -421,7 +424,7 @@ describe('web UI sessions', () => {
     expect(res.status).toBe(204);
     expect(String(res.headers['set-cookie'])).toMatch(/^cbg_admin_session=; .*Max-Age=0/);
     expect((await h.api.get('/v1/vendors').set('Cookie', cookie)).status).toBe(401);
-    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toEqual({ admin: null });
+    expect((await h.api.get('/ui/session').set('Cookie', cookie)).body).toMatchObject({ admin: null });
     // Without the page's header another site could sign a browser out: refused.
     expect((await h.api.delete('/ui/session')).status).toBe(403);
   });

@@ -84,7 +84,7 @@ describe('sign-in, sign-out and failed logins on the audit log', () => {
       ['admin.sign_out', 'admin:bootstrap', 'ui/session'],
       ['admin.sign_in', 'admin:bootstrap', 'ui/session'],
     ]);
-    expect(entries[1]?.after).toEqual({ address: '127.0.0.1' });
+    expect(entries[1]?.after).toEqual({ address: '127.0.0.1', method: 'token' });
     expect(JSON.stringify(entries)).not.toContain(TOKEN);
   });
 

@@ -8,7 +8,8 @@ const providerUrl = z.url({ protocol: /^https?$/ }).refine((text) => {
   const url = new URL(text);
   return url.protocol === 'https:' || LOOPBACK_HOST.test(url.hostname);
 }, 'an https: address (http: only on a loopback address, for tests)');
-const groupList = z.array(z.string().min(1).max(256)).max(100).default([]);
+const groupList = (role: string) =>
+  z.array(z.string().min(1).max(256)).max(100).default([]).describe(`Provider groups (names or ids) that make an admin ${role}`);
 
 export const oidcSchema = z
   .object({
@@ -30,7 +31,7 @@ export const oidcSchema = z
       .describe("Where the provider sends the browser back: the admin port's /ui/sso/callback as the browser reaches it"),
     rolesClaim: z.string().min(1).default('groups').describe("The ID token claim listing the admin's groups or app roles (Entra ID with many groups: roles)"),
     roles: z
-      .object({ owner: groupList, approver: groupList, operator: groupList, viewer: groupList })
+      .object({ owner: groupList('owner'), approver: groupList('approver'), operator: groupList('operator'), viewer: groupList('viewer') })
       .strict()
       .prefault({})
       .describe(

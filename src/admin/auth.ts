@@ -27,7 +27,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { BOOTSTRAP_ADMIN, type AdminDirectory, type AdminIdentity } from './operations/admin-directory';
+import { BOOTSTRAP_ADMIN, type AdminDirectory } from './operations/admin-directory';
+import type { AdminRole } from '../access/model';
+import { isSsoAdminId } from './operations/sso-admins';
+import type { AdminIdentity } from './operations/admin-identity';
 import { GatewayError } from '../errors/error-catalogue';
 import { setAdminCaller } from './admin-context';
 import type { SessionClaims, SignedSessions } from '../sessions/signed-sessions';
@@ -69,7 +72,18 @@ export interface AdminAuthOptions {
   /** The client's address, as `server.trustedProxies` gives it. */
   readonly clientAddress: (req: Request) => string;
   readonly secureCookie: boolean;
+  /** admin.tokenSignIn: false ends named admins' token sessions; the bootstrap token's every use is then break-glass. */
+  readonly tokenSignIn: boolean;
+  /** Told of each use of the bootstrap token while token sign-in is off (a warning log line and gateway_admin_break_glass_total). */
+  readonly onBreakGlass: (via: BreakGlassUse) => void;
 }
+
+/** How the bootstrap token was used while token sign-in is off. */
+export type BreakGlassUse = 'sign_in' | 'request';
+
+/** What a single-sign-on session's cookie carries as its fingerprint: the role its sign-in gave (signed, so never changed). */
+export const ssoFingerprint = (role: AdminRole): string => `sso:${role}`;
+const SSO_FINGERPRINT = /^sso:(owner|approver|operator|viewer)$/;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -114,17 +128,21 @@ export async function sessionClaims(sessions: SignedSessions, req: Request): Pro
 export function sessionReader(options: AdminAuthOptions): SessionReader {
   const { sessions } = options;
   const bootstrapFingerprint = tokenFingerprint(options.adminToken);
+  // A session outlives nothing it was issued for: a changed bootstrap token, a removed or re-keyed
+  // named admin, token sign-in turned off, a blocked single-sign-on admin or single sign-on turned off.
+  const identityOf = async (claims: SessionClaims): Promise<AdminIdentity | null> => {
+    if (claims.subject === BOOTSTRAP_ADMIN.id) return claims.fingerprint === bootstrapFingerprint ? BOOTSTRAP_ADMIN : null;
+    if (isSsoAdminId(claims.subject)) {
+      const role = SSO_FINGERPRINT.exec(claims.fingerprint)?.[1] as AdminRole | undefined;
+      return role ? ((await options.admins?.sso?.sessionIdentity(claims.subject, role)) ?? null) : null;
+    }
+    if (!options.tokenSignIn) return null;
+    return (await options.admins?.sessionIdentity(claims.subject, claims.fingerprint)) ?? null;
+  };
   return async (req, res) => {
     const claims = await sessionClaims(sessions, req);
     if (!claims) return null;
-    // A session outlives nothing it was issued for: a changed bootstrap token, or a removed or
-    // re-keyed named admin no longer matches the fingerprint the cookie carries.
-    const admin =
-      claims.subject === BOOTSTRAP_ADMIN.id
-        ? claims.fingerprint === bootstrapFingerprint
-          ? BOOTSTRAP_ADMIN
-          : null
-        : ((await options.admins?.sessionIdentity(claims.subject, claims.fingerprint)) ?? null);
+    const admin = await identityOf(claims);
     if (admin) {
       const renewed = sessions.renew(claims);
       res.setHeader('Set-Cookie', sessionCookie(renewed.value, renewed.maxAgeSeconds, options.secureCookie));
@@ -159,6 +177,7 @@ export function adminAuth(options: AdminAuthOptions, readSession: SessionReader)
       next(unauthorized('Send the admin token as "Authorization: Bearer <token>", or sign in to the web UI.'));
       return;
     }
+    if (admin.id === BOOTSTRAP_ADMIN.id && !options.tokenSignIn) options.onBreakGlass('request');
     setAdminCaller(res, admin);
     next();
   };

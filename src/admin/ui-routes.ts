@@ -18,7 +18,8 @@ import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../errors/error-catalogue';
 import type { SignedSessions } from '../sessions/signed-sessions';
-import type { CredentialCheck, SessionReader } from './auth';
+import type { BreakGlassUse, CredentialCheck, SessionReader } from './auth';
+import { BOOTSTRAP_ADMIN } from './operations/admin-directory';
 import { sessionCookie, tokenFingerprint, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from './admin-session';
 import type { AuditLog } from '../access/audit-log';
 import { declaredSizeAtMost, verifyJsonDepth } from './routes/body-guard';
@@ -95,6 +96,9 @@ interface UiRouteDeps {
   readonly clientAddress: (req: Request) => string;
   /** Mark the cookie Secure (the admin port speaks HTTPS). */
   readonly secureCookie: boolean;
+  /** Which ways to sign in the page offers: single sign-on (admin.oidc.issuer set), and tokens for named admins (admin.tokenSignIn). */
+  readonly signInWays: { readonly sso: boolean; readonly token: boolean };
+  readonly onBreakGlass: (via: BreakGlassUse) => void;
 }
 
 /** Like every write of the page: another site cannot sign this browser in or out. */
@@ -142,7 +146,7 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
     // Who is signed in: the page asks before it shows anything (200 either way, so a browser's
     // first visit logs no failed request).
     .get(async function currentSession(req, res) {
-      res.json({ admin: await deps.current(req, res) });
+      res.json({ admin: await deps.current(req, res), signIn: deps.signInWays });
     })
     .post(
       declaredSizeAtMost(SIGN_IN_BODY_BYTES),
@@ -162,13 +166,21 @@ export function registerUi(app: Router, deps: UiRouteDeps): void {
           }
           throw err;
         }
+        // With token sign-in off only the bootstrap token still signs in, as break-glass.
+        const breakGlass = !deps.signInWays.token && admin.id === BOOTSTRAP_ADMIN.id;
+        if (!deps.signInWays.token && !breakGlass) {
+          throw new GatewayError('unauthorized', 'Token sign-in to the web UI is off; sign in with single sign-on.', {
+            errors: [{ field: 'token', message: 'only the bootstrap token, as break-glass' }],
+          });
+        }
+        if (breakGlass) deps.onBreakGlass('sign_in');
         const session = await sessionStore(() => deps.sessions.issue(admin.id, tokenFingerprint(token)));
         await audited(deps.audit, {
           actor: `admin:${admin.id}`,
           action: SIGN_IN_ACTION,
           target: 'ui/session',
           before: null,
-          after: { address: deps.clientAddress(req) },
+          after: { address: deps.clientAddress(req), method: 'token', ...(breakGlass ? { breakGlass: true } : {}) },
         });
         res.setHeader('Set-Cookie', sessionCookie(session.value, session.maxAgeSeconds, deps.secureCookie));
         res.json(admin);

@@ -34,6 +34,8 @@ export interface GatewayMetrics {
   readonly redisDataLossHold: Gauge;
   readonly redisEvictionHold: Gauge;
   readonly adminAuthFailuresTotal: Counter;
+  readonly adminSsoSignInsTotal: Counter<'outcome'>;
+  readonly adminBreakGlassTotal: Counter<'via'>;
   readonly tlsCertificateExpiry: Gauge<'use'>;
   readonly connectionsDroppedTotal: Counter;
   readonly redisDataLossDetectedTotal: Counter;
@@ -175,6 +177,18 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     adminAuthFailuresTotal: new Counter({
       name: 'gateway_admin_auth_failures_total',
       help: 'Admin API requests with a missing or wrong admin token',
+      registers,
+    }),
+    adminSsoSignInsTotal: new Counter({
+      name: 'gateway_admin_sso_sign_ins_total',
+      help: 'Admin single-sign-on attempts by how they ended: signed_in, or the refusal (no_role, groups_overage, invalid_token, wrong_issuer, state_mismatch, blocked, ...)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    adminBreakGlassTotal: new Counter({
+      name: 'gateway_admin_break_glass_total',
+      help: 'Uses of the bootstrap admin token while token sign-in to the web UI is off (admin.tokenSignIn: false), by sign_in or request',
+      labelNames: ['via'] as const,
       registers,
     }),
     connectionsDroppedTotal: new Counter({

@@ -17,6 +17,19 @@ function sessionsAt(clock: { now: number }, overrides: Partial<SignedSessionOpti
 }
 
 describe('signed sessions', () => {
+  it('ends a session issued with a shorter lifetime of its own then, however often renewed, and never extends the namespace maximum', async () => {
+    const clock = { now: START };
+    const sessions = sessionsAt(clock);
+    const short = await sessions.issue('oidc:alice', 'sso:operator', 15 * MINUTE);
+    clock.now += 10 * MINUTE;
+    const renewed = sessions.renew((await sessions.read(short.value))!);
+    expect(renewed.maxAgeSeconds).toBe(5 * 60);
+    clock.now += 5 * MINUTE;
+    expect(await sessions.read(renewed.value)).toBeNull();
+    const long = await sessions.issue('oidc:bob', 'sso:viewer', 24 * 60 * MINUTE);
+    expect(long.claims.maxMs).toBeUndefined();
+  });
+
   it('reads back what it issued until the idle time has passed; each renewal slides it', async () => {
     const clock = { now: START };
     const sessions = sessionsAt(clock);

@@ -32,6 +32,8 @@ export interface SessionClaims {
   /** A fingerprint of the credential signed in with; never the credential. */
   readonly fingerprint: string;
   readonly startedAtMs: number;
+  /** Its own maximum lifetime when shorter than the namespace's (a single-sign-on session's role refresh). */
+  readonly maxMs?: number;
   /** When the session ends without another request (never after startedAtMs + maxMs). */
   readonly expiresAtMs: number;
   readonly epoch: string;
@@ -43,7 +45,7 @@ interface IssuedSession {
   readonly claims: SessionClaims;
 }
 
-const PAYLOAD = /^[A-Za-z0-9_-]{1,800}$/;
+const PAYLOAD = /^[A-Za-z0-9_-]{1,1000}$/;
 
 export class SignedSessions {
   readonly namespace: string;
@@ -56,10 +58,11 @@ export class SignedSessions {
     this.now = options.now ?? Date.now;
   }
 
-  /** A new session for `subject`, under its current sign-out epoch. */
-  async issue(subject: string, fingerprint: string): Promise<IssuedSession> {
+  /** A new session for `subject`, under its current sign-out epoch; `maxMs` only ever shortens the namespace's lifetime. */
+  async issue(subject: string, fingerprint: string, maxMs?: number): Promise<IssuedSession> {
     const epoch = await this.options.epochs.current(this.namespace, subject);
-    return this.sign({ subject, fingerprint, startedAtMs: this.now(), epoch });
+    const ownMax = maxMs !== undefined && maxMs < this.options.maxMs ? { maxMs } : {};
+    return this.sign({ subject, fingerprint, startedAtMs: this.now(), epoch, ...ownMax });
   }
 
   /** The same session, its idle time slid forward (never past its maximum lifetime). */
@@ -85,11 +88,17 @@ export class SignedSessions {
 
   private sign(session: Omit<SessionClaims, 'expiresAtMs'>): IssuedSession {
     const now = this.now();
-    const expiresAtMs = Math.min(now + this.options.idleMs, session.startedAtMs + this.options.maxMs);
+    const expiresAtMs = Math.min(now + this.options.idleMs, session.startedAtMs + (session.maxMs ?? this.options.maxMs));
     const claims: SessionClaims = { ...session, expiresAtMs };
-    const payload = Buffer.from(JSON.stringify({ s: claims.subject, f: claims.fingerprint, t: claims.startedAtMs, e: expiresAtMs, v: claims.epoch })).toString(
-      'base64url',
-    );
+    const fields = {
+      s: claims.subject,
+      f: claims.fingerprint,
+      t: claims.startedAtMs,
+      e: expiresAtMs,
+      v: claims.epoch,
+      ...(claims.maxMs === undefined ? {} : { m: claims.maxMs }),
+    };
+    const payload = Buffer.from(JSON.stringify(fields)).toString('base64url');
     return { value: `${payload}.${this.mac(payload)}`, maxAgeSeconds: Math.max(0, Math.floor((expiresAtMs - now) / 1000)), claims };
   }
 
@@ -100,11 +109,13 @@ export class SignedSessions {
     const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
-      const { s, f, t, e, v } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const { s, f, t, e, v, m } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
       if (typeof s !== 'string' || typeof f !== 'string' || typeof t !== 'number' || typeof e !== 'number' || typeof v !== 'string') return null;
+      if (m !== undefined && typeof m !== 'number') return null;
+      const maxMs = Math.min(m ?? this.options.maxMs, this.options.maxMs);
       const now = this.now();
-      if (e <= now || t + this.options.maxMs <= now) return null;
-      return { subject: s, fingerprint: f, startedAtMs: t, expiresAtMs: e, epoch: v };
+      if (e <= now || t + maxMs <= now) return null;
+      return { subject: s, fingerprint: f, startedAtMs: t, expiresAtMs: e, epoch: v, ...(m === undefined ? {} : { maxMs: m }) };
     } catch {
       return null;
     }

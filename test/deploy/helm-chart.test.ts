@@ -130,6 +130,8 @@ describe('the Helm chart', () => {
     ['the latest tag', { image: { tag: 'latest' } }],
     ['a password in the Redis URL', { config: { redis: { url: 'redis://user:pw@redis:6379' } } }],
     ['a plaintext admin token', { secrets: { adminToken: { value: 'plain-admin-token-123' } } }],
+    ['a plaintext single sign-on client secret', { config: { admin: { oidc: { clientSecret: 'plain-client-secret' } } } }],
+    ['a single sign-on issuer that is no web address', { config: { admin: { oidc: { issuer: 'login.bank.example/realms/staff' } } } }],
     ['a sentinel without a port', { config: { redis: { sentinels: [{ host: 'sentinel' }] } } }],
     ['an unknown config key', { config: { server: { bogus: 1 } } }],
     ['an unknown log level', { config: { log: { level: 'loud' } } }],

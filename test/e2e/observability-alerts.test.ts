@@ -43,7 +43,7 @@ function metricNames(expr: string): string[] {
 describe('alert rules', () => {
   it('pass promtool check rules', () => {
     const { status, output } = promtool('check', 'rules', ALERTS);
-    expect(output).toContain('SUCCESS: 12 rules found');
+    expect(output).toContain('SUCCESS: 13 rules found');
     expect(status).toBe(0);
   });
 
@@ -53,7 +53,7 @@ describe('alert rules', () => {
     expect(status).toBe(0);
   });
 
-  it('cover an instance down, error ratio, p99 latency, breaker open, Redis down, Redis data loss, an evicting Redis, certificate expiry, config stale, an inconsistent access store, rate-limit spikes and audit entries trimmed early', () => {
+  it('cover an instance down, error ratio, p99 latency, breaker open, Redis down, Redis data loss, an evicting Redis, certificate expiry, config stale, an inconsistent access store, rate-limit spikes, audit entries trimmed early and a break-glass use of the bootstrap token', () => {
     expect(alertRules.map((rule) => rule.alert)).toEqual([
       'GatewayInstanceDown',
       'GatewayHighErrorRatio',
@@ -67,6 +67,7 @@ describe('alert rules', () => {
       'GatewayAccessConfigInconsistent',
       'GatewayRateLimitSpike',
       'GatewayAuditTrimmedEarly',
+      'GatewayAdminBreakGlassUsed',
     ]);
   });
 });

@@ -108,3 +108,23 @@ selects every namespace; an ipBlock of /0 every address). Renders nothing.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Refuses single sign-on that cannot work: an admin.oidc.issuer without the clientId and
+redirectUrl the provider needs, or without a group for any role (no one could sign in), so the
+release fails at install rather than every pod at start. Renders nothing.
+*/}}
+{{- define "cbg.checkAdminOidc" -}}
+{{- $oidc := .Values.config.admin.oidc }}
+{{- if $oidc.issuer }}
+{{- range $key := list "clientId" "redirectUrl" }}
+{{- if not (get $oidc $key) }}
+{{- fail (printf "config.admin.oidc.%s is required when config.admin.oidc.issuer is set (single sign-on to the admin web UI): set it to the value registered at the provider" $key) }}
+{{- end }}
+{{- end }}
+{{- $roles := $oidc.roles | default dict }}
+{{- if not (or $roles.owner $roles.approver $roles.operator $roles.viewer) }}
+{{- fail "config.admin.oidc.roles: map at least one role (owner, approver, operator, viewer) to a provider group when config.admin.oidc.issuer is set" }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -14,24 +14,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/error-catalogue';
-import { ADMIN_ROLES, adminAccountSchema, type AdminAccount, type AdminRole } from '../../access/model';
-import { parseInput } from './admin-inputs';
+import { ADMIN_ROLES, adminAccountSchema, type AdminAccount } from '../../access/model';
+import { idSchema, parseInput } from './admin-inputs';
 import { writerOf, type AccessWriter, type Change, type Outcome, type Plan, type WriteBy } from './access-writer';
 import type { AccessIndex } from '../../access/access-index';
 import type { AccessOp } from '../../access/access-state';
 import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch, setupOpen } from './four-eyes';
-
-/** Who an admin request acts as. */
-export interface AdminIdentity {
-  readonly id: string;
-  readonly name: string;
-  readonly role: AdminRole;
-}
+import { SsoAdmins } from './sso-admins';
+import type { AdminIdentity } from './admin-identity';
 
 export const BOOTSTRAP_ADMIN: AdminIdentity = Object.freeze({ id: 'bootstrap', name: 'bootstrap', role: 'owner' });
 
 /** An admin as shown: no hashes; `status` says whether it holds a token, and until when its code is valid. */
-export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment'> & { status: 'active' | 'enrolling' | 'no-token'; enrolmentExpiresAt?: string };
+export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment' | 'source'> & {
+  source: 'token' | 'oidc';
+  status: 'active' | 'enrolling' | 'no-token' | 'blocked';
+  enrolmentExpiresAt?: string;
+};
 /** The answer to an enrolment or an own rotation: the only place the token ever appears. */
 export type AdminWithToken = AdminView & { token: string };
 /** An enrolment code and its hash: the code goes to the maker once, the hash into the record. */
@@ -71,16 +70,17 @@ const codeHashInput = z.object({ codeHash: adminAccountSchema.shape.tokenHash.un
 const createAdminInput = z
   .object({
     // In any case: "Bootstrap" would read as the bootstrap token in every list and audit entry.
-    id: adminAccountSchema.shape.id.refine((id) => id.toLowerCase() !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin'),
+    id: idSchema.refine((id) => id.toLowerCase() !== BOOTSTRAP_ADMIN.id, 'bootstrap is the ADMIN_TOKEN admin'),
     name: adminAccountSchema.shape.name,
     role: z.enum(ADMIN_ROLES),
   })
   .strict();
 
 function adminView(admin: AdminAccount): AdminView {
-  const { tokenHash, enrolment, ...rest } = admin;
+  const { tokenHash, enrolment, source, ...rest } = admin;
+  if (source === 'oidc') return { ...rest, source, status: admin.blockedAt ? 'blocked' : 'active' };
   const status = tokenHash ? 'active' : enrolment ? 'enrolling' : 'no-token';
-  return { ...rest, status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };
+  return { ...rest, source: 'token', status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };
 }
 const view = adminView;
 
@@ -118,7 +118,15 @@ function refuseLoop(index: AccessIndex, maker: string, adminId: string): void {
 }
 
 export class AdminDirectory {
-  constructor(private readonly writer: AccessWriter) {}
+  /** Single-sign-on admins, when admin.oidc.issuer is set. */
+  readonly sso: SsoAdmins | undefined;
+
+  constructor(
+    private readonly writer: AccessWriter,
+    options: { readonly ssoIssuer?: string | null } = {},
+  ) {
+    this.sso = options.ssoIssuer ? new SsoAdmins(writer, options.ssoIssuer) : undefined;
+  }
 
   /** The named admin a token belongs to; null when none (the caller checks the bootstrap token). */
   async authenticate(token: string): Promise<AdminIdentity | null> {
@@ -318,25 +326,32 @@ export class AdminDirectory {
   /** At start-up: writes the latch only when the loaded copy shows it is due, so start-up writes nothing else. */
   async closeSetupAtStart(): Promise<void> {
     const index = this.writer.cache.index;
-    if (index && setupLatch(index).ops.length > 0) await this.writeLatch();
+    if (index && setupLatch(index, [], undefined, this.sso !== undefined).ops.length > 0) await this.writeLatch();
   }
 
   private async writeLatch(): Promise<boolean> {
+    const singleSignOn = this.sso !== undefined;
     const outcome = await this.writer.write('admin:bootstrap', (index) => {
-      const { ops, cleared } = setupLatch(index);
-      const change = withCleared(
-        { action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason: 'two approvers hold tokens' } },
-        cleared,
-      );
+      const { ops, cleared } = setupLatch(index, [], undefined, singleSignOn);
+      const reason = singleSignOn ? 'single sign-on is on' : 'two approvers hold tokens';
+      const change = withCleared({ action: 'setup.close', target: `admins/${BOOTSTRAP_ID}`, before: null, after: { reason } }, cleared);
       return { result: index.admin(BOOTSTRAP_ID) !== undefined || ops.length > 0, change: ops.length > 0 ? change : null, ops, expectedVersion: index.version };
     });
     return outcome.result;
   }
 
-  /** A named admin; never the set-up latch, which shares the bootstrap token's id. */
+  /**
+   * A named token admin; never the set-up latch, which shares the bootstrap token's id, nor a
+   * single-sign-on admin, whose role and sign-in belong to the provider (block one instead).
+   */
   private find(index: AccessIndex, adminId: string): AdminAccount {
     const admin = adminId === BOOTSTRAP_ID ? undefined : index.admin(adminId);
     if (!admin || isTombstone(admin)) throw new GatewayError('not_found', `No admin "${adminId}".`);
+    if (admin.source === 'oidc')
+      throw new GatewayError(
+        'conflict',
+        `Admin "${adminId}" signs in with single sign-on: its role comes from the identity provider's groups, and it holds no token. Block it to keep it out (deleting it would only let it sign in again).`,
+      );
     return admin;
   }
 }

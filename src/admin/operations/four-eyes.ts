@@ -84,13 +84,20 @@ function bootstrapCodes(index: AccessIndex, except?: string): AdminAccount[] {
 
 /**
  * The operations that close set-up for good, when the admins before a write (the index) or
- * `after` it hold two approvers' tokens and no latch is kept yet; none otherwise. They also clear
+ * `after` it hold two approvers' tokens, or single sign-on is on (admins and their roles come from
+ * the bank's provider, so the bootstrap token has nothing left to set up), and no latch is kept
+ * yet; none otherwise. They also clear
  * every enrolment code the bootstrap token was handed and no one redeemed yet (but the admin
  * `written`, which the write itself sets): after set-up each such code would make the bootstrap
  * holder another person of their own. `cleared` names those admins, for the audit entry.
  */
-export function setupLatch(index: AccessIndex, after: readonly AdminAccount[] = [], written?: string): { ops: AccessOp[]; cleared: string[] } {
-  if (index.admin(BOOTSTRAP_ID) || !(twoApprovers(index.adminList()) || twoApprovers(after))) return { ops: [], cleared: [] };
+export function setupLatch(
+  index: AccessIndex,
+  after: readonly AdminAccount[] = [],
+  written?: string,
+  singleSignOn = false,
+): { ops: AccessOp[]; cleared: string[] } {
+  if (index.admin(BOOTSTRAP_ID) || !(singleSignOn || twoApprovers(index.adminList()) || twoApprovers(after))) return { ops: [], cleared: [] };
   const latch: AdminAccount = { id: BOOTSTRAP_ID, name: 'set-up closed', role: 'owner', createdAt: new Date().toISOString() };
   const pending = bootstrapCodes(index, written);
   const clear = pending.map((admin): AccessOp => {

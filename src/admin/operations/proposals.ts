@@ -26,8 +26,9 @@ import type { AdminDirectory } from './admin-directory';
 import type { Approval, Outcome, WriteBy } from './access-writer';
 import { sameValue } from './access-diff';
 import { BOOTSTRAP_ID, LOCKED_BOOTSTRAP, chainOf, chainsMeet, isTombstone, personOf, setupOpen } from './four-eyes';
-import { roleAllows } from './roles';
-import type { Proposal } from '../../access/model';
+import { roleAllows, type Capability } from './roles';
+import type { AdminAccount, Proposal } from '../../access/model';
+import { isSsoAdminId, type SsoAdmins } from './sso-admins';
 import type { AccessIndex } from '../../access/access-index';
 
 /** What a proposal's operation runs on. */
@@ -47,6 +48,18 @@ interface Operation {
 function directory({ admins }: Targets): AdminDirectory {
   if (!admins) throw new GatewayError('not_found', 'This gateway has no named admins.');
   return admins;
+}
+
+function ssoDirectory(targets: Targets): SsoAdmins {
+  const sso = directory(targets).sso;
+  if (!sso) throw new GatewayError('not_found', 'Single sign-on is off: no admin signs in through an identity provider.');
+  return sso;
+}
+
+/** Why a single-sign-on maker's change no longer stands (blocked, or its groups at its last sign-in no longer give the role), or null. */
+function ssoMakerStanding(maker: AdminAccount, capability: Capability): string | null {
+  if (maker.blockedAt) return 'was made by a single-sign-on admin who was blocked since';
+  return roleAllows(maker.role, capability) ? null : `was made by an admin whose role (${maker.role}, from its last sign-in) may no longer file it`;
 }
 
 const str = (value: unknown): string => String(value);
@@ -78,6 +91,11 @@ export const OPERATIONS = {
     reducesAccess: never,
   },
   revokePermission: { run: ({ service: s }, [userId, permissionId], by) => s.revokePermission(str(userId), str(permissionId), by), reducesAccess: always },
+  setAdminBlocked: {
+    run: (t, [adminId, input], by) => ssoDirectory(t).setBlocked(str(adminId), input, by),
+    // Blocking only takes access away; unblocking lets an admin back in, so it takes approval.
+    reducesAccess: ([, input]) => (input as { blocked?: unknown } | undefined)?.blocked === true,
+  },
   // Admin writes: filed by their own routes (never through POST /v1/changes), with the hash of
   // the enrolment code their maker holds as the last argument.
   createAdmin: { run: (t, [input, code], by) => directory(t).create(input, code, by), reducesAccess: never },
@@ -100,7 +118,7 @@ export type OperationName = keyof typeof OPERATIONS;
 const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey']);
 
 /** Operations only their own routes file (the first two carry an enrolment code's hash last). */
-const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole']);
+const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole', 'setAdminBlocked']);
 const WITH_CODE = new Set<OperationName>(['createAdmin', 'reenrolAdmin']);
 
 function isOperationName(name: unknown): name is OperationName {
@@ -127,6 +145,12 @@ type Submitted = { readonly applied: Outcome<unknown> } | { readonly pending: Pr
 interface ProposalOptions {
   readonly approvals: 'off' | 'required';
   readonly changeTtlHours: number;
+  /**
+   * Single sign-on is on (admin.oidc.issuer): single-sign-on admins make and check changes; named
+   * token admins still make them but never approve (one person could otherwise hold both an
+   * identity at the provider and a token); the bootstrap token only reads and takes access away.
+   */
+  readonly singleSignOn?: boolean;
 }
 
 const HOUR_MS = 3_600_000;
@@ -196,7 +220,7 @@ export class Proposals {
     }
     const index = await this.service.writer.index();
     if (maker.adminId === BOOTSTRAP_ID) {
-      if (!setupOpen(index)) await this.refuseBootstrap();
+      if (!this.setupOpen(index)) await this.refuseBootstrap();
       if (ADMIN_OPERATIONS.has(operation))
         return {
           applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'set-up by the bootstrap token' }, setup: true }),
@@ -268,7 +292,13 @@ export class Proposals {
   async approve(changeId: string, checker: Actor): Promise<Outcome<unknown>> {
     const proposal = await this.find(changeId);
     const index = await this.service.writer.index();
-    if (checker.adminId === BOOTSTRAP_ID && !setupOpen(index)) await this.refuseBootstrap();
+    if (checker.adminId === BOOTSTRAP_ID && !this.setupOpen(index)) await this.refuseBootstrap();
+    if (this.options.singleSignOn && checker.adminId !== BOOTSTRAP_ID && !isSsoAdminId(checker.adminId)) {
+      throw new GatewayError(
+        'permission_denied',
+        'With single sign-on on, changes are approved by admins who signed in through the identity provider; a token admin may make changes but not approve them.',
+      );
+    }
     // The maker's chain now, or when filing: re-enrolling the maker since cannot launder a change.
     const checkerChain = chainOf(index, checker.adminId);
     const makerThen = proposal.makerChain ?? (proposal.makerPerson === undefined ? [] : [proposal.makerPerson]);
@@ -326,6 +356,11 @@ export class Proposals {
     }));
   }
 
+  /** Set-up is over once two approvers hold tokens, or at once with single sign-on. */
+  private setupOpen(index: AccessIndex): boolean {
+    return !this.options.singleSignOn && setupOpen(index);
+  }
+
   /** Refuses the bootstrap token after set-up, writing the set-up latch first if a race lost it (fail closed). */
   private async refuseBootstrap(): Promise<never> {
     await this.targets.admins?.closeSetupIfDue();
@@ -342,18 +377,20 @@ export class Proposals {
     const capability = ADMIN_OPERATIONS.has(operation) ? 'manage-admins' : 'write';
     const why =
       proposal.makerId === BOOTSTRAP_ID
-        ? setupOpen(index)
+        ? this.setupOpen(index)
           ? null
           : 'was made by the bootstrap token, and set-up is closed'
         : !maker || isTombstone(maker)
           ? 'was made by an admin who was deleted since'
-          : maker.tokenHash === undefined
-            ? 'was made by an admin who holds no token now'
-            : !roleAllows(maker.role, capability)
-              ? `was made by an admin whose role (${maker.role}) may no longer file it`
-              : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker)
-                ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
-                : null;
+          : maker.source === 'oidc'
+            ? ssoMakerStanding(maker, capability)
+            : maker.tokenHash === undefined
+              ? 'was made by an admin who holds no token now'
+              : !roleAllows(maker.role, capability)
+                ? `was made by an admin whose role (${maker.role}) may no longer file it`
+                : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker)
+                  ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
+                  : null;
     if (why !== null)
       throw new GatewayError('conflict', `Change "${proposal.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }

@@ -3,7 +3,7 @@
  * need approval), `POST /v1/me/token` (a named admin rotates their own token) and, when the app
  * has an admin directory, the named admins under `/v1/admins` for the `manage-admins`
  * capability: list, create, change a role (`PATCH {role}`), delete, revoke another admin's
- * token, re-enrol an admin; and
+ * token, re-enrol an admin, block or unblock a single-sign-on admin; and
  * `POST /v1/admins/enrol`, which takes an enrolment code and no other credential.
  *
  * A token reaches only the admin it belongs to: creating or re-enrolling an admin answers a
@@ -69,13 +69,13 @@ export function registerEnrolment(open: Router, { admins, throttle, onFailure, f
   });
 }
 
-export function registerAdmins(router: Router, { admins, proposals }: Routes): void {
+export function registerAdmins(router: Router, { admins, proposals, endSessions }: Routes): void {
   router
     .route('/me')
     .get(function whoAmI(_req, res) {
       const { identity } = signedInAdmin(res);
       // `approvals` ("required" or "off") tells the web UI's approvals page whether four eyes are on.
-      res.json({ ...identity, approvals: res.app.locals.approvals as string });
+      res.json({ source: 'token', ...identity, approvals: res.app.locals.approvals as string });
     })
     .all(methodNotAllowed('GET'));
   // Without a directory only the bootstrap token signs in, and these paths are an ordinary 404.
@@ -146,6 +146,23 @@ export function registerAdmins(router: Router, { admins, proposals }: Routes): v
       });
     })
     .all(methodNotAllowed('POST'));
+  // Single-sign-on admins (sso-admins.ts): blocking applies at once and ends their sessions at
+  // their next request on any instance; unblocking lets one back in, so four eyes file it.
+  router
+    .route('/admins/:adminId/block')
+    .post(can('manage-admins'), async function blockAdmin(req: Request, res: Response) {
+      const adminId = param(req, 'adminId');
+      const submitted = await proposals.submit('setAdminBlocked', [adminId, { blocked: true }], actorOf(res));
+      // The record refuses its sessions already; moving the epoch on keeps them ended after an unblock too.
+      await endSessions(adminId);
+      res.status(200).json('pending' in submitted ? submitted.pending : submitted.applied.result);
+    })
+    .delete(can('manage-admins'), async function unblockAdmin(req: Request, res: Response) {
+      const submitted = await proposals.submit('setAdminBlocked', [param(req, 'adminId'), { blocked: false }], actorOf(res));
+      if ('pending' in submitted) res.status(202).location(`/v1/changes/${submitted.pending.id}`).json(submitted.pending);
+      else res.status(200).json(submitted.applied.result);
+    })
+    .all(methodNotAllowed('POST, DELETE'));
   router
     .route('/admins/:adminId/enrolment')
     .post(can('manage-admins'), async function reenrolAdmin(req: Request, res: Response) {

@@ -23,6 +23,9 @@ const REFUSALS = {
   provider_error: 'The identity provider refused the sign-in. Try again, and tell an owner if it happens again.',
   provider_unavailable: 'The identity provider could not be reached. Try again in a moment.',
   login_required: 'Your single sign-on session has ended. Sign in again.',
+  identity_conflict:
+    'Your account matches an admin of this gateway that signs in another way (another identity provider, or an admin token). Ask an owner to sort out the two.',
+  store_unavailable: 'The gateway could not record your sign-in just now (its store or audit log is unavailable). Try again in a moment.',
 };
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * Single-sign-on admins (README "Single sign-on"): `oidc:<sub>` of the configured issuer, kept as
+ * admin records beside the named admins so that the Admins page lists them, an owner can block
+ * one, and four eyes can tell them apart (four-eyes.ts: each is a person of its own, with no
+ * sponsor). A record is written at the first sign-in and again only when the name, email or role
+ * the provider gives changes (never per sign-in: each write moves the config version every
+ * instance follows); its role is the one its groups gave at that last change, which a proposal's
+ * maker check reads (proposals.ts). The role a session acts with is the one its own sign-in gave.
+ *
+ * Reads and writes admin records through the shared AccessWriter, each write with its audit entry
+ * (`admin.sso_seen`, `admin.block`, `admin.unblock`); no token ever reaches here.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../../errors/error-catalogue';
+import type { AdminAccount, AdminRole } from '../../access/model';
+import type { AccessWriter, Outcome, WriteBy } from './access-writer';
+import { parseInput } from './admin-inputs';
+import type { AdminIdentity } from './admin-identity';
+
+const SSO_ID_PREFIX = 'oidc:';
+
+export const isSsoAdminId = (adminId: string): boolean => adminId.startsWith(SSO_ID_PREFIX);
+
+/** What the provider's verified ID token says of the admin signing in. */
+interface SsoSignIn {
+  readonly subject: string;
+  readonly issuer: string;
+  readonly name: string;
+  readonly email: string | undefined;
+  readonly role: AdminRole;
+}
+
+type SsoSignInOutcome = { readonly identity: AdminIdentity } | { readonly refused: 'blocked' | 'identity_conflict' };
+
+const blockedInput = z.object({ blocked: z.boolean() }).strict();
+
+/** The record's shown part, as the Admins page lists it. */
+function shown(admin: AdminAccount): Record<string, unknown> {
+  const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
+  return { ...rest, status: admin.blockedAt ? 'blocked' : 'active' };
+}
+
+const ssoIdentity = (admin: AdminAccount, role: AdminRole): AdminIdentity => ({
+  id: admin.id,
+  name: admin.name,
+  role,
+  source: 'oidc',
+  ...(admin.email ? { email: admin.email } : {}),
+});
+
+export class SsoAdmins {
+  constructor(
+    private readonly writer: AccessWriter,
+    private readonly issuer: string,
+  ) {}
+
+  /** Records a verified sign-in (written only when something changed); refuses a blocked admin, or a subject another issuer holds. */
+  async signIn(signIn: SsoSignIn): Promise<SsoSignInOutcome> {
+    const adminId = `${SSO_ID_PREFIX}${signIn.subject}`;
+    const outcome = await this.writer.write<SsoSignInOutcome>(`admin:${adminId}`, (index) => {
+      const before = index.admin(adminId);
+      if (before && (before.source !== 'oidc' || before.issuer !== signIn.issuer)) return { result: { refused: 'identity_conflict' }, change: null, ops: [] };
+      if (before?.blockedAt) return { result: { refused: 'blocked' }, change: null, ops: [] };
+      const name = signIn.name.slice(0, 200) || signIn.subject.slice(0, 200);
+      const email = signIn.email?.slice(0, 320);
+      const after: AdminAccount = {
+        ...(before ?? { id: adminId, createdAt: new Date().toISOString(), source: 'oidc', issuer: signIn.issuer }),
+        name,
+        role: signIn.role,
+        ...(email ? { email } : {}),
+      };
+      const identity = ssoIdentity(after, signIn.role);
+      if (before && before.name === after.name && before.role === after.role && before.email === after.email)
+        return { result: { identity }, change: null, ops: [] };
+      return {
+        result: { identity },
+        change: { action: 'admin.sso_seen', target: `admins/${adminId}`, before: before ? shown(before) : null, after: shown(after) },
+        ops: [{ kind: 'admin', id: adminId, value: after, expect: before ?? null }],
+      };
+    });
+    return outcome.result;
+  }
+
+  /** The admin a single-sign-on session names, with the role its sign-in gave, while it is not blocked. */
+  async sessionIdentity(adminId: string, role: AdminRole): Promise<AdminIdentity | null> {
+    const admin = (await this.writer.index()).admin(adminId);
+    if (!admin || admin.source !== 'oidc' || admin.issuer !== this.issuer || admin.blockedAt || admin.deletedAt) return null;
+    return ssoIdentity(admin, role);
+  }
+
+  /** Blocks (at once: it only takes access away) or unblocks (a grant, approval-governed) a single-sign-on admin. */
+  async setBlocked(adminId: string, input: unknown, by: WriteBy): Promise<Outcome<Record<string, unknown>>> {
+    const { blocked } = parseInput(blockedInput, input, 'block');
+    const actor = typeof by === 'string' ? by : by.actor;
+    return this.writer.write(by, (index) => {
+      const admin = index.admin(adminId);
+      if (!admin || admin.deletedAt) throw new GatewayError('not_found', `No admin "${adminId}".`);
+      if (admin.source !== 'oidc')
+        throw new GatewayError('conflict', `Admin "${adminId}" signs in with a token: revoke its token or delete it instead of blocking it.`);
+      if (Boolean(admin.blockedAt) === blocked) return { result: shown(admin), change: null, ops: [] };
+      const { blockedAt: _at, blockedBy: _by, ...unblocked } = admin;
+      const after: AdminAccount = blocked ? { ...admin, blockedAt: new Date().toISOString(), blockedBy: actor.replace(/^admin:/, '') } : unblocked;
+      return {
+        result: shown(after),
+        change: { action: blocked ? 'admin.block' : 'admin.unblock', target: `admins/${adminId}`, before: shown(admin), after: shown(after) },
+        ops: [{ kind: 'admin', id: adminId, value: after, expect: admin }],
+      };
+    });
+  }
+}

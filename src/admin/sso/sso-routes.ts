@@ -1,0 +1,192 @@
+/**
+ * Single sign-on to the admin web UI (README "Single sign-on"), on the admin port without a
+ * credential: `GET /ui/sso/start` sends the browser to the bank's provider, `GET /ui/sso/callback`
+ * (the path of `admin.oidc.redirectUrl`) takes it back, and `POST /ui/sso/session`, sent by the
+ * same-origin page the callback answers, turns the verified sign-in into the usual session cookie.
+ *
+ * Why three steps: the provider's redirect back is a cross-site navigation, on which the
+ * `SameSite=Strict` session cookie would be neither sent nor, in some browsers, kept; the flow's
+ * state, nonce and PKCE verifier therefore ride in a short-lived `SameSite=Lax` cookie scoped to
+ * `/ui/sso` (sso-cookie.ts), and the session cookie is set on a same-origin request that carries
+ * the UI's anti-forgery header, which another site cannot send.
+ *
+ * A refusal sends the browser to `/?sso=<reason>`, where the sign-in page says why in its alert
+ * (the reason is a fixed code, never text from the provider), and is audited
+ * (`admin.sign_in_refused`, with the subject when the ID token was verified, never a token) and
+ * counted (`gateway_admin_sso_sign_ins_total{outcome}`). A provider whose keys changed since they
+ * were fetched gets one fresh attempt by itself (oidc-client.ts).
+ *
+ * Reads the flow cookie, the provider's answer and the admin records; sets the flow cookie, the
+ * session cookie, the single-sign-on admin's record (sso-admins.ts) and the audit log.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Request, Response, Router } from 'express';
+import { GatewayError } from '../../errors/error-catalogue';
+import type { AuditLog } from '../../access/audit-log';
+import type { SignedSessions } from '../../sessions/signed-sessions';
+import type { Logger } from '../../logging/logger';
+import type { SsoAdmins } from '../operations/sso-admins';
+import { cookieValue, sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from '../admin-session';
+import { ssoFingerprint } from '../auth';
+import { FLOW_SECONDS, HANDOFF_SECONDS, SSO_COOKIE, ssoCookie, type SsoFlow, type SsoSeal } from './sso-cookie';
+import { SsoProviderError, type OidcClient, type ProviderFailure } from './oidc-client';
+import { roleFromClaims, type RoleGroups } from './sso-roles';
+
+/** Every reason a single-sign-on attempt ends without a session, as the sign-in page names it. */
+type SsoRefusal =
+  Exclude<ProviderFailure, 'keys_changed'> | 'no_role' | 'groups_overage' | 'state_mismatch' | 'blocked' | 'identity_conflict' | 'store_unavailable';
+
+interface SsoRouteDeps {
+  readonly client: OidcClient;
+  readonly seal: SsoSeal;
+  readonly admins: SsoAdmins;
+  readonly sessions: SignedSessions;
+  readonly audit: AuditLog;
+  readonly logger: Logger;
+  readonly issuer: string;
+  readonly rolesClaim: string;
+  readonly roles: RoleGroups;
+  /** admin.oidc.roleRefreshMinutes: a session's whole life, so a role taken away at the provider ends it. */
+  readonly roleRefreshMs: number;
+  readonly clientAddress: (req: Request) => string;
+  readonly secureCookie: boolean;
+  /** gateway_admin_sso_sign_ins_total: `signed_in` or the refusal. */
+  readonly onOutcome: (outcome: 'signed_in' | SsoRefusal) => void;
+}
+
+const SIGN_IN_ACTION = 'admin.sign_in';
+const REFUSED_ACTION = 'admin.sign_in_refused';
+/** The page the callback answers: it posts to /ui/sso/session from this origin, then opens the UI. */
+const COMPLETE_PAGE_FILE = path.join(__dirname, '..', 'ui', 'sso-complete.html');
+
+const claimText = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.length > 0 ? value.slice(0, max) : undefined);
+
+export function registerSso(app: Router, deps: SsoRouteDeps): void {
+  const completePage = readFileSync(COMPLETE_PAGE_FILE);
+  const clearFlow = ssoCookie('', 0, deps.secureCookie);
+
+  /** Ends an attempt: audited and counted, the browser sent to the sign-in page with the reason. */
+  const refuse = async (req: Request, res: Response, reason: SsoRefusal, detail: { subject?: string; claimedSub?: string; error?: string }): Promise<void> => {
+    deps.onOutcome(reason);
+    deps.logger.warn({ reason, error: detail.error, address: deps.clientAddress(req) }, 'admin single sign-on refused');
+    // A silent attempt that found no session at the provider is no refusal to put on record.
+    if (reason !== 'login_required') {
+      await deps.audit
+        .append({
+          actor: detail.subject ? `admin:oidc:${detail.subject}` : 'oidc:unverified',
+          action: REFUSED_ACTION,
+          target: 'ui/session',
+          before: null,
+          after: {
+            address: deps.clientAddress(req),
+            method: 'oidc',
+            reason,
+            issuer: deps.issuer,
+            ...(detail.claimedSub ? { claimedSub: detail.claimedSub } : {}),
+          },
+        })
+        .catch((err: unknown) => deps.logger.error({ err }, 'admin single sign-on: the refusal could not be audited'));
+    }
+    res.setHeader('Set-Cookie', clearFlow);
+    res.redirect(303, `/?sso=${reason}`);
+  };
+
+  const begin = async (res: Response, silent: boolean, retried: boolean): Promise<void> => {
+    const started = await deps.client.start({ silent });
+    const flow: SsoFlow = { kind: 'flow', state: started.state, nonce: started.nonce, verifier: started.verifier, silent, retried };
+    res.setHeader('Set-Cookie', ssoCookie(deps.seal.seal(flow, FLOW_SECONDS), FLOW_SECONDS, deps.secureCookie));
+    res.redirect(302, started.url);
+  };
+
+  app.get('/ui/sso/start', async function startSso(req, res) {
+    try {
+      await begin(res, req.query.silent === '1', false);
+    } catch (err) {
+      const reason = err instanceof SsoProviderError ? err.reason : 'provider_unavailable';
+      await refuse(req, res, reason === 'keys_changed' ? 'provider_unavailable' : reason, { error: (err as Error).message });
+    }
+  });
+
+  app.get('/ui/sso/callback', async function finishSso(req, res) {
+    const flow = deps.seal.open(cookieValue(req.headers.cookie, SSO_COOKIE), 'flow');
+    const state = typeof req.query.state === 'string' ? req.query.state : null;
+    if (!flow || state !== flow.state) {
+      await refuse(req, res, 'state_mismatch', { error: flow ? "the state does not match this browser's sign-in" : 'no sign-in in progress in this browser' });
+      return;
+    }
+    let claims: Readonly<Record<string, unknown>>;
+    try {
+      // The URL the provider sent the browser to, as the browser saw it (the configured redirect URL,
+      // whatever proxy sits in front) with the provider's parameters: what the library checks.
+      const callbackUrl = new URL(deps.client.redirectUrl);
+      callbackUrl.search = new URL(req.originalUrl, 'http://callback.invalid').search;
+      claims = await deps.client.finish(callbackUrl, flow);
+    } catch (err) {
+      const reason = err instanceof SsoProviderError ? err.reason : 'invalid_token';
+      if (reason === 'keys_changed' && !flow.retried) {
+        deps.logger.info('admin single sign-on: the provider signed with a key newer than the ones fetched; starting over once');
+        await begin(res, flow.silent, true).catch(() => refuse(req, res, 'provider_unavailable', { error: (err as Error).message }));
+        return;
+      }
+      const shown = reason === 'keys_changed' ? 'invalid_token' : reason === 'login_required' && !flow.silent ? 'provider_error' : reason;
+      await refuse(req, res, shown, { error: (err as Error).message });
+      return;
+    }
+    const subject = claims.sub as string;
+    const outcome = roleFromClaims(claims, deps.rolesClaim, deps.roles);
+    if ('refused' in outcome) {
+      await refuse(req, res, outcome.refused, { subject });
+      return;
+    }
+    let signedIn;
+    try {
+      signedIn = await deps.admins.signIn({
+        subject,
+        issuer: deps.issuer,
+        name: claimText(claims.name, 200) ?? claimText(claims.preferred_username, 200) ?? subject,
+        email: claimText(claims.email, 320),
+        role: outcome.role,
+      });
+    } catch (err) {
+      await refuse(req, res, 'store_unavailable', { subject, error: (err as Error).message });
+      return;
+    }
+    if ('refused' in signedIn) {
+      await refuse(req, res, signedIn.refused, { subject });
+      return;
+    }
+    const handoff = deps.seal.seal({ kind: 'handoff', adminId: signedIn.identity.id, role: outcome.role }, HANDOFF_SECONDS);
+    res.setHeader('Set-Cookie', ssoCookie(handoff, HANDOFF_SECONDS, deps.secureCookie));
+    res.type('html').send(completePage);
+  });
+
+  app.post('/ui/sso/session', async function takeSsoSession(req, res) {
+    if (req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
+      throw new GatewayError('permission_denied', `Signing in from the web UI carries ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
+    }
+    const handoff = deps.seal.open(cookieValue(req.headers.cookie, SSO_COOKIE), 'handoff');
+    const identity = handoff ? await deps.admins.sessionIdentity(handoff.adminId, handoff.role) : null;
+    res.setHeader('Set-Cookie', clearFlow);
+    if (!handoff || !identity) throw new GatewayError('unauthorized', 'No single sign-on to finish in this browser; sign in again.');
+    let session;
+    try {
+      session = await deps.sessions.issue(identity.id, ssoFingerprint(handoff.role), deps.roleRefreshMs);
+      await deps.audit.append({
+        actor: `admin:${identity.id}`,
+        action: SIGN_IN_ACTION,
+        target: 'ui/session',
+        before: null,
+        after: { address: deps.clientAddress(req), method: 'oidc', role: identity.role, issuer: deps.issuer },
+      });
+    } catch (err) {
+      throw new GatewayError('store_unavailable', 'The session store or the audit log is unavailable; retry shortly.', {
+        cause: err,
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    deps.onOutcome('signed_in');
+    res.setHeader('Set-Cookie', [clearFlow, sessionCookie(session.value, session.maxAgeSeconds, deps.secureCookie)]);
+    res.json(identity);
+  });
+}
