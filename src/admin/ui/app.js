@@ -16,7 +16,7 @@ import { adminsView } from './views/admins.js';
 import { approvalsView } from './views/approvals.js';
 import { auditLogView } from './views/audit-log.js';
 import { overviewView } from './views/overview.js';
-import { trySilentSignIn } from './sso.js';
+import { returnToScreen, trySilentSignIn } from './sso.js';
 import { signInView } from './views/sign-in.js';
 import { usersView } from './views/users.js';
 import { vendorView } from './views/vendor.js';
@@ -117,4 +117,5 @@ whenSessionEnds(() => {
   if (!(wasSso && trySilentSignIn())) void route();
   return true;
 });
+returnToScreen();
 followFragment(() => route());

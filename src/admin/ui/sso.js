@@ -3,11 +3,14 @@
 // organisation's identity provider starts (`/ui/sso/start`, a top-level navigation the gateway
 // answers with a redirect to the provider), what each refusal the gateway sends back as
 // `/?sso=<code>` means in plain words, and the one silent re-sign-in when a single-sign-on
-// session ends. Reads and strips the page's `?sso=` query; sets one sessionStorage entry (when the
-// last silent attempt was), so a provider that keeps refusing never sends the page round in a loop.
+// session ends. Reads and strips the page's `?sso=` query; sets two sessionStorage entries: when the
+// last silent attempt was, so a provider that keeps refusing never sends the page round in a loop,
+// and the screen it left from, which the page opens again when it comes back (the gateway always
+// comes back to `/`).
 
 const START = '/ui/sso/start';
 const SILENT_ATTEMPT_KEY = 'cbg-admin-sso-silent-at';
+const LEFT_FROM_KEY = 'cbg-admin-sso-left-from';
 /** A silent attempt at most once a minute: a second ending within it shows the sign-in page. */
 const SILENT_ATTEMPT_GAP_MS = 60_000;
 
@@ -46,8 +49,17 @@ export function takeRefusal() {
   return refusalText(code);
 }
 
-/** Leaves for the identity provider in the top window (the gateway's redirect needs the whole page). */
+/**
+ * Leaves for the identity provider in the top window (the gateway's redirect needs the whole page).
+ * A sign-in the admin asked for starts the silent attempts' count afresh: only a loop of them is
+ * what the record guards against.
+ */
 export function startSignIn() {
+  try {
+    sessionStorage.removeItem(SILENT_ATTEMPT_KEY);
+  } catch {
+    // No session storage: no silent attempt is ever made either.
+  }
   (window.top ?? window).location.assign(START);
 }
 
@@ -62,9 +74,24 @@ export function trySilentSignIn() {
     const now = Date.now();
     if (Number.isFinite(last) && now - last >= 0 && now - last < SILENT_ATTEMPT_GAP_MS) return false;
     sessionStorage.setItem(SILENT_ATTEMPT_KEY, String(now));
+    sessionStorage.setItem(LEFT_FROM_KEY, location.hash);
   } catch {
     return false;
   }
   (window.top ?? window).location.assign(`${START}?silent=1`);
   return true;
+}
+
+/**
+ * Back from a silent attempt (signed in, or on the sign-in page with why not): the address gets the
+ * screen it left from again, once, unless it names one already.
+ */
+export function returnToScreen() {
+  try {
+    const hash = sessionStorage.getItem(LEFT_FROM_KEY);
+    sessionStorage.removeItem(LEFT_FROM_KEY);
+    if (hash?.startsWith('#/') && location.hash === '') history.replaceState(history.state, '', `${location.pathname}${location.search}${hash}`);
+  } catch {
+    // No session storage: no silent attempt was made.
+  }
 }
