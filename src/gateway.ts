@@ -23,7 +23,7 @@ import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
 import { adminConfigDeps, continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { FailedLoginAudit } from './admin/failed-logins';
-import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
+import { sessionStoresFor } from './sessions/session-stores';
 import { KeyUsageTracker } from './access/key-usage';
 import { StoreEpoch } from './redis/store-epoch';
 import type { GatewayConfig } from './config/config.schema';
@@ -332,8 +332,7 @@ async function openGateway(
       { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null },
       adminDirectory,
     ),
-    // Sign-out holds on every instance: the epochs live where the access config does.
-    sessionEpochs: backend.redis ? new RedisSessionEpochs(backend.redis, config.redis.keyPrefix) : new MemorySessionEpochs(),
+    ...sessionStoresFor(backend.redis, config.redis.keyPrefix),
     clientAddress: createClientAddressResolver(config.server.trustedProxies),
     failedLogins,
     overview: () => ({

@@ -17,7 +17,6 @@ import { adminConfigDeps, createAdminApp } from './admin-app';
 import { MemoryAuditLog } from '../access/memory-audit-log';
 import { MemorySessionEpochs } from '../sessions/session-epochs';
 import { adminSessions, SESSION_COOKIE } from './admin-session';
-import { ssoFingerprint } from './auth';
 import type { AdminRole } from '../access/model';
 import { adminSchema } from './admin.schema';
 
@@ -33,6 +32,8 @@ interface Harness {
   readonly audit: MemoryAuditLog;
   readonly sso: SsoAdmins;
   readonly breakGlass: string[];
+  /** The app's own session signer: what a holder of the bootstrap token could sign with. */
+  readonly sessions: ReturnType<typeof adminSessions>;
   /** The session cookie a single-sign-on admin gets from the callback: recorded, then signed in with `role`. */
   signInSso(subject: string, role: AdminRole, name?: string): Promise<string>;
   close(): Promise<void>;
@@ -71,10 +72,12 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     audit,
     sso,
     breakGlass,
+    sessions,
     async signInSso(subject, role, name = subject) {
       const outcome = await sso.signIn({ subject, issuer: ISSUER, name, email: `${subject}@bank.example`, role });
       expect(outcome).toHaveProperty('identity');
-      const session = await sessions.issue(`oidc:${subject}`, ssoFingerprint(role), 15 * 60_000);
+      const fingerprint = (await sso.sessionFingerprint(`oidc:${subject}`, role)) as string;
+      const session = await sessions.issue(`oidc:${subject}`, fingerprint, 15 * 60_000);
       return `${SESSION_COOKIE}=${session.value}`;
     },
     close: () => server.close(),
@@ -181,24 +184,43 @@ describe('four eyes with single sign-on', () => {
     expect(applied?.approval).toMatchObject({ maker: 'admin:oidc:maker', checker: 'admin:oidc:checker' });
   });
 
-  it('holds between a single-sign-on admin and a token admin: the token admin files but never approves', async () => {
+  it('holds between a single-sign-on admin and a token admin: the token admin only reads and takes access away', async () => {
     const h = await startAdmin({ approvals: 'required' });
     const ssoApprover = await h.signInSso('checker', 'approver');
     const ssoOperator = await h.signInSso('maker', 'operator');
-    // Token admins come from an approved change too: an SSO owner files it, the SSO approver approves it.
+    // A token admin comes from an approved change too: an SSO owner files it, the SSO approver approves it.
     const owner = await h.signInSso('owner-1', 'owner');
     const filedAdmin = await h.api.post('/v1/admins').set('Cookie', owner).set(UI).send({ id: 'tom', name: 'Tom', role: 'owner' });
     expect(filedAdmin.status).toBe(202);
     expect((await h.api.post(`/v1/changes/${filedAdmin.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
     const tom = (await h.api.post('/v1/admins/enrol').send({ enrolmentCode: filedAdmin.body.enrolmentCode })).body.token as string;
 
+    // A token says nothing of who holds it (maybe the SSO maker): it neither approves nor files a grant.
     const bySso = await h.api.post('/v1/vendors').set('Cookie', ssoOperator).set(UI).send({ id: 'by-sso', name: 'By SSO' });
     const refused = await h.api.post(`/v1/changes/${bySso.body.id}/approve`).set(bearer(tom));
     expect(refused.status).toBe(403);
     expect(refused.body.detail).toMatch(/single sign-on/);
     const byToken = await h.api.post('/v1/vendors').set(bearer(tom)).send({ id: 'by-token', name: 'By token' });
-    expect(byToken.status).toBe(202);
-    expect((await h.api.post(`/v1/changes/${byToken.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
+    expect(byToken.status).toBe(403);
+    expect((await h.api.patch('/v1/vendors/readonly-partner').set(bearer(tom)).send({ status: 'suspended' })).status).toBe(200);
+    expect((await h.api.post(`/v1/changes/${bySso.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
+  });
+
+  it('ends a session another site tossed in beside ours rather than guess which is ours', async () => {
+    const h = await startAdmin({ approvals: 'off' });
+    const ours = await h.signInSso('o-1', 'operator');
+    const theirs = await h.signInSso('attacker', 'viewer');
+    expect((await h.api.get('/v1/me').set('Cookie', `${theirs}; ${ours}`)).status).toBe(401);
+    expect((await h.api.get('/v1/me').set('Cookie', ours)).body.id).toBe('oidc:o-1');
+  });
+
+  it('refuses a session cookie signed with the bootstrap token for a single-sign-on admin: only the gateway knows the salt', async () => {
+    const h = await startAdmin({ approvals: 'off' });
+    await h.signInSso('owner-1', 'owner');
+    for (const fingerprint of ['sso:owner', `sso:owner:${'0'.repeat(32)}`]) {
+      const forged = await h.sessions.issue('oidc:owner-1', fingerprint);
+      expect((await h.api.get('/v1/me').set('Cookie', `${SESSION_COOKIE}=${forged.value}`)).status).toBe(401);
+    }
   });
 
   it('leaves the bootstrap token only reading and taking access away', async () => {

@@ -165,9 +165,12 @@ export class OidcClient {
    * sign-in is then audited with the subject it claimed (never the token).
    */
   private recordingFetch(tokenEndpoint: string | undefined): OpenIdClient.CustomFetch {
+    const tokenUrl = tokenEndpoint ? new URL(tokenEndpoint) : null;
     return async (url, options) => {
       const response = await fetch(url, options);
-      const code = url === tokenEndpoint && options.body ? new URLSearchParams(options.body.toString()).get('code') : null;
+      const target = new URL(url);
+      const atTokenEndpoint = tokenUrl !== null && target.origin === tokenUrl.origin && target.pathname === tokenUrl.pathname;
+      const code = atTokenEndpoint && options.body ? new URLSearchParams(options.body.toString()).get('code') : null;
       const claimed = code ? claimedSubject(await response.clone().text()) : undefined;
       if (code && claimed) this.claimedSubjects.set(code, claimed);
       return response;

@@ -19,6 +19,7 @@
  * Reads the flow cookie, the provider's answer and the admin records; sets the flow cookie, the
  * session cookie, the single-sign-on admin's record (sso-admins.ts) and the audit log.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response, Router } from 'express';
@@ -28,10 +29,11 @@ import type { SignedSessions } from '../../sessions/signed-sessions';
 import type { Logger } from '../../logging/logger';
 import type { SsoAdmins } from '../operations/sso-admins';
 import { cookieValue, sessionCookie, UI_WRITE_HEADER, UI_WRITE_HEADER_VALUE } from '../admin-session';
-import { ssoFingerprint } from '../auth';
-import { FLOW_SECONDS, HANDOFF_SECONDS, SSO_COOKIE, ssoCookie, type SsoFlow, type SsoSeal } from './sso-cookie';
+import type { OneTimeValues } from '../../sessions/one-time-values';
+import { FLOW_SECONDS, SSO_COOKIE, ssoCookie, type SsoFlow, type SsoSeal } from './sso-cookie';
 import { SsoProviderError, type OidcClient, type ProviderFailure } from './oidc-client';
 import { roleFromClaims, type RoleGroups } from './sso-roles';
+import type { AdminRole } from '../../access/model';
 import type { FailedLoginAudit } from '../failed-logins';
 
 /**
@@ -40,21 +42,29 @@ import type { FailedLoginAudit } from '../failed-logins';
  * logins (failed-logins.ts), so the audit log cannot be flooded from outside.
  */
 const UNVERIFIED_ENTRIES_PER_MINUTE = 10;
+/** ... and at most this many in all per minute, whatever the number of addresses. */
+const UNVERIFIED_ENTRIES_PER_MINUTE_IN_ALL = 100;
+/** How long the page after the callback has to take the session. */
+const HANDOFF_SECONDS = 60;
 const MAX_TRACKED_ADDRESSES = 1000;
 
 /** Whether another unverified refusal from `address` gets an entry of its own this minute. */
 function entryShare(now: () => number = Date.now): (address: string) => boolean {
   let minute = 0;
   let counts = new Map<string, number>();
+  let total = 0;
   return (address) => {
     const current = Math.floor(now() / 60_000);
     if (current !== minute) {
       minute = current;
       counts = new Map();
+      total = 0;
     }
     const used = counts.get(address) ?? 0;
-    if (used >= UNVERIFIED_ENTRIES_PER_MINUTE || (used === 0 && counts.size >= MAX_TRACKED_ADDRESSES)) return false;
+    if (used >= UNVERIFIED_ENTRIES_PER_MINUTE || (used === 0 && counts.size >= MAX_TRACKED_ADDRESSES) || total >= UNVERIFIED_ENTRIES_PER_MINUTE_IN_ALL)
+      return false;
     counts.set(address, used + 1);
+    total += 1;
     return true;
   };
 }
@@ -66,6 +76,8 @@ type SsoRefusal =
 interface SsoRouteDeps {
   readonly client: OidcClient;
   readonly seal: SsoSeal;
+  /** Used states and hand-offs, shared by every instance (Redis when configured). */
+  readonly oneTime: OneTimeValues;
   readonly admins: SsoAdmins;
   readonly sessions: SignedSessions;
   readonly audit: AuditLog;
@@ -88,7 +100,19 @@ const REFUSED_ACTION = 'admin.sign_in_refused';
 /** The page the callback answers: it posts to /ui/sso/session from this origin, then opens the UI. */
 const COMPLETE_PAGE_FILE = path.join(__dirname, '..', 'ui', 'sso-complete.html');
 
-const claimText = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.length > 0 ? value.slice(0, max) : undefined);
+/** A claim shown to people: text without control characters (no terminal escapes in gatewayctl), cut to `max`. */
+function claimText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const text = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  return text.length > 0 ? text.slice(0, max) : undefined;
+}
+
+/** A subject the admin records can hold (OpenID Connect allows 255 ASCII characters). */
+const STORABLE_SUBJECT = /^[\x21-\x7e]{1,255}$/;
+
+/** Store keys are digests of what the browser holds: the key itself is never the secret. */
+const keyOf = (kind: string, value: string): string => `sso-${kind}:${createHash('sha256').update(value).digest('base64url')}`;
 
 export function registerSso(app: Router, deps: SsoRouteDeps): void {
   const completePage = readFileSync(COMPLETE_PAGE_FILE);
@@ -138,10 +162,22 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
   });
 
   app.get('/ui/sso/callback', async function finishSso(req, res) {
-    const flow = deps.seal.open(cookieValue(req.headers.cookie, SSO_COOKIE), 'flow');
+    const flow = deps.seal.open(cookieValue(req.headers.cookie, SSO_COOKIE));
     const state = typeof req.query.state === 'string' ? req.query.state : null;
     if (!flow || state !== flow.state) {
       await refuse(req, res, 'state_mismatch', { error: flow ? "the state does not match this browser's sign-in" : 'no sign-in in progress in this browser' });
+      return;
+    }
+    // Each flow reaches the provider once: a replayed callback never becomes another token request.
+    let firstUse: boolean;
+    try {
+      firstUse = await deps.oneTime.claim(keyOf('state', flow.state), FLOW_SECONDS);
+    } catch (err) {
+      await refuse(req, res, 'store_unavailable', { error: (err as Error).message });
+      return;
+    }
+    if (!firstUse) {
+      await refuse(req, res, 'state_mismatch', { error: 'this sign-in was already answered' });
       return;
     }
     let claims: Readonly<Record<string, unknown>>;
@@ -164,6 +200,10 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
       return;
     }
     const subject = claims.sub as string;
+    if (!STORABLE_SUBJECT.test(subject)) {
+      await refuse(req, res, 'invalid_token', { error: 'the subject is not 1 to 255 printable ASCII characters' });
+      return;
+    }
     const outcome = roleFromClaims(claims, deps.rolesClaim, deps.roles);
     if ('refused' in outcome) {
       await refuse(req, res, outcome.refused, { subject });
@@ -175,7 +215,8 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
         subject,
         issuer: deps.issuer,
         name: claimText(claims.name, 200) ?? claimText(claims.preferred_username, 200) ?? subject,
-        email: claimText(claims.email, 320),
+        // An address the provider says it did not verify is not shown as the admin's.
+        email: claims.email_verified === false ? undefined : claimText(claims.email, 320),
         role: outcome.role,
       });
     } catch (err) {
@@ -186,7 +227,13 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
       await refuse(req, res, signedIn.refused, { subject });
       return;
     }
-    const handoff = deps.seal.seal({ kind: 'handoff', adminId: signedIn.identity.id, role: outcome.role }, HANDOFF_SECONDS);
+    const handoff = randomBytes(32).toString('base64url');
+    try {
+      await deps.oneTime.put(keyOf('handoff', handoff), JSON.stringify({ adminId: signedIn.identity.id, role: outcome.role }), HANDOFF_SECONDS);
+    } catch (err) {
+      await refuse(req, res, 'store_unavailable', { subject, error: (err as Error).message });
+      return;
+    }
     res.setHeader('Set-Cookie', ssoCookie(handoff, HANDOFF_SECONDS, deps.secureCookie));
     res.type('html').send(completePage);
   });
@@ -195,13 +242,18 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
     if (req.headers[UI_WRITE_HEADER] !== UI_WRITE_HEADER_VALUE) {
       throw new GatewayError('permission_denied', `Signing in from the web UI carries ${UI_WRITE_HEADER}: ${UI_WRITE_HEADER_VALUE}.`);
     }
-    const handoff = deps.seal.open(cookieValue(req.headers.cookie, SSO_COOKIE), 'handoff');
-    const identity = handoff ? await deps.admins.sessionIdentity(handoff.adminId, handoff.role) : null;
+    const handoffId = cookieValue(req.headers.cookie, SSO_COOKIE);
     res.setHeader('Set-Cookie', clearFlow);
-    if (!handoff || !identity) throw new GatewayError('unauthorized', 'No single sign-on to finish in this browser; sign in again.');
     let session;
+    let identity;
     try {
-      session = await deps.sessions.issue(identity.id, ssoFingerprint(handoff.role), deps.roleRefreshMs);
+      // Taken once: a second POST with the same cookie finds nothing.
+      const kept = handoffId && handoffId.length <= 100 ? await deps.oneTime.take(keyOf('handoff', handoffId)) : null;
+      const handoff = kept ? (JSON.parse(kept) as { adminId: string; role: AdminRole }) : null;
+      const fingerprint = handoff && (await deps.admins.sessionFingerprint(handoff.adminId, handoff.role));
+      identity = handoff && fingerprint ? await deps.admins.sessionIdentity(handoff.adminId, fingerprint) : null;
+      if (!identity || !fingerprint) throw new GatewayError('unauthorized', 'No single sign-on to finish in this browser; sign in again.');
+      session = await deps.sessions.issue(identity.id, fingerprint, deps.roleRefreshMs);
       await deps.audit.append({
         actor: `admin:${identity.id}`,
         action: SIGN_IN_ACTION,
@@ -210,6 +262,7 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
         after: { address: deps.clientAddress(req), method: 'oidc', role: identity.role, issuer: deps.issuer },
       });
     } catch (err) {
+      if (err instanceof GatewayError) throw err;
       throw new GatewayError('store_unavailable', 'The session store or the audit log is unavailable; retry shortly.', {
         cause: err,
         headers: { 'Retry-After': '1' },

@@ -32,10 +32,12 @@ const REFUSALS = {
 };
 
 /**
- * What a refusal code means; an unknown code still says that single sign-on did not finish.
+ * What a refusal code means. An unknown code is not shown: anyone can put text in a link to this
+ * page, and the page must not say it in the gateway's voice.
  * @param {string} code
  */
-const refusalText = (code) => REFUSALS[code] ?? `Single sign-on did not finish (${code}). Try again, and tell an owner if it happens again.`;
+const refusalText = (code) =>
+  (Object.hasOwn(REFUSALS, code) ? REFUSALS[code] : undefined) ?? 'Single sign-on did not finish. Try again, and tell an owner if it happens again.';
 
 /**
  * The refusal the gateway's redirect carried (`?sso=<code>`), in words, once: the query leaves the
