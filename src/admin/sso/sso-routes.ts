@@ -8,7 +8,9 @@
  * `SameSite=Strict` session cookie would be neither sent nor, in some browsers, kept; the flow's
  * state, nonce and PKCE verifier therefore ride in a short-lived `SameSite=Lax` cookie scoped to
  * `/ui/sso` (sso-cookie.ts), and the session cookie is set on a same-origin request that carries
- * the UI's anti-forgery header, which another site cannot send.
+ * the UI's anti-forgery header, which another site cannot send. Each flow is answered once (its
+ * state claimed in the one-time store), and the verified sign-in waits in that store under a
+ * random hand-off id, never in a cookie anything could sign, until that request takes it, once.
  *
  * A refusal sends the browser to `/?sso=<reason>`, where the sign-in page says why in its alert
  * (the reason is a fixed code, never text from the provider), and is audited
@@ -17,7 +19,8 @@
  * were fetched gets one fresh attempt by itself (oidc-client.ts).
  *
  * Reads the flow cookie, the provider's answer and the admin records; sets the flow cookie, the
- * session cookie, the single-sign-on admin's record (sso-admins.ts) and the audit log.
+ * one-time store (../../sessions/one-time-values.ts), the session cookie, the single-sign-on
+ * admin's record (sso-admins.ts) and the audit log.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
