@@ -21,10 +21,9 @@ import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
-import { continueFromRoutes, createAdminApp, type AdminOidcConfig } from './admin/admin-app';
-import { AuthThrottle } from './admin/auth-throttle';
+import { adminConfigDeps, continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { FailedLoginAudit } from './admin/failed-logins';
-import { MemorySessionEpochs, RedisSessionEpochs } from './sessions/session-epochs';
+import { sessionStoresFor } from './sessions/session-stores';
 import { KeyUsageTracker } from './access/key-usage';
 import { StoreEpoch } from './redis/store-epoch';
 import type { GatewayConfig } from './config/config.schema';
@@ -324,9 +323,8 @@ async function openGateway(
   const adminDirectory = new AdminDirectory(accessService.writer, { ssoIssuer: config.admin.oidc.issuer });
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
   await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
-  // Both series exist from the start, so an alert on their increase sees the very first break-glass use.
-  for (const via of ['sign_in', 'request'] as const) metrics.adminBreakGlassTotal.labels({ via }).inc(0);
   const adminApp = createAdminApp({
+    ...adminConfigDeps(config.admin),
     service: accessService,
     admins: adminDirectory,
     proposals: new Proposals(
@@ -334,13 +332,9 @@ async function openGateway(
       { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null },
       adminDirectory,
     ),
-    sessionIdleMinutes: config.admin.sessionIdleMinutes,
-    sessionMaxHours: config.admin.sessionMaxHours,
-    // Sign-out holds on every instance: the epochs live where the access config does.
-    sessionEpochs: backend.redis ? new RedisSessionEpochs(backend.redis, config.redis.keyPrefix) : new MemorySessionEpochs(),
+    ...sessionStoresFor(backend.redis, config.redis.keyPrefix),
     clientAddress: createClientAddressResolver(config.server.trustedProxies),
     failedLogins,
-    secureCookie: config.admin.tls.certFile !== null,
     overview: () => ({
       mode,
       approvals: config.admin.approvals,
@@ -350,17 +344,13 @@ async function openGateway(
       vendorTraffic: vendorTraffic.lastQuarterHour(),
     }),
     traffic: trafficCounts ?? new PrometheusTraffic(config.admin.prometheusUrl as string),
-    maxDocumentBytes: config.admin.maxDocumentBytes,
     audit: backend.audit,
     adminToken: adminToken.token,
     logger,
     smsOutbox: sms.outbox ?? undefined,
-    throttle: new AuthThrottle({ freeFailures: config.admin.authFailuresBeforeBackoff, maxBackoffMs: config.admin.maxBackoffSeconds * 1000 }),
     onAuthFailure: () => metrics.adminAuthFailuresTotal.inc(),
-    tokenSignIn: config.admin.tokenSignIn,
     onBreakGlass: (via) => metrics.adminBreakGlassTotal.inc({ via }),
     onSsoOutcome: (outcome) => metrics.adminSsoSignInsTotal.inc({ outcome }),
-    ...(config.admin.oidc.issuer !== null ? { oidc: config.admin.oidc as AdminOidcConfig } : {}),
   });
   const vendorTls = lifecycle.adopt(
     createListenerTls(config.server.tls, 'server', { logger, onCertificate: (at) => metrics.tlsCertificateExpiry.set({ use: 'server' }, at) }),

@@ -320,6 +320,15 @@ export const adminAccountSchema = z
     /** Set while an owner has blocked a single-sign-on admin: it cannot sign in (deleting it would only let it sign in again). */
     blockedAt: timestamp.optional(),
     blockedBy: adminId.optional(),
+    /**
+     * A single-sign-on admin's random session salt (never shown): its sessions' fingerprints are
+     * made with it, so no one who can sign a cookie (the holder of the bootstrap token) can make
+     * one up; a new salt at blocking ends every session it had.
+     */
+    sessionSalt: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{22,64}$/)
+      .optional(),
   })
   .strict();
 

@@ -40,6 +40,7 @@ import type { SmsOutboxReader } from '../sms/outbox';
 import { GatewayError } from '../errors/error-catalogue';
 import { createClientAddressResolver } from '../core-client/forwarded';
 import type { SessionEpochs } from '../sessions/session-epochs';
+import { MemoryOneTimeValues, type OneTimeValues } from '../sessions/one-time-values';
 import { adminAuth, credentialCheck, defaultThrottle, sessionClaims, sessionReader, tokenLookup, type AdminAuthOptions, type BreakGlassUse } from './auth';
 import { adminSessions } from './admin-session';
 import { FailedLoginAudit } from './failed-logins';
@@ -49,7 +50,7 @@ import { OidcClient } from './sso/oidc-client';
 import { SsoSeal } from './sso/sso-cookie';
 import { registerSso } from './sso/sso-routes';
 import type { AuditLog } from '../access/audit-log';
-import type { AuthThrottle } from './auth-throttle';
+import { AuthThrottle } from './auth-throttle';
 import { registerUi, securityHeaders } from './ui-routes';
 import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
@@ -92,6 +93,8 @@ export interface AdminAppDeps {
   readonly sessionIdleMinutes?: number;
   /** ... and this long after it signed in, whatever it did (admin.sessionMaxHours). */
   readonly sessionMaxHours?: number;
+  /** Single sign-on's used states and hand-offs: Redis when configured, so any instance finishes a sign-in; else memory. */
+  readonly oneTimeValues?: OneTimeValues;
   /** Where sign-out is remembered: Redis when configured, so it holds on every instance; else memory. */
   readonly sessionEpochs?: SessionEpochs;
   /** The client's address (the throttle's and the audit's), as server.trustedProxies gives it; else the socket's peer. */
@@ -114,7 +117,23 @@ export interface AdminAppDeps {
   readonly onSsoOutcome?: (outcome: string) => void;
 }
 
-export type AdminOidcConfig = z.infer<typeof oidcSchema> & { readonly issuer: string; readonly clientId: string; readonly redirectUrl: string };
+type AdminOidcConfig = z.infer<typeof oidcSchema> & { readonly issuer: string; readonly clientId: string; readonly redirectUrl: string };
+
+/** What the `admin` config section sets of an admin app, as the gateway builds one. */
+export function adminConfigDeps(
+  admin: z.infer<typeof adminSchema>,
+): Pick<AdminAppDeps, 'sessionIdleMinutes' | 'sessionMaxHours' | 'maxDocumentBytes' | 'tokenSignIn' | 'throttle' | 'oidc' | 'secureCookie'> {
+  return {
+    sessionIdleMinutes: admin.sessionIdleMinutes,
+    sessionMaxHours: admin.sessionMaxHours,
+    maxDocumentBytes: admin.maxDocumentBytes,
+    tokenSignIn: admin.tokenSignIn,
+    throttle: new AuthThrottle({ freeFailures: admin.authFailuresBeforeBackoff, maxBackoffMs: admin.maxBackoffSeconds * 1000 }),
+    // Behind a proxy that ends TLS the admin port speaks HTTP, yet the browser is on HTTPS: an https redirect URL says so.
+    secureCookie: admin.tls.certFile !== null || admin.oidc.redirectUrl?.startsWith('https:') === true,
+    ...(admin.oidc.issuer !== null ? { oidc: admin.oidc as AdminOidcConfig } : {}),
+  };
+}
 
 /**
  * Lets the admin routes answer `Expect: 100-continue` themselves (routes/route-kit.ts,
@@ -218,6 +237,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     registerSso(app, {
       client: new OidcClient(deps.oidc),
       seal: new SsoSeal(deps.adminToken),
+      oneTime: deps.oneTimeValues ?? new MemoryOneTimeValues(),
       admins: sso,
       sessions,
       audit,
@@ -228,6 +248,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
       roleRefreshMs: deps.oidc.roleRefreshMinutes * 60_000,
       clientAddress,
       secureCookie,
+      failedLogins,
       onOutcome: deps.onSsoOutcome ?? (() => undefined),
     });
   }

@@ -13,15 +13,16 @@ import type { SsoAdmins } from './operations/sso-admins';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
-import { createAdminApp } from './admin-app';
+import { adminConfigDeps, createAdminApp } from './admin-app';
 import { MemoryAuditLog } from '../access/memory-audit-log';
 import { MemorySessionEpochs } from '../sessions/session-epochs';
 import { adminSessions, SESSION_COOKIE } from './admin-session';
-import { ssoFingerprint } from './auth';
 import type { AdminRole } from '../access/model';
+import { adminSchema } from './admin.schema';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const ISSUER = 'https://login.bank.example/tenant-1';
+const CALLBACK = 'https://admin.bank.example/ui/sso/callback';
 const SANDBOX_ACCESS = path.join(__dirname, '../../config/sandbox-access.yaml');
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 const UI = { 'x-requested-by': 'cbg-admin-ui' };
@@ -31,6 +32,8 @@ interface Harness {
   readonly audit: MemoryAuditLog;
   readonly sso: SsoAdmins;
   readonly breakGlass: string[];
+  /** The app's own session signer: what a holder of the bootstrap token could sign with. */
+  readonly sessions: ReturnType<typeof adminSessions>;
   /** The session cookie a single-sign-on admin gets from the callback: recorded, then signed in with `role`. */
   signInSso(subject: string, role: AdminRole, name?: string): Promise<string>;
   close(): Promise<void>;
@@ -38,7 +41,7 @@ interface Harness {
 
 const open: Harness[] = [];
 
-async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?: boolean }): Promise<Harness> {
+async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?: boolean; oidc?: boolean }): Promise<Harness> {
   const audit = new MemoryAuditLog();
   const store = new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit });
   const service = accessServiceFor(store);
@@ -55,6 +58,11 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     sessionEpochs: epochs,
     tokenSignIn: options.tokenSignIn ?? true,
     onBreakGlass: (via) => breakGlass.push(via),
+    ...(options.oidc
+      ? {
+          oidc: adminConfigDeps(adminSchema.parse({ oidc: { issuer: ISSUER, clientId: 'gateway', redirectUrl: CALLBACK, roles: { viewer: ['staff'] } } })).oidc,
+        }
+      : {}),
   });
   const server = await listenOnLoopback(app);
   const sso = admins.sso as SsoAdmins;
@@ -64,10 +72,12 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     audit,
     sso,
     breakGlass,
+    sessions,
     async signInSso(subject, role, name = subject) {
       const outcome = await sso.signIn({ subject, issuer: ISSUER, name, email: `${subject}@bank.example`, role });
       expect(outcome).toHaveProperty('identity');
-      const session = await sessions.issue(`oidc:${subject}`, ssoFingerprint(role), 15 * 60_000);
+      const fingerprint = (await sso.sessionFingerprint(`oidc:${subject}`, role)) as string;
+      const session = await sessions.issue(`oidc:${subject}`, fingerprint, 15 * 60_000);
       return `${SESSION_COOKIE}=${session.value}`;
     },
     close: () => server.close(),
@@ -174,24 +184,43 @@ describe('four eyes with single sign-on', () => {
     expect(applied?.approval).toMatchObject({ maker: 'admin:oidc:maker', checker: 'admin:oidc:checker' });
   });
 
-  it('holds between a single-sign-on admin and a token admin: the token admin files but never approves', async () => {
+  it('holds between a single-sign-on admin and a token admin: the token admin only reads and takes access away', async () => {
     const h = await startAdmin({ approvals: 'required' });
     const ssoApprover = await h.signInSso('checker', 'approver');
     const ssoOperator = await h.signInSso('maker', 'operator');
-    // Token admins come from an approved change too: an SSO owner files it, the SSO approver approves it.
+    // A token admin comes from an approved change too: an SSO owner files it, the SSO approver approves it.
     const owner = await h.signInSso('owner-1', 'owner');
     const filedAdmin = await h.api.post('/v1/admins').set('Cookie', owner).set(UI).send({ id: 'tom', name: 'Tom', role: 'owner' });
     expect(filedAdmin.status).toBe(202);
     expect((await h.api.post(`/v1/changes/${filedAdmin.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
     const tom = (await h.api.post('/v1/admins/enrol').send({ enrolmentCode: filedAdmin.body.enrolmentCode })).body.token as string;
 
+    // A token says nothing of who holds it (maybe the SSO maker): it neither approves nor files a grant.
     const bySso = await h.api.post('/v1/vendors').set('Cookie', ssoOperator).set(UI).send({ id: 'by-sso', name: 'By SSO' });
     const refused = await h.api.post(`/v1/changes/${bySso.body.id}/approve`).set(bearer(tom));
     expect(refused.status).toBe(403);
     expect(refused.body.detail).toMatch(/single sign-on/);
     const byToken = await h.api.post('/v1/vendors').set(bearer(tom)).send({ id: 'by-token', name: 'By token' });
-    expect(byToken.status).toBe(202);
-    expect((await h.api.post(`/v1/changes/${byToken.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
+    expect(byToken.status).toBe(403);
+    expect((await h.api.patch('/v1/vendors/readonly-partner').set(bearer(tom)).send({ status: 'suspended' })).status).toBe(200);
+    expect((await h.api.post(`/v1/changes/${bySso.body.id}/approve`).set('Cookie', ssoApprover).set(UI)).status).toBe(200);
+  });
+
+  it('ends a session another site tossed in beside ours rather than guess which is ours', async () => {
+    const h = await startAdmin({ approvals: 'off' });
+    const ours = await h.signInSso('o-1', 'operator');
+    const theirs = await h.signInSso('attacker', 'viewer');
+    expect((await h.api.get('/v1/me').set('Cookie', `${theirs}; ${ours}`)).status).toBe(401);
+    expect((await h.api.get('/v1/me').set('Cookie', ours)).body.id).toBe('oidc:o-1');
+  });
+
+  it('refuses a session cookie signed with the bootstrap token for a single-sign-on admin: only the gateway knows the salt', async () => {
+    const h = await startAdmin({ approvals: 'off' });
+    await h.signInSso('owner-1', 'owner');
+    for (const fingerprint of ['sso:owner', `sso:owner:${'0'.repeat(32)}`]) {
+      const forged = await h.sessions.issue('oidc:owner-1', fingerprint);
+      expect((await h.api.get('/v1/me').set('Cookie', `${SESSION_COOKIE}=${forged.value}`)).status).toBe(401);
+    }
   });
 
   it('leaves the bootstrap token only reading and taking access away', async () => {
@@ -223,5 +252,29 @@ describe('token sign-in turned off', () => {
     const entry = (await h.audit.list({ limit: 20 })).find((e) => e.action === 'admin.sign_in');
     expect(entry).toMatchObject({ actor: 'admin:bootstrap', after: { method: 'token', breakGlass: true } });
     expect(JSON.stringify(await h.audit.list({ limit: 50 }))).not.toContain(TOKEN);
+  });
+});
+
+describe('the single-sign-on callback, before any provider is asked', () => {
+  it('sends a browser with no sign-in in progress back to the sign-in page as state_mismatch, on record without letting the log be flooded', async () => {
+    const h = await startAdmin({ approvals: 'off', oidc: true });
+    expect((await h.api.get('/ui/session')).body.signIn).toEqual({ sso: true, token: true });
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      const res = await h.api.get('/ui/sso/callback?code=stolen&state=guessed');
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe('/?sso=state_mismatch');
+      expect(String(res.headers['set-cookie'])).toMatch(/^cbg_admin_sso=; Path=\/ui\/sso; HttpOnly; SameSite=Lax; Max-Age=0/);
+    }
+    const refusals = (await h.audit.list({ limit: 50 })).filter((e) => e.action === 'admin.sign_in_refused');
+    expect(refusals).toHaveLength(10);
+    expect(refusals[0]).toMatchObject({ actor: 'oidc:unverified', after: { reason: 'state_mismatch', method: 'oidc', issuer: ISSUER } });
+    expect(JSON.stringify(refusals)).not.toContain('stolen');
+  });
+
+  it('starts no session without a verified sign-in to finish, nor from another site', async () => {
+    const h = await startAdmin({ approvals: 'off', oidc: true });
+    expect((await h.api.post('/ui/sso/session').set(UI)).status).toBe(401);
+    expect((await h.api.post('/ui/sso/session').set('Cookie', 'cbg_admin_sso=forged.value').set(UI)).status).toBe(401);
+    expect((await h.api.post('/ui/sso/session')).status).toBe(403);
   });
 });

@@ -28,7 +28,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { BOOTSTRAP_ADMIN, type AdminDirectory } from './operations/admin-directory';
-import type { AdminRole } from '../access/model';
 import { isSsoAdminId } from './operations/sso-admins';
 import type { AdminIdentity } from './operations/admin-identity';
 import { GatewayError } from '../errors/error-catalogue';
@@ -81,10 +80,6 @@ export interface AdminAuthOptions {
 /** How the bootstrap token was used while token sign-in is off. */
 export type BreakGlassUse = 'sign_in' | 'request';
 
-/** What a single-sign-on session's cookie carries as its fingerprint: the role its sign-in gave (signed, so never changed). */
-export const ssoFingerprint = (role: AdminRole): string => `sso:${role}`;
-const SSO_FINGERPRINT = /^sso:(owner|approver|operator|viewer)$/;
-
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -132,10 +127,7 @@ export function sessionReader(options: AdminAuthOptions): SessionReader {
   // named admin, token sign-in turned off, a blocked single-sign-on admin or single sign-on turned off.
   const identityOf = async (claims: SessionClaims): Promise<AdminIdentity | null> => {
     if (claims.subject === BOOTSTRAP_ADMIN.id) return claims.fingerprint === bootstrapFingerprint ? BOOTSTRAP_ADMIN : null;
-    if (isSsoAdminId(claims.subject)) {
-      const role = SSO_FINGERPRINT.exec(claims.fingerprint)?.[1] as AdminRole | undefined;
-      return role ? ((await options.admins?.sso?.sessionIdentity(claims.subject, role)) ?? null) : null;
-    }
+    if (isSsoAdminId(claims.subject)) return (await options.admins?.sso?.sessionIdentity(claims.subject, claims.fingerprint)) ?? null;
     if (!options.tokenSignIn) return null;
     return (await options.admins?.sessionIdentity(claims.subject, claims.fingerprint)) ?? null;
   };

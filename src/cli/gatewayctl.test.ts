@@ -123,8 +123,8 @@ describe('gatewayctl', () => {
     expect(token).toMatch(/^cba_/);
 
     const listed = await ctl('admins', 'list');
-    expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+STATUS/);
-    expect(listed.stdout).toMatch(/otto\s+Otto Operator\s+operator\s+active/);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+SIGNS IN WITH\s+STATUS/);
+    expect(listed.stdout).toMatch(/otto\s+Otto Operator\s+operator\s+token\s+active/);
     expect(listed.stdout).not.toContain(token);
 
     env = { ...ownerEnv, ADMIN_TOKEN: token };
@@ -435,6 +435,27 @@ describe('gatewayctl', () => {
       expect((await readDocument(approvalStore)).document.vendors.map((v) => v.id)).toEqual(['demo-vendor']);
     } finally {
       await approving.close();
+    }
+  });
+
+  it('lists single-sign-on admins with their email, blocks one at once and files its unblocking for approval', async () => {
+    const audit = new MemoryAuditLog();
+    const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
+    const admins = new AdminDirectory(service.writer, { ssoIssuer: 'https://login.bank.example' });
+    const proposals = new Proposals(service, { approvals: 'required', changeTtlHours: 72, singleSignOn: true }, admins);
+    await admins.sso?.signIn({ subject: 'u-42', issuer: 'https://login.bank.example', name: 'Sam Sso', email: 'sam@bank.example', role: 'operator' });
+    const app = await listenOnLoopback(createAdminApp({ service, admins, proposals, audit, adminToken: TOKEN, logger: createLogger('silent') }));
+    try {
+      env = { GATEWAY_ADMIN_URL: app.url, ADMIN_TOKEN: TOKEN };
+      expect((await ctl('admins', 'list')).stdout).toMatch(/oidc:u-42\s+Sam Sso\s+operator\s+single sign-on \(sam@bank\.example\)\s+active/);
+      expect(await ctl('admins', 'block', 'oidc:u-42')).toMatchObject({ code: 0, stdout: 'Blocked admin oidc:u-42; its sessions have ended.\n' });
+      expect((await ctl('admins', 'list')).stdout).toMatch(/oidc:u-42\s+.*\s+blocked/);
+      // Letting one back in grants: the bootstrap token may not (set-up is over with single sign-on).
+      const unblock = await ctl('admins', 'unblock', 'oidc:u-42');
+      expect(unblock.code).toBe(1);
+      expect(unblock.stderr).toContain('bootstrap token only reads and takes access away');
+    } finally {
+      await app.close();
     }
   });
 

@@ -77,6 +77,12 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as con
  */
 const MISNAMED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
+/** The counter with these series at 0 from the start: an alert on their increase then sees the very first one. */
+function withSeries<L extends string>(counter: Counter<L>, series: ReadonlyArray<Partial<Record<L, string>>>): Counter<L> {
+  for (const labels of series) counter.labels(labels).inc(0);
+  return counter;
+}
+
 export function createMetrics(registry = new Registry(), options: MetricsOptions = {}): GatewayMetrics {
   if (options.defaultMetrics !== false) {
     collectDefaultMetrics({ register: registry });
@@ -185,12 +191,15 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       labelNames: ['outcome'] as const,
       registers,
     }),
-    adminBreakGlassTotal: new Counter({
-      name: 'gateway_admin_break_glass_total',
-      help: 'Uses of the bootstrap admin token while token sign-in to the web UI is off (admin.tokenSignIn: false), by sign_in or request',
-      labelNames: ['via'] as const,
-      registers,
-    }),
+    adminBreakGlassTotal: withSeries(
+      new Counter({
+        name: 'gateway_admin_break_glass_total',
+        help: 'Uses of the bootstrap admin token while token sign-in to the web UI is off (admin.tokenSignIn: false), by sign_in or request',
+        labelNames: ['via'] as const,
+        registers,
+      }),
+      [{ via: 'sign_in' }, { via: 'request' }],
+    ),
     connectionsDroppedTotal: new Counter({
       name: 'gateway_connections_dropped_total',
       help: 'Vendor connections closed at once because server.maxConnections were open',

@@ -1,6 +1,7 @@
 // @ts-check
 // A browser UI's session: who is signed in, signing in with a secret and out again, against the
-// gateway's session route (the admin console's `/ui/session`). The cookie is HttpOnly and set by
+// gateway's session route (the admin console's `/ui/session`), whose answer may say more than who
+// (the admin console's ways to sign in): `answer()` reads it whole. The cookie is HttpOnly and set by
 // the gateway; the page never stores the secret. Every write carries `X-Requested-By` with the
 // UI's own value, a header a cross-site page cannot set (the gateway refuses cookie writes
 // without it).
@@ -15,7 +16,11 @@ export const writeHeaders = (requestedBy) => ({ 'content-type': 'application/jso
 
 /**
  * @template Subject
- * @typedef {{ current(): Promise<Subject | null>, signIn(secret: string): Promise<void>, signOut(): Promise<void> }} Session
+ * @typedef {object} Session
+ * @property {() => Promise<Subject | null>} current who is signed in
+ * @property {() => Promise<Record<string, unknown> | null>} answer the session route's whole answer; null when it failed
+ * @property {(secret: string) => Promise<void>} signIn
+ * @property {() => Promise<void>} signOut
  */
 
 /**
@@ -26,10 +31,14 @@ export const writeHeaders = (requestedBy) => ({ 'content-type': 'application/jso
  */
 export function session({ path, requestedBy, secretField, subjectField }) {
   const headers = writeHeaders(requestedBy);
+  const answer = async () => {
+    const res = await fetch(path, { credentials: 'same-origin' });
+    return res.ok ? /** @type {Record<string, unknown>} */ (await res.json()) : null;
+  };
   return {
+    answer,
     async current() {
-      const res = await fetch(path, { credentials: 'same-origin' });
-      return res.ok ? ((await res.json())[subjectField] ?? null) : null;
+      return (await answer())?.[subjectField] ?? null;
     },
     /** @param {string} secret */
     async signIn(secret) {

@@ -26,7 +26,7 @@ import type { AdminIdentity } from './admin-identity';
 export const BOOTSTRAP_ADMIN: AdminIdentity = Object.freeze({ id: 'bootstrap', name: 'bootstrap', role: 'owner' });
 
 /** An admin as shown: no hashes; `status` says whether it holds a token, and until when its code is valid. */
-export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment' | 'source'> & {
+export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment' | 'source' | 'sessionSalt'> & {
   source: 'token' | 'oidc';
   status: 'active' | 'enrolling' | 'no-token' | 'blocked';
   enrolmentExpiresAt?: string;
@@ -77,7 +77,7 @@ const createAdminInput = z
   .strict();
 
 function adminView(admin: AdminAccount): AdminView {
-  const { tokenHash, enrolment, source, ...rest } = admin;
+  const { tokenHash, enrolment, source, sessionSalt: _salt, ...rest } = admin;
   if (source === 'oidc') return { ...rest, source, status: admin.blockedAt ? 'blocked' : 'active' };
   const status = tokenHash ? 'active' : enrolment ? 'enrolling' : 'no-token';
   return { ...rest, source: 'token', status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };
@@ -253,8 +253,8 @@ export class AdminDirectory {
       const admin = index.admin(holder.id);
       if (admin?.enrolment?.codeHash !== codeHash || Date.parse(admin.enrolment.expiresAt) <= Date.now()) return { result: null, change: null, ops: [] };
       // A code the bootstrap token was handed redeems nothing once set-up is closed (the latch
-      // clears them; this holds for a store that lost it): it would be its holder's second person.
-      if (admin.sponsor === BOOTSTRAP_ID && !setupOpen(index)) return { result: null, change: null, ops: [] };
+      // clears them, or single sign-on is on; this holds for a store that lost it): it would be its holder's second person.
+      if (admin.sponsor === BOOTSTRAP_ID && (!setupOpen(index) || this.sso)) return { result: null, change: null, ops: [] };
       const { enrolment: _used, ...rest } = admin;
       const enrolled: AdminAccount = { ...rest, tokenPrefix: token.slice(0, 12), tokenHash: hashAdminToken(token) };
       return adminPlan(

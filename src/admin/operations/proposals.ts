@@ -63,6 +63,9 @@ function ssoMakerStanding(maker: AdminAccount, capability: Capability): string |
 }
 
 const str = (value: unknown): string => String(value);
+
+const TOKEN_ADMIN_UNDER_SSO =
+  'With single sign-on on, changes that grant access are made and approved by admins signed in through the identity provider; a token admin reads and takes access away.';
 /** A grant's options argument as filed (`{allowEmpty: true}`, from `?allowEmpty=true`), or none. */
 const grantOptions = (value: unknown): { allowEmpty: boolean } => ({ allowEmpty: (value as { allowEmpty?: unknown } | undefined)?.allowEmpty === true });
 const never = (): boolean => false;
@@ -146,9 +149,10 @@ interface ProposalOptions {
   readonly approvals: 'off' | 'required';
   readonly changeTtlHours: number;
   /**
-   * Single sign-on is on (admin.oidc.issuer): single-sign-on admins make and check changes; named
-   * token admins still make them but never approve (one person could otherwise hold both an
-   * identity at the provider and a token); the bootstrap token only reads and takes access away.
+   * Single sign-on is on (admin.oidc.issuer): single-sign-on admins make and check changes. Named
+   * token admins, like the bootstrap token, only read and take access away: a token says nothing
+   * of the person holding it, who may also hold an identity at the provider, so a change a token
+   * made or approved could be one person's alone.
    */
   readonly singleSignOn?: boolean;
 }
@@ -219,6 +223,7 @@ export class Proposals {
       return { applied: await run(this.targets, args, { actor: maker.actor, approval: { required: false, reason: 'only reduces access' } }) };
     }
     const index = await this.service.writer.index();
+    if (this.tokenAdminUnderSso(maker.adminId)) throw new GatewayError('permission_denied', TOKEN_ADMIN_UNDER_SSO);
     if (maker.adminId === BOOTSTRAP_ID) {
       if (!this.setupOpen(index)) await this.refuseBootstrap();
       if (ADMIN_OPERATIONS.has(operation))
@@ -293,12 +298,7 @@ export class Proposals {
     const proposal = await this.find(changeId);
     const index = await this.service.writer.index();
     if (checker.adminId === BOOTSTRAP_ID && !this.setupOpen(index)) await this.refuseBootstrap();
-    if (this.options.singleSignOn && checker.adminId !== BOOTSTRAP_ID && !isSsoAdminId(checker.adminId)) {
-      throw new GatewayError(
-        'permission_denied',
-        'With single sign-on on, changes are approved by admins who signed in through the identity provider; a token admin may make changes but not approve them.',
-      );
-    }
+    if (this.tokenAdminUnderSso(checker.adminId)) throw new GatewayError('permission_denied', TOKEN_ADMIN_UNDER_SSO);
     // The maker's chain now, or when filing: re-enrolling the maker since cannot launder a change.
     const checkerChain = chainOf(index, checker.adminId);
     const makerThen = proposal.makerChain ?? (proposal.makerPerson === undefined ? [] : [proposal.makerPerson]);
@@ -356,6 +356,11 @@ export class Proposals {
     }));
   }
 
+  /** A named token admin while single sign-on is on: it reads and takes access away, nothing more (see ProposalOptions). */
+  private tokenAdminUnderSso(adminId: string): boolean {
+    return this.options.singleSignOn === true && adminId !== BOOTSTRAP_ID && !isSsoAdminId(adminId);
+  }
+
   /** Set-up is over once two approvers hold tokens, or at once with single sign-on. */
   private setupOpen(index: AccessIndex): boolean {
     return !this.options.singleSignOn && setupOpen(index);
@@ -382,15 +387,17 @@ export class Proposals {
           : 'was made by the bootstrap token, and set-up is closed'
         : !maker || isTombstone(maker)
           ? 'was made by an admin who was deleted since'
-          : maker.source === 'oidc'
-            ? ssoMakerStanding(maker, capability)
-            : maker.tokenHash === undefined
-              ? 'was made by an admin who holds no token now'
-              : !roleAllows(maker.role, capability)
-                ? `was made by an admin whose role (${maker.role}) may no longer file it`
-                : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker)
-                  ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
-                  : null;
+          : this.tokenAdminUnderSso(maker.id)
+            ? 'was made by a token admin, and single sign-on is on now'
+            : maker.source === 'oidc'
+              ? ssoMakerStanding(maker, capability)
+              : maker.tokenHash === undefined
+                ? 'was made by an admin who holds no token now'
+                : !roleAllows(maker.role, capability)
+                  ? `was made by an admin whose role (${maker.role}) may no longer file it`
+                  : proposal.makerSeal !== undefined && proposal.makerSeal !== makerSeal(proposal.id, maker)
+                    ? 'was made with a token or role its maker no longer holds (revoked, re-enrolled, rotated or changed role since)'
+                    : null;
     if (why !== null)
       throw new GatewayError('conflict', `Change "${proposal.id}" ${why}; reject it, and have a current admin make it again if it is still wanted.`);
   }

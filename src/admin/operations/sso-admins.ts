@@ -10,10 +10,12 @@
  * Reads and writes admin records through the shared AccessWriter, each write with its audit entry
  * (`admin.sso_seen`, `admin.block`, `admin.unblock`); no token ever reaches here.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { AdminAccount, AdminRole } from '../../access/model';
 import type { AccessWriter, Outcome, WriteBy } from './access-writer';
+import type { AccessIndex } from '../../access/access-index';
 import { parseInput } from './admin-inputs';
 import type { AdminIdentity } from './admin-identity';
 
@@ -34,11 +36,20 @@ type SsoSignInOutcome = { readonly identity: AdminIdentity } | { readonly refuse
 
 const blockedInput = z.object({ blocked: z.boolean() }).strict();
 
-/** The record's shown part, as the Admins page lists it. */
+/** The record's shown part, as the Admins page lists it: never its session salt. */
 function shown(admin: AdminAccount): Record<string, unknown> {
-  const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, ...rest } = admin;
+  const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, sessionSalt: _salt, ...rest } = admin;
   return { ...rest, status: admin.blockedAt ? 'blocked' : 'active' };
 }
+
+const newSalt = (): string => randomBytes(16).toString('base64url');
+
+/** A session's fingerprint: the role its sign-in gave, bound to the admin's salt so that only the gateway can make one. */
+function fingerprintOf(salt: string, role: AdminRole): string {
+  return `sso:${role}:${createHash('sha256').update(`${salt}\u0000${role}`).digest('hex').slice(0, 32)}`;
+}
+
+const FINGERPRINT = /^sso:(owner|approver|operator|viewer):[0-9a-f]{32}$/;
 
 const ssoIdentity = (admin: AdminAccount, role: AdminRole): AdminIdentity => ({
   id: admin.id,
@@ -64,7 +75,7 @@ export class SsoAdmins {
       const name = signIn.name.slice(0, 200) || signIn.subject.slice(0, 200);
       const email = signIn.email?.slice(0, 320);
       const after: AdminAccount = {
-        ...(before ?? { id: adminId, createdAt: new Date().toISOString(), source: 'oidc', issuer: signIn.issuer }),
+        ...(before ?? { id: adminId, createdAt: new Date().toISOString(), source: 'oidc', issuer: signIn.issuer, sessionSalt: newSalt() }),
         name,
         role: signIn.role,
         ...(email ? { email } : {}),
@@ -81,11 +92,24 @@ export class SsoAdmins {
     return outcome.result;
   }
 
-  /** The admin a single-sign-on session names, with the role its sign-in gave, while it is not blocked. */
-  async sessionIdentity(adminId: string, role: AdminRole): Promise<AdminIdentity | null> {
-    const admin = (await this.writer.index()).admin(adminId);
-    if (!admin || admin.source !== 'oidc' || admin.issuer !== this.issuer || admin.blockedAt || admin.deletedAt) return null;
+  /** The fingerprint a session of this admin in this role carries; null when the admin may not sign in. */
+  async sessionFingerprint(adminId: string, role: AdminRole): Promise<string | null> {
+    const admin = this.current(await this.writer.index(), adminId);
+    return admin?.sessionSalt ? fingerprintOf(admin.sessionSalt, role) : null;
+  }
+
+  /** The admin a single-sign-on session names, with the role its sign-in gave, while it is not blocked and its salt is the one it was made with. */
+  async sessionIdentity(adminId: string, fingerprint: string): Promise<AdminIdentity | null> {
+    const role = FINGERPRINT.exec(fingerprint)?.[1] as AdminRole | undefined;
+    const admin = role && this.current(await this.writer.index(), adminId);
+    if (!role || !admin?.sessionSalt || fingerprintOf(admin.sessionSalt, role) !== fingerprint) return null;
     return ssoIdentity(admin, role);
+  }
+
+  /** The admin's record while it may sign in: of this issuer, not blocked. */
+  private current(index: AccessIndex, adminId: string): AdminAccount | null {
+    const admin = index.admin(adminId);
+    return admin && admin.source === 'oidc' && admin.issuer === this.issuer && !admin.blockedAt && !admin.deletedAt ? admin : null;
   }
 
   /** Blocks (at once: it only takes access away) or unblocks (a grant, approval-governed) a single-sign-on admin. */
@@ -99,7 +123,10 @@ export class SsoAdmins {
         throw new GatewayError('conflict', `Admin "${adminId}" signs in with a token: revoke its token or delete it instead of blocking it.`);
       if (Boolean(admin.blockedAt) === blocked) return { result: shown(admin), change: null, ops: [] };
       const { blockedAt: _at, blockedBy: _by, ...unblocked } = admin;
-      const after: AdminAccount = blocked ? { ...admin, blockedAt: new Date().toISOString(), blockedBy: actor.replace(/^admin:/, '') } : unblocked;
+      // A new salt at blocking: the sessions it had never come back, even once unblocked.
+      const after: AdminAccount = blocked
+        ? { ...admin, blockedAt: new Date().toISOString(), blockedBy: actor.replace(/^admin:/, ''), sessionSalt: newSalt() }
+        : unblocked;
       return {
         result: shown(after),
         change: { action: blocked ? 'admin.block' : 'admin.unblock', target: `admins/${adminId}`, before: shown(admin), after: shown(after) },

@@ -1,4 +1,4 @@
-import { classifyFailure } from './oidc-client';
+import { claimedSubject, classifyFailure } from './oidc-client';
 
 class AuthorizationResponseError extends Error {
   constructor(readonly error: string) {
@@ -26,5 +26,21 @@ describe('classifyFailure', () => {
     expect(classifyFailure(library, libraryError('OAUTH_JWT_TIMESTAMP_CHECK_FAILED', { claim: 'exp' }))).toBe('invalid_token');
     expect(classifyFailure(library, libraryError('OAUTH_INVALID_RESPONSE', { message: 'JWT signature verification failed' }))).toBe('invalid_token');
     expect(classifyFailure(library, new TypeError('fetch failed'))).toBe('provider_unavailable');
+  });
+});
+
+describe('claimedSubject', () => {
+  const idToken = (payload: object): string => ['e30', Buffer.from(JSON.stringify(payload)).toString('base64url'), 'c2ln'].join('.');
+
+  it('reads the subject an ID token claims, for the audit of a refusal', () => {
+    expect(claimedSubject(JSON.stringify({ id_token: idToken({ sub: 'alice-123' }), access_token: 'x' }))).toBe('alice-123');
+  });
+
+  it('gives nothing for an answer without an ID token, a garbled one, or a subject no provider may send', () => {
+    expect(claimedSubject('{"access_token":"x"}')).toBeUndefined();
+    expect(claimedSubject('not json')).toBeUndefined();
+    expect(claimedSubject(JSON.stringify({ id_token: 'a.b' }))).toBeUndefined();
+    expect(claimedSubject(JSON.stringify({ id_token: idToken({ sub: 'x'.repeat(300) }) }))).toBeUndefined();
+    expect(claimedSubject(JSON.stringify({ id_token: idToken({ sub: 'has space' }) }))).toBeUndefined();
   });
 });

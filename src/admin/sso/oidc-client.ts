@@ -26,10 +26,26 @@ export class SsoProviderError extends Error {
   constructor(
     readonly reason: ProviderFailure,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; claimedSubject?: string },
   ) {
     super(message, options);
     this.name = 'SsoProviderError';
+    this.claimedSubject = options?.claimedSubject;
+  }
+
+  /** The subject an ID token that failed its checks claimed: unverified, for the audit of the refusal only. */
+  readonly claimedSubject: string | undefined;
+}
+
+/** The `sub` an ID token in a token endpoint answer claims, read without any check (never trusted). */
+export function claimedSubject(tokenAnswer: string): string | undefined {
+  try {
+    const idToken = (JSON.parse(tokenAnswer) as { id_token?: unknown }).id_token;
+    if (typeof idToken !== 'string') return undefined;
+    const { sub } = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown };
+    return typeof sub === 'string' && /^[\x21-\x7e]{1,255}$/.test(sub) ? sub : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -88,6 +104,8 @@ export function classifyFailure(lib: Pick<Library, 'AuthorizationResponseError' 
 
 export class OidcClient {
   private library: Promise<Library> | null = null;
+  /** What each authorization code's ID token claimed as its subject, while its exchange is checked. */
+  private readonly claimedSubjects = new Map<string, string>();
   private configuration: Promise<OpenIdClient.Configuration> | null = null;
 
   constructor(private readonly config: OidcClientConfig) {}
@@ -119,6 +137,7 @@ export class OidcClient {
   async finish(callbackUrl: URL, checks: FlowChecks): Promise<Readonly<Record<string, unknown>>> {
     const lib = await this.lib();
     const configuration = await this.discovered();
+    const code = callbackUrl.searchParams.get('code') ?? '';
     try {
       const tokens = await lib.authorizationCodeGrant(configuration, callbackUrl, {
         pkceCodeVerifier: checks.verifier,
@@ -134,8 +153,28 @@ export class OidcClient {
       const reason = classifyFailure(lib, err);
       // Unknown keys or an unreachable provider: look everything up afresh next time.
       if (reason === 'keys_changed' || reason === 'provider_unavailable') this.configuration = null;
-      throw new SsoProviderError(reason, (err as Error).message, { cause: err });
+      throw new SsoProviderError(reason, (err as Error).message, { cause: err, claimedSubject: this.claimedSubjects.get(code) });
+    } finally {
+      this.claimedSubjects.delete(code);
     }
+  }
+
+  /**
+   * The library's requests as they are, but the token endpoint's answer is read once more for the
+   * subject its ID token claims, kept by authorization code until the checks end: a refused
+   * sign-in is then audited with the subject it claimed (never the token).
+   */
+  private recordingFetch(tokenEndpoint: string | undefined): OpenIdClient.CustomFetch {
+    const tokenUrl = tokenEndpoint ? new URL(tokenEndpoint) : null;
+    return async (url, options) => {
+      const response = await fetch(url, options);
+      const target = new URL(url);
+      const atTokenEndpoint = tokenUrl !== null && target.origin === tokenUrl.origin && target.pathname === tokenUrl.pathname;
+      const code = atTokenEndpoint && options.body ? new URLSearchParams(options.body.toString()).get('code') : null;
+      const claimed = code ? claimedSubject(await response.clone().text()) : undefined;
+      if (code && claimed) this.claimedSubjects.set(code, claimed);
+      return response;
+    };
   }
 
   private lib(): Promise<Library> {

@@ -6,6 +6,8 @@
 // the DOM (never innerHTML from data), no script runs inline (the CSP forbids it), nothing loads
 // from elsewhere, and every error from the API shows in an element with role="alert". Accessible
 // names of fields and buttons are public contract (docs/contract.md; README "Admin web UI").
+// When a single-sign-on admin's session ends, the page first tries to sign them in again silently
+// (sso.js), once, before it shows the sign-in page.
 import { button, h } from '../../ui-kit/dom.js';
 import { followFragment, navigate, place } from '../../ui-kit/router.js';
 import { adminSession, whenSessionEnds } from './admin-client.js';
@@ -14,6 +16,7 @@ import { adminsView } from './views/admins.js';
 import { approvalsView } from './views/approvals.js';
 import { auditLogView } from './views/audit-log.js';
 import { overviewView } from './views/overview.js';
+import { returnToScreen, trySilentSignIn } from './sso.js';
 import { signInView } from './views/sign-in.js';
 import { usersView } from './views/users.js';
 import { vendorView } from './views/vendor.js';
@@ -65,7 +68,7 @@ function renderNav(admin, current) {
       h('a', { href: `#/${s.id}`, 'aria-current': s.id === current ? 'page' : undefined }, s.label),
     ),
   );
-  who.replaceChildren(`${admin.name} (${admin.role})`, button('Sign out', signOut, { kind: 'secondary' }));
+  who.replaceChildren(`${admin.name}${admin.email ? ` <${admin.email}>` : ''} (${admin.role})`, button('Sign out', signOut, { kind: 'secondary' }));
 }
 
 // One route per sign-in: the fragment's change shows the screen, or, when the fragment already
@@ -91,8 +94,7 @@ async function route() {
   if (!me) {
     nav.hidden = true;
     who.replaceChildren();
-    signInView(screenRoot(), signedIn);
-    return;
+    return signInView(screenRoot(), signedIn);
   }
   const { screen, arg } = place();
   const current = screen === 'signin' || screen === '' ? 'overview' : screen;
@@ -104,11 +106,16 @@ async function route() {
   return found.show({ main: root, me });
 }
 
-// A 401 while signed in: the session ended (idle, signed out elsewhere, token rotated).
+// A 401 while signed in: the session ended (idle, signed out elsewhere, token rotated, or a
+// single-sign-on session's time to read the admin's role again). A single-sign-on admin goes to
+// the identity provider for a silent sign-in, while its own session holds; it comes back signed in,
+// or to the sign-in page with why not.
 whenSessionEnds(() => {
   if (!me) return false;
+  const wasSso = me.source === 'oidc';
   me = null;
-  void route();
+  if (!(wasSso && trySilentSignIn())) void route();
   return true;
 });
+returnToScreen();
 followFragment(() => route());

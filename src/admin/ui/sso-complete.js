@@ -1,7 +1,23 @@
 // @ts-check
-// The page the single-sign-on callback answers: it trades the verified sign-in for the session
-// cookie on a same-origin request (which a SameSite=Strict cookie needs), then opens the console.
-const answer = await fetch('/ui/sso/session', { method: 'POST', headers: { 'x-requested-by': 'cbg-admin-ui' }, credentials: 'same-origin' });
-location.replace(answer.ok ? '/' : '/?sso=state_mismatch');
+// The last step of a single sign-on (README "Admin web UI"), on the page the gateway answers at
+// `/ui/sso/callback` once it verified the identity provider's answer: the session cookie is
+// SameSite=Strict, which a redirect from the provider's site would not carry, so this page asks
+// for it itself, same-site (`POST /ui/sso/session`, with the console's anti-forgery header), then
+// opens the console. Any failure sends the page to the sign-in page, which says to try again.
+// Reads nothing of the page; sets the session cookie (through the gateway's answer) and the address.
+import { WRITE_HEADERS } from './admin-client.js';
 
-export {};
+async function finishSignIn() {
+  try {
+    const res = await fetch('/ui/sso/session', { method: 'POST', headers: WRITE_HEADERS, credentials: 'same-origin', body: '{}' });
+    if (res.ok) {
+      location.replace('/');
+      return;
+    }
+  } catch {
+    // The gateway could not be reached: the sign-in page says to try again, as for a refusal.
+  }
+  location.replace('/?sso=state_mismatch');
+}
+
+void finishSignIn();

@@ -38,11 +38,15 @@
  * @property {{ before?: unknown, after?: unknown }} [preview]
  */
 /**
- * @typedef {object} AdminRecord
- * @property {string} id
+ * @typedef {object} AdminRecord a named admin (`source: 'token'`), or a single-sign-on admin (`oidc`), listed once it first signed in
+ * @property {string} id `oidc:<sub>` for a single-sign-on admin
  * @property {string} name
  * @property {string} role
- * @property {string} status
+ * @property {string} status a single-sign-on admin's: `active` or `blocked`
+ * @property {'token' | 'oidc'} [source]
+ * @property {string} [email] a single-sign-on admin's
+ * @property {string} [issuer] a single-sign-on admin's identity provider
+ * @property {string | null} [blockedAt]
  * @property {string | null} [tokenPrefix]
  * @property {string} [createdAt]
  */

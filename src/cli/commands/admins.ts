@@ -1,5 +1,6 @@
 /**
- * gatewayctl `admins`: list, create, delete, revoke and re-enrol named admins (owner only);
+ * gatewayctl `admins`: list, create, delete, revoke and re-enrol named admins, block and unblock
+ * single-sign-on admins (owner only);
  * `enrol`, which redeems an enrolment code (no ADMIN_TOKEN needed); `rotate`, which gives the
  * signed-in admin a new token of their own.
  *
@@ -31,8 +32,16 @@ export function registerAdminCommands(program: Command, { api, anonymousApi, sho
       const list = await api().request<AdminView[]>('GET', 'admins');
       show(list, (l) =>
         table(
-          ['ID', 'NAME', 'ROLE', 'STATUS', 'TOKEN PREFIX', 'CREATED'],
-          l.map((a) => [a.id, a.name, a.role, a.status, a.tokenPrefix ?? '', a.createdAt]),
+          ['ID', 'NAME', 'ROLE', 'SIGNS IN WITH', 'STATUS', 'TOKEN PREFIX', 'CREATED'],
+          l.map((a) => [
+            a.id,
+            a.name,
+            a.role,
+            a.source === 'oidc' ? `single sign-on${a.email ? ` (${a.email})` : ''}` : 'token',
+            a.status,
+            a.tokenPrefix ?? '',
+            a.createdAt,
+          ]),
         ),
       );
     });
@@ -79,6 +88,20 @@ export function registerAdminCommands(program: Command, { api, anonymousApi, sho
     .action(async (adminId: string, role: string) => {
       const answer = await api().request<AdminView | { status: 'pending'; id: string }>('PATCH', `admins/${segment(adminId)}`, { body: { role } });
       show(answer, (a) => (a.status === 'pending' ? `Filed for approval as change ${a.id}.\n` : `Admin ${a.id} is now ${(a as AdminView).role}.\n`));
+    });
+  admins
+    .command('block <adminId>')
+    .description('keep a single-sign-on admin (oidc:<sub>) out at once: its sessions end, and it cannot sign in')
+    .action(async (adminId: string) => {
+      const blocked = await api().request<AdminView>('POST', `admins/${segment(adminId)}/block`);
+      show(blocked, (a) => `Blocked admin ${a.id}; its sessions have ended.\n`);
+    });
+  admins
+    .command('unblock <adminId>')
+    .description('let a blocked single-sign-on admin sign in again (filed for approval when approvals are required)')
+    .action(async (adminId: string) => {
+      const answer = await api().request<AdminView | { status: 'pending'; id: string }>('DELETE', `admins/${segment(adminId)}/block`);
+      show(answer, (a) => (a.status === 'pending' ? `Filed for approval as change ${a.id}.\n` : `Admin ${a.id} may sign in again.\n`));
     });
   admins
     .command('delete <adminId>')

@@ -1,14 +1,17 @@
 // @ts-check
-// The Admins screen (owner only): named admins with their status, Create admin and Re-enrol (a
-// one-time enrolment code to hand over, never a token for someone else), Revoke token and Delete
-// (each asking first) (`/v1/admins`). What succeeded is said in the screen's status; the code
-// to hand over stays in a box of its own.
+// The Admins screen (owner only): every admin with how they sign in and their status. Named admins
+// (a token): Create admin and Re-enrol (a one-time enrolment code to hand over, never a token for
+// someone else), Revoke token and Delete (each asking first) (`/v1/admins`). Single-sign-on admins
+// (listed from their first sign-in; their role comes from the identity provider's groups): Block
+// (asking first; their sessions end at once) and Unblock, which four eyes may file for approval
+// (`/v1/admins/{id}/block`). What succeeded is said in the screen's status; the code to hand over
+// stays in a box of its own.
 import { askFirst } from '../../../ui-kit/confirm.js';
 import { button, h } from '../../../ui-kit/dom.js';
 import { actions, alertBox, attempt, field, inlineForm, statusBox, submit, tell } from '../../../ui-kit/forms.js';
 import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
-import { api, seg } from '../admin-client.js';
+import { api, seg, write } from '../admin-client.js';
 
 /** @typedef {import('../types.js').AdminRecord} AdminRecord */
 /** @typedef {{ id: string, status?: string, enrolmentCode: string, enrolmentExpiresAt?: string }} Enrolment */
@@ -88,7 +91,45 @@ function adminRow(a, codeBox, act, mine) {
     ' ',
     button('Delete', confirmDelete, { kind: 'danger', name: `Delete admin ${a.id}` }),
   );
-  return row(a.id, a.name, a.role, a.status, a.tokenPrefix ?? '', when(a.createdAt), cell);
+  return row(a.id, a.name, a.email ?? '', 'token', a.role, a.status, a.tokenPrefix ?? '', when(a.createdAt), cell);
+}
+
+/**
+ * A single-sign-on admin: no token, no enrolment and no role to change here (the identity
+ * provider's groups give the role at each sign-in), so an owner blocks and unblocks them. Never
+ * one's own row: blocking it would end this session with no way back but another owner.
+ * @param {AdminRecord} a
+ * @param {import('../../../ui-kit/forms.js').Act} act
+ * @param {HTMLElement} notice
+ * @param {string} myId
+ */
+function ssoAdminRow(a, act, notice, myId) {
+  const path = `/admins/${seg(a.id)}/block`;
+  const who = `${a.name}${a.email ? ` <${a.email}>` : ''}`;
+  const confirmBlock = () =>
+    askFirst({
+      title: `Block ${a.name} (${a.id})?`,
+      lost: [
+        `${who} (${a.role}) can no longer sign in with single sign-on, and every session of theirs ends now, on every instance.`,
+        'Unblock lets them sign in again.',
+      ],
+      onConfirm: act(async () => said(await api('POST', path), `Blocked ${a.id}: they can no longer sign in, and their sessions have ended.`)),
+    });
+  const unblock = act(async () => {
+    await write('DELETE', path, undefined, notice);
+    return `Unblocked ${a.id}: they can sign in with single sign-on again.`;
+  });
+  const cell = h(
+    'td',
+    {},
+    a.id === myId
+      ? h('span', { class: 'muted' }, 'you')
+      : a.status === 'blocked'
+        ? button('Unblock', unblock, { kind: 'secondary', name: `Unblock ${a.id}` })
+        : button('Block', confirmBlock, { kind: 'danger', name: `Block ${a.id}` }),
+  );
+  const status = a.status === 'blocked' && a.blockedAt ? `blocked since ${when(a.blockedAt)}` : a.status;
+  return row(a.id, a.name, a.email ?? '', 'single sign-on', a.role, status, '', when(a.createdAt), cell);
 }
 
 /** @param {import('../admin-client.js').ViewContext} view */
@@ -100,7 +141,7 @@ export async function adminsView({ main, me }) {
   const load = async () => {
     /** @type {{ data: AdminRecord[] }} */
     const { data: admins } = await api('GET', '/admins');
-    body.replaceChildren(...admins.map((a) => adminRow(a, codeBox, act, mine)));
+    body.replaceChildren(...admins.map((a) => (a.source === 'oidc' ? ssoAdminRow(a, act, notice, me.id) : adminRow(a, codeBox, act, mine))));
   };
   // The code box keeps the last code shown: an action clears only the errors and the status.
   const act = actions({ errors, notice, refresh: load });
@@ -136,7 +177,7 @@ export async function adminsView({ main, me }) {
     errors,
     notice,
     codeBox,
-    table(['Admin id', 'Name', 'Role', 'Status', 'Token prefix', 'Created', ''], body),
+    table(['Admin id', 'Name', 'Email', 'Signs in with', 'Role', 'Status', 'Token prefix', 'Created', ''], body),
   );
   await act(async () => undefined)();
 }
