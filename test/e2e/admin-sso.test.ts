@@ -10,7 +10,8 @@
  * sign-in after the provider rotated its keys; a role taken away at the provider ends the session
  * within roleRefreshMinutes and the silent re-sign-in gives the lower role or none; token
  * sign-in off (a named admin's token refused, the bootstrap token counted as break-glass); four
- * eyes between SSO admins and between an SSO admin and a token admin; an owner blocking an SSO
+ * eyes between SSO admins and between an SSO admin and a token admin (who under single sign-on
+ * neither approves nor files a granting change); a replayed callback refused; an owner blocking an SSO
  * admin ends its session at once and refuses its next sign-in.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -318,6 +319,21 @@ describe('admin single sign-on, approvals required', () => {
     expectNoSecretIn(refused);
   });
 
+  it('refuses a replayed callback (state_mismatch): each sign-in is answered once', async () => {
+    await sso.provider.setAccount('remy', person('remy', ['cbg-viewers']));
+    const page = await newPage();
+    const callbacks: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/ui/sso/callback') callbacks.push(request.url());
+    });
+    expect((await ssoSignIn(page, sso.gateway, 'remy')).code).toBe('signed_in');
+    expect(callbacks).toHaveLength(1);
+    const other = await newPage();
+    await other.goto(callbacks[0]!);
+    expect((await outcome(other)).code).toBe('state_mismatch');
+    expect((await fromPage(other, 'GET', '/v1/me')).status).toBe(401);
+  });
+
   it('signs in after the provider rotated its signing keys (the old kid gone)', async () => {
     await sso.provider.setAccount('rosa', person('rosa', ['cbg-viewers']));
     const before = await newPage();
@@ -348,7 +364,7 @@ describe('admin single sign-on, approvals required', () => {
     expect(JSON.stringify(licences.body)).toContain('l-sso-sso');
   });
 
-  it('four eyes between an SSO admin and a token admin: the token admin cannot approve, an SSO approver approves its change', async () => {
+  it('four eyes between an SSO admin and a token admin: a token admin neither approves nor files a granting change, an SSO approver approves', async () => {
     await sso.provider.setAccount('owen', person('owen', ['cbg-owners']));
     await sso.provider.setAccount('ada', person('ada', ['cbg-approvers']));
     const owner = await newPage();
@@ -372,13 +388,13 @@ describe('admin single sign-on, approvals required', () => {
     expect(bySso.status).toBe(202);
     const refused = await withToken(sso.gateway, 'POST', `/v1/changes/${bySso.body.id as string}/approve`, undefined, tess);
     expect([refused.status, refused.body.code]).toEqual([403, 'permission_denied']);
-
+    // Under single sign-on a token says nothing of who holds it: it files no granting change either.
     const byToken = await withToken(sso.gateway, 'POST', '/v1/vendors/acme/licences', { id: 'l-by-token', api: 'GET*' }, tess);
-    expect(byToken.status).toBe(202);
-    expect((await fromPage(approver, 'POST', `/v1/changes/${byToken.body.id as string}/approve`)).status).toBe(200);
+    expect([byToken.status, byToken.body.code]).toEqual([403, 'permission_denied']);
     // The bootstrap token only reads and reduces access with single sign-on on: it approves nothing.
     const bootstrap = await withToken(sso.gateway, 'POST', `/v1/changes/${bySso.body.id as string}/approve`);
     expect(bootstrap.status).toBe(403);
+    expect((await fromPage(approver, 'POST', `/v1/changes/${bySso.body.id as string}/approve`)).status).toBe(200);
   });
 
   it("lets an owner block an SSO admin: its session ends at once, its next sign-in is refused 'blocked'", async () => {
