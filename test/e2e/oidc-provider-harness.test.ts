@@ -3,10 +3,13 @@
  * that changes on rotateKeys (the old kid gone), its login page reached through an authorization
  * request with PKCE, and a whole code flow (login, consent, token with client_secret_basic) whose
  * ID token carries name, email and groups, verified against its JWKS, and broken as each fault
- * says.
+ * says; the provider dies with the process that started it.
  */
+import { spawn } from 'node:child_process';
 import { createHash, createPublicKey, createVerify, randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { startOidcProvider, type OidcProviderHandle } from '../support/oidc-provider';
+import { within } from '../support/within';
 
 const CLIENT = { client_id: 'harness', client_secret: 'harness-secret-not-secret', redirect_uris: ['http://127.0.0.1:9/cb'] };
 
@@ -201,5 +204,32 @@ describe('the test OpenID provider', () => {
 
     await provider.setTokenFault(null);
     expect(decode(await idTokenFor('alice')).signatureValid(keys)).toBe(true);
+  });
+
+  it('dies with the process that started it, however that one ended', async () => {
+    // A parent of its own (killed with SIGKILL: no clean-up of its own runs) starts the program as the handle does.
+    const program = path.join(__dirname, '../support/oidc-provider/provider.mjs');
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(program)}], { stdio: ['pipe', 'pipe', 'inherit'], env: { OIDC_TEST_PROVIDER: JSON.stringify({ parentPid: process.pid }) } });
+         c.stdout.once('data', () => console.log(c.pid));
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const childPid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+    const alive = (): boolean => {
+      try {
+        process.kill(childPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    parent.kill('SIGKILL');
+    await within(5000, () => !alive());
   });
 });
