@@ -293,7 +293,8 @@ describe('admin single sign-on, approvals required', () => {
 
     const refused = await audited(sso.gateway, 'admin.sign_in_refused', since);
     const entry = refused.find((e) => e.after?.reason === reason);
-    expect(entry).toMatchObject({ actor: 'oidc:unverified', after: { reason } });
+    // The subject the token claimed is on record, marked as claimed: no one can tell who sent it.
+    expect(entry).toMatchObject({ actor: 'oidc:unverified', after: { reason, claimedSub: sub } });
     expectNoSecretIn(refused);
     // The unverified token named an owner: nobody of that name signed in.
     expect((await audited(sso.gateway, 'admin.sign_in', since)).filter((e) => e.actor === `admin:oidc:${sub}`)).toEqual([]);
