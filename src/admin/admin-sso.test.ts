@@ -10,6 +10,7 @@ import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { AdminDirectory } from './operations/admin-directory';
 import { Proposals } from './operations/proposals';
 import type { SsoAdmins } from './operations/sso-admins';
+import type { AccessWriter } from './operations/access-writer';
 import { createLogger } from '../logging/logger';
 import { accessServiceFor } from '../../test/support/access-service';
 import { listenOnLoopback } from '../../test/support/listen';
@@ -31,6 +32,7 @@ interface Harness {
   readonly api: ReturnType<typeof request>;
   readonly audit: MemoryAuditLog;
   readonly sso: SsoAdmins;
+  readonly writer: AccessWriter;
   readonly breakGlass: string[];
   /** The app's own session signer: what a holder of the bootstrap token could sign with. */
   readonly sessions: ReturnType<typeof adminSessions>;
@@ -71,6 +73,7 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     api: request(server.url),
     audit,
     sso,
+    writer: service.writer,
     breakGlass,
     sessions,
     async signInSso(subject, role, name = subject) {
@@ -109,6 +112,21 @@ describe('single-sign-on admins', () => {
     const entries = await h.audit.list({ limit: 10 });
     expect(entries.find((e) => e.action === 'vendor.create')?.actor).toBe('admin:oidc:a1b2c3');
     expect(entries.find((e) => e.action === 'admin.sso_seen')).toMatchObject({ actor: 'admin:oidc:a1b2c3', target: 'admins/oidc:a1b2c3' });
+  });
+
+  it('gives a record written without a session salt one at its next sign-in, so its admin can sign in', async () => {
+    const h = await startAdmin({ approvals: 'off' });
+    await h.sso.signIn({ subject: 'old', issuer: ISSUER, name: 'Old', email: undefined, role: 'viewer' });
+    const index = await h.writer.index();
+    const { sessionSalt: _salt, ...unsalted } = index.admin('oidc:old')!;
+    await h.writer.write('admin:test', () => ({
+      result: null,
+      change: { action: 'test.unsalted', target: 'admins/oidc:old', before: null, after: null },
+      ops: [{ kind: 'admin', id: 'oidc:old', value: unsalted, expect: index.admin('oidc:old')! }],
+    }));
+    expect(await h.sso.sessionFingerprint('oidc:old', 'viewer')).toBeNull();
+    await h.sso.signIn({ subject: 'old', issuer: ISSUER, name: 'Old', email: undefined, role: 'viewer' });
+    expect(await h.sso.sessionFingerprint('oidc:old', 'viewer')).toMatch(/^sso:viewer:[0-9a-f]{32}$/);
   });
 
   it('writes its record at the first sign-in and again only when the name, email or role changes', async () => {

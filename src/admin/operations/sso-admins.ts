@@ -75,13 +75,14 @@ export class SsoAdmins {
       const name = signIn.name.slice(0, 200) || signIn.subject.slice(0, 200);
       const email = signIn.email?.slice(0, 320);
       const after: AdminAccount = {
-        ...(before ?? { id: adminId, createdAt: new Date().toISOString(), source: 'oidc', issuer: signIn.issuer, sessionSalt: newSalt() }),
+        ...(before ?? { id: adminId, createdAt: new Date().toISOString(), source: 'oidc', issuer: signIn.issuer }),
+        sessionSalt: before?.sessionSalt ?? newSalt(),
         name,
         role: signIn.role,
         ...(email ? { email } : {}),
       };
       const identity = ssoIdentity(after, signIn.role);
-      if (before && before.name === after.name && before.role === after.role && before.email === after.email)
+      if (before?.sessionSalt && before.name === after.name && before.role === after.role && before.email === after.email)
         return { result: { identity }, change: null, ops: [] };
       return {
         result: { identity },

@@ -36,7 +36,6 @@ import type { OneTimeValues } from '../../sessions/one-time-values';
 import { FLOW_SECONDS, SSO_COOKIE, ssoCookie, type SsoFlow, type SsoSeal } from './sso-cookie';
 import { SsoProviderError, type OidcClient, type ProviderFailure } from './oidc-client';
 import { roleFromClaims, type RoleGroups } from './sso-roles';
-import type { AdminRole } from '../../access/model';
 import type { FailedLoginAudit } from '../failed-logins';
 
 /**
@@ -107,7 +106,8 @@ const COMPLETE_PAGE_FILE = path.join(__dirname, '..', 'ui', 'sso-complete.html')
 function claimText(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const text = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  // Control characters, and the invisible ones that reorder or hide text (bidi overrides, zero-width, line separators).
+  const text = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '').trim();
   return text.length > 0 ? text.slice(0, max) : undefined;
 }
 
@@ -232,7 +232,10 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
     }
     const handoff = randomBytes(32).toString('base64url');
     try {
-      await deps.oneTime.put(keyOf('handoff', handoff), JSON.stringify({ adminId: signedIn.identity.id, role: outcome.role }), HANDOFF_SECONDS);
+      // The session's fingerprint as of now: a block (a new salt) before the page takes it voids it.
+      const fingerprint = await deps.admins.sessionFingerprint(signedIn.identity.id, outcome.role);
+      if (fingerprint === null) throw new Error('the admin record changed under the sign-in');
+      await deps.oneTime.put(keyOf('handoff', handoff), JSON.stringify({ adminId: signedIn.identity.id, fingerprint }), HANDOFF_SECONDS);
     } catch (err) {
       await refuse(req, res, 'store_unavailable', { subject, error: (err as Error).message });
       return;
@@ -252,11 +255,10 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
     try {
       // Taken once: a second POST with the same cookie finds nothing.
       const kept = handoffId && handoffId.length <= 100 ? await deps.oneTime.take(keyOf('handoff', handoffId)) : null;
-      const handoff = kept ? (JSON.parse(kept) as { adminId: string; role: AdminRole }) : null;
-      const fingerprint = handoff && (await deps.admins.sessionFingerprint(handoff.adminId, handoff.role));
-      identity = handoff && fingerprint ? await deps.admins.sessionIdentity(handoff.adminId, fingerprint) : null;
-      if (!identity || !fingerprint) throw new GatewayError('unauthorized', 'No single sign-on to finish in this browser; sign in again.');
-      session = await deps.sessions.issue(identity.id, fingerprint, deps.roleRefreshMs);
+      const handoff = kept ? (JSON.parse(kept) as { adminId: string; fingerprint: string }) : null;
+      identity = handoff ? await deps.admins.sessionIdentity(handoff.adminId, handoff.fingerprint) : null;
+      if (!handoff || !identity) throw new GatewayError('unauthorized', 'No single sign-on to finish in this browser; sign in again.');
+      session = await deps.sessions.issue(identity.id, handoff.fingerprint, deps.roleRefreshMs);
       await deps.audit.append({
         actor: `admin:${identity.id}`,
         action: SIGN_IN_ACTION,

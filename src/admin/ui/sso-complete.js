@@ -8,16 +8,19 @@
 import { WRITE_HEADERS } from './admin-client.js';
 
 async function finishSignIn() {
+  let refusal = 'state_mismatch';
   try {
     const res = await fetch('/ui/sso/session', { method: 'POST', headers: WRITE_HEADERS, credentials: 'same-origin', body: '{}' });
     if (res.ok) {
       location.replace('/');
       return;
     }
+    // The gateway's store was down: say so, rather than that the sign-in expired.
+    if (res.status === 503) refusal = 'store_unavailable';
   } catch {
     // The gateway could not be reached: the sign-in page says to try again, as for a refusal.
   }
-  location.replace('/?sso=state_mismatch');
+  location.replace(`/?sso=${refusal}`);
 }
 
 void finishSignIn();
