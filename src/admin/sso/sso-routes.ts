@@ -105,8 +105,8 @@ const COMPLETE_PAGE_FILE = path.join(__dirname, '..', 'ui', 'sso-complete.html')
 /** A claim shown to people: text without control characters (no terminal escapes in gatewayctl), cut to `max`. */
 function claimText(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
   // Control characters, and the invisible ones that reorder or hide text (bidi overrides, zero-width, line separators).
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
   const text = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '').trim();
   return text.length > 0 ? text.slice(0, max) : undefined;
 }
