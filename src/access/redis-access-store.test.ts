@@ -51,7 +51,9 @@ function documentNamed(name: string): AccessDocument {
 
 async function startInstance(url: string, keyPrefix: string, options: { seed?: AccessDocument; pollIntervalMs?: number } = {}): Promise<Instance> {
   const config = redisSchema.parse({ url, keyPrefix });
-  const client = createRedisClient(config, { name: connectionName(keyPrefix) });
+  // As the gateway builds it (access-backend.ts): the store's bulk work gets the bulk command timeout,
+  // or a whole-document write on a loaded machine times out at the hot path's 100 ms.
+  const client = createRedisClient(config, { name: connectionName(keyPrefix), commandTimeoutMs: config.bulkCommandTimeoutMs });
   const subscriber = createRedisClient(config, { name: connectionName(keyPrefix) });
   new RedisHealth(logger).watch(client, 'client').watch(subscriber, 'subscriber');
   const audit = new RedisAuditLog(client, { keyPrefix });
