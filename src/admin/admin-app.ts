@@ -229,7 +229,6 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     proposals,
     admins: deps.admins,
     maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
-    endSessions: (adminId) => sessions.revoke(adminId),
     submit: writeSubmitter(proposals, logger),
   };
   const sso = deps.oidc && deps.admins?.sso;

@@ -78,9 +78,8 @@ async function startAdmin(options: { approvals: 'off' | 'required'; tokenSignIn?
     sessions,
     async signInSso(subject, role, name = subject) {
       const outcome = await sso.signIn({ subject, issuer: ISSUER, name, email: `${subject}@bank.example`, role });
-      expect(outcome).toHaveProperty('identity');
-      const fingerprint = (await sso.sessionFingerprint(`oidc:${subject}`, role)) as string;
-      const session = await sessions.issue(`oidc:${subject}`, fingerprint, 15 * 60_000);
+      if (!('fingerprint' in outcome)) throw new Error(`sign-in refused: ${outcome.refused}`);
+      const session = await sessions.issue(`oidc:${subject}`, outcome.fingerprint, 15 * 60_000);
       return `${SESSION_COOKIE}=${session.value}`;
     },
     close: () => server.close(),
@@ -124,9 +123,11 @@ describe('single-sign-on admins', () => {
       change: { action: 'test.unsalted', target: 'admins/oidc:old', before: null, after: null },
       ops: [{ kind: 'admin', id: 'oidc:old', value: unsalted, expect: index.admin('oidc:old')! }],
     }));
-    expect(await h.sso.sessionFingerprint('oidc:old', 'viewer')).toBeNull();
-    await h.sso.signIn({ subject: 'old', issuer: ISSUER, name: 'Old', email: undefined, role: 'viewer' });
-    expect(await h.sso.sessionFingerprint('oidc:old', 'viewer')).toMatch(/^sso:viewer:[0-9a-f]{32}$/);
+    expect((await h.writer.index()).admin('oidc:old')?.sessionSalt).toBeUndefined();
+    const again = await h.sso.signIn({ subject: 'old', issuer: ISSUER, name: 'Old', email: undefined, role: 'viewer' });
+    if (!('fingerprint' in again)) throw new Error(`sign-in refused: ${again.refused}`);
+    expect(again.fingerprint).toMatch(/^sso:viewer:[0-9a-f]{32}$/);
+    expect(await h.sso.sessionIdentity('oidc:old', again.fingerprint)).toMatchObject({ id: 'oidc:old', role: 'viewer' });
   });
 
   it('writes its record at the first sign-in and again only when the name, email or role changes', async () => {

@@ -21,16 +21,10 @@ import type { AccessIndex } from '../../access/access-index';
 import type { AccessOp } from '../../access/access-state';
 import { BOOTSTRAP_ID, chainOf, isTombstone, setupLatch, setupOpen } from './four-eyes';
 import { SsoAdmins } from './sso-admins';
-import type { AdminIdentity } from './admin-identity';
+import { adminView, type AdminIdentity, type AdminView } from './admin-identity';
 
 export const BOOTSTRAP_ADMIN: AdminIdentity = Object.freeze({ id: 'bootstrap', name: 'bootstrap', role: 'owner' });
 
-/** An admin as shown: no hashes; `status` says whether it holds a token, and until when its code is valid. */
-export type AdminView = Omit<AdminAccount, 'tokenHash' | 'enrolment' | 'source' | 'sessionSalt'> & {
-  source: 'token' | 'oidc';
-  status: 'active' | 'enrolling' | 'no-token' | 'blocked';
-  enrolmentExpiresAt?: string;
-};
 /** The answer to an enrolment or an own rotation: the only place the token ever appears. */
 export type AdminWithToken = AdminView & { token: string };
 /** An enrolment code and its hash: the code goes to the maker once, the hash into the record. */
@@ -76,12 +70,6 @@ const createAdminInput = z
   })
   .strict();
 
-function adminView(admin: AdminAccount): AdminView {
-  const { tokenHash, enrolment, source, sessionSalt: _salt, ...rest } = admin;
-  if (source === 'oidc') return { ...rest, source, status: admin.blockedAt ? 'blocked' : 'active' };
-  const status = tokenHash ? 'active' : enrolment ? 'enrolling' : 'no-token';
-  return { ...rest, source: 'token', status, ...(enrolment ? { enrolmentExpiresAt: enrolment.expiresAt } : {}) };
-}
 const view = adminView;
 
 /**

@@ -17,7 +17,7 @@ import type { AdminAccount, AdminRole } from '../../access/model';
 import type { AccessWriter, Outcome, WriteBy } from './access-writer';
 import type { AccessIndex } from '../../access/access-index';
 import { parseInput } from './admin-inputs';
-import type { AdminIdentity } from './admin-identity';
+import { adminView, type AdminIdentity, type AdminView } from './admin-identity';
 
 const SSO_ID_PREFIX = 'oidc:';
 
@@ -32,15 +32,10 @@ interface SsoSignIn {
   readonly role: AdminRole;
 }
 
-type SsoSignInOutcome = { readonly identity: AdminIdentity } | { readonly refused: 'blocked' | 'identity_conflict' };
+/** A recorded sign-in: who, and the fingerprint its session carries (made with the record's salt as written). */
+type SsoSignInOutcome = { readonly identity: AdminIdentity; readonly fingerprint: string } | { readonly refused: 'blocked' | 'identity_conflict' };
 
 const blockedInput = z.object({ blocked: z.boolean() }).strict();
-
-/** The record's shown part, as the Admins page lists it: never its session salt. */
-function shown(admin: AdminAccount): Record<string, unknown> {
-  const { tokenHash: _hash, tokenPrefix: _prefix, enrolment: _code, sessionSalt: _salt, ...rest } = admin;
-  return { ...rest, status: admin.blockedAt ? 'blocked' : 'active' };
-}
 
 const newSalt = (): string => randomBytes(16).toString('base64url');
 
@@ -81,22 +76,16 @@ export class SsoAdmins {
         role: signIn.role,
         ...(email ? { email } : {}),
       };
-      const identity = ssoIdentity(after, signIn.role);
+      const result = { identity: ssoIdentity(after, signIn.role), fingerprint: fingerprintOf(after.sessionSalt as string, signIn.role) };
       if (before?.sessionSalt && before.name === after.name && before.role === after.role && before.email === after.email)
-        return { result: { identity }, change: null, ops: [] };
+        return { result, change: null, ops: [] };
       return {
-        result: { identity },
-        change: { action: 'admin.sso_seen', target: `admins/${adminId}`, before: before ? shown(before) : null, after: shown(after) },
+        result,
+        change: { action: 'admin.sso_seen', target: `admins/${adminId}`, before: before ? adminView(before) : null, after: adminView(after) },
         ops: [{ kind: 'admin', id: adminId, value: after, expect: before ?? null }],
       };
     });
     return outcome.result;
-  }
-
-  /** The fingerprint a session of this admin in this role carries; null when the admin may not sign in. */
-  async sessionFingerprint(adminId: string, role: AdminRole): Promise<string | null> {
-    const admin = this.current(await this.writer.index(), adminId);
-    return admin?.sessionSalt ? fingerprintOf(admin.sessionSalt, role) : null;
   }
 
   /** The admin a single-sign-on session names, with the role its sign-in gave, while it is not blocked and its salt is the one it was made with. */
@@ -114,7 +103,7 @@ export class SsoAdmins {
   }
 
   /** Blocks (at once: it only takes access away) or unblocks (a grant, approval-governed) a single-sign-on admin. */
-  async setBlocked(adminId: string, input: unknown, by: WriteBy): Promise<Outcome<Record<string, unknown>>> {
+  async setBlocked(adminId: string, input: unknown, by: WriteBy): Promise<Outcome<AdminView>> {
     const { blocked } = parseInput(blockedInput, input, 'block');
     const actor = typeof by === 'string' ? by : by.actor;
     return this.writer.write(by, (index) => {
@@ -122,15 +111,15 @@ export class SsoAdmins {
       if (!admin || admin.deletedAt) throw new GatewayError('not_found', `No admin "${adminId}".`);
       if (admin.source !== 'oidc')
         throw new GatewayError('conflict', `Admin "${adminId}" signs in with a token: revoke its token or delete it instead of blocking it.`);
-      if (Boolean(admin.blockedAt) === blocked) return { result: shown(admin), change: null, ops: [] };
+      if (Boolean(admin.blockedAt) === blocked) return { result: adminView(admin), change: null, ops: [] };
       const { blockedAt: _at, blockedBy: _by, ...unblocked } = admin;
       // A new salt at blocking: the sessions it had never come back, even once unblocked.
       const after: AdminAccount = blocked
         ? { ...admin, blockedAt: new Date().toISOString(), blockedBy: actor.replace(/^admin:/, ''), sessionSalt: newSalt() }
         : unblocked;
       return {
-        result: shown(after),
-        change: { action: blocked ? 'admin.block' : 'admin.unblock', target: `admins/${adminId}`, before: shown(admin), after: shown(after) },
+        result: adminView(after),
+        change: { action: blocked ? 'admin.block' : 'admin.unblock', target: `admins/${adminId}`, before: adminView(admin), after: adminView(after) },
         ops: [{ kind: 'admin', id: adminId, value: after, expect: admin }],
       };
     });

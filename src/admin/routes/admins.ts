@@ -69,7 +69,7 @@ export function registerEnrolment(open: Router, { admins, throttle, onFailure, f
   });
 }
 
-export function registerAdmins(router: Router, { admins, proposals, endSessions }: Routes): void {
+export function registerAdmins(router: Router, { admins, proposals }: Routes): void {
   router
     .route('/me')
     .get(function whoAmI(_req, res) {
@@ -146,15 +146,13 @@ export function registerAdmins(router: Router, { admins, proposals, endSessions 
       });
     })
     .all(methodNotAllowed('POST'));
-  // Single-sign-on admins (sso-admins.ts): blocking applies at once and ends their sessions at
-  // their next request on any instance; unblocking lets one back in, so four eyes file it.
+  // Single-sign-on admins (sso-admins.ts): blocking applies at once and, with the record's new
+  // session salt, ends their sessions at their next request on any instance, for good; unblocking
+  // lets one back in, so four eyes file it.
   router
     .route('/admins/:adminId/block')
     .post(can('manage-admins'), async function blockAdmin(req: Request, res: Response) {
-      const adminId = param(req, 'adminId');
-      const submitted = await proposals.submit('setAdminBlocked', [adminId, { blocked: true }], actorOf(res));
-      // The record refuses its sessions already; moving the epoch on keeps them ended after an unblock too.
-      await endSessions(adminId);
+      const submitted = await proposals.submit('setAdminBlocked', [param(req, 'adminId'), { blocked: true }], actorOf(res));
       res.status(200).json('pending' in submitted ? submitted.pending : submitted.applied.result);
     })
     .delete(can('manage-admins'), async function unblockAdmin(req: Request, res: Response) {

@@ -38,8 +38,6 @@ export interface Routes {
   readonly proposals: Proposals;
   readonly admins: AdminDirectory | undefined;
   readonly maxDocumentBytes: number;
-  /** Ends every web UI session of an admin on every instance (the sign-out epoch). */
-  endSessions(adminId: string): Promise<void>;
   submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
 }
 

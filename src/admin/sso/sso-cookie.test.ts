@@ -1,6 +1,6 @@
 import { SsoSeal, ssoCookie } from './sso-cookie';
 
-const flow = { kind: 'flow', state: 's', nonce: 'n', verifier: 'v', silent: false, retried: false } as const;
+const flow = { state: 's', nonce: 'n', verifier: 'v', silent: false, retried: false } as const;
 
 describe('SsoSeal', () => {
   it('opens what it sealed until it expires', () => {

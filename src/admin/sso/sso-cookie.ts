@@ -19,7 +19,6 @@ export const FLOW_SECONDS = 600;
 
 /** What the browser carries to the provider and back. */
 export interface SsoFlow {
-  readonly kind: 'flow';
   readonly state: string;
   readonly nonce: string;
   readonly verifier: string;
@@ -58,7 +57,7 @@ export class SsoSeal {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
       const value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as SsoFlow & { exp?: unknown };
-      if (value.kind !== 'flow' || typeof value.exp !== 'number' || value.exp <= this.now()) return null;
+      if (typeof value.state !== 'string' || typeof value.exp !== 'number' || value.exp <= this.now()) return null;
       return value;
     } catch {
       return null;

@@ -150,7 +150,7 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
 
   const begin = async (res: Response, silent: boolean, retried: boolean): Promise<void> => {
     const started = await deps.client.start({ silent });
-    const flow: SsoFlow = { kind: 'flow', state: started.state, nonce: started.nonce, verifier: started.verifier, silent, retried };
+    const flow: SsoFlow = { state: started.state, nonce: started.nonce, verifier: started.verifier, silent, retried };
     res.setHeader('Set-Cookie', ssoCookie(deps.seal.seal(flow, FLOW_SECONDS), FLOW_SECONDS, deps.secureCookie));
     res.redirect(302, started.url);
   };
@@ -232,10 +232,8 @@ export function registerSso(app: Router, deps: SsoRouteDeps): void {
     }
     const handoff = randomBytes(32).toString('base64url');
     try {
-      // The session's fingerprint as of now: a block (a new salt) before the page takes it voids it.
-      const fingerprint = await deps.admins.sessionFingerprint(signedIn.identity.id, outcome.role);
-      if (fingerprint === null) throw new Error('the admin record changed under the sign-in');
-      await deps.oneTime.put(keyOf('handoff', handoff), JSON.stringify({ adminId: signedIn.identity.id, fingerprint }), HANDOFF_SECONDS);
+      // The session's fingerprint as the sign-in wrote it: a block (a new salt) before the page takes it voids it.
+      await deps.oneTime.put(keyOf('handoff', handoff), JSON.stringify({ adminId: signedIn.identity.id, fingerprint: signedIn.fingerprint }), HANDOFF_SECONDS);
     } catch (err) {
       await refuse(req, res, 'store_unavailable', { subject, error: (err as Error).message });
       return;

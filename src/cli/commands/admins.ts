@@ -9,7 +9,8 @@
  * enrols or rotates their own), each of which the API returns only then.
  */
 import type { Command } from 'commander';
-import type { AdminView, AdminWithToken } from '../../admin/operations/admin-directory';
+import type { AdminWithToken } from '../../admin/operations/admin-directory';
+import type { AdminView } from '../../admin/operations/admin-identity';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 
