@@ -25,6 +25,7 @@ import { serverSchema } from '../server/server.schema';
 import { shutdownSchema } from '../server/shutdown.schema';
 import { tracingSchema } from '../tracing/tracing.schema';
 import { xmlConfigSchema } from '../xml/xml.schema';
+import { portalSchema } from '../portal/portal.schema';
 import { whenValid } from './when-valid';
 
 const port = z.number().int().min(0).max(65535);
@@ -76,6 +77,7 @@ const sections = z
     audit: auditSchema.prefault({}).describe('The admin audit log (a Redis Stream with Redis)'),
     shutdown: shutdownSchema.prefault({}).describe('On SIGTERM/SIGINT readiness turns 503 at once, then these'),
     tracing: tracingSchema.prefault({}).describe('OpenTelemetry spans by OTLP/HTTP; off (no cost) without an endpoint'),
+    portal: portalSchema.prefault({}).describe("The vendor portal at /portal/ on the vendor port: vendors' developers see their keys, usage and requests"),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (env LOG_LEVEL)'),
