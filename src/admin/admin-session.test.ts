@@ -1,4 +1,5 @@
-import { adminSessions, cookieValue, tokenFingerprint } from './admin-session';
+import { adminSessions } from './admin-session';
+import { cookieValue, tokenFingerprint } from '../sessions/cookies';
 
 describe('admin sessions', () => {
   it('signs in the admin namespace with a key derived from the bootstrap token', async () => {

@@ -39,7 +39,7 @@ type EffectiveRateLimit = RateLimit & { source: 'vendor' | 'default' };
 /** A vendor as reads answer it; `effectiveRateLimit` only in reads (GET one, the list), never in an audit entry. */
 export type VendorView = VendorRecord & { keys: KeyView[]; effectiveRateLimit?: EffectiveRateLimit };
 /** The answer to a key issue: the only place the secret ever appears. */
-type IssuedKey = KeyView & { secret: string };
+export type IssuedKey = KeyView & { secret: string };
 
 /** One page of a list: `next` is the id to continue after, when there is more. */
 export interface Page<T> {
@@ -72,9 +72,9 @@ interface GrantOptions {
 /** The grant's pattern, when it matches no API id (named by `field`, for errors[]). */
 const emptyPattern = (field: string, owner: string, pattern: string): EmptyPattern[] => (reachesAnyApi(pattern) ? [] : [{ field, owner, pattern }]);
 
-const newId = (kind: string): string => `${kind}-${randomBytes(6).toString('hex')}`;
+export const newId = (kind: string): string => `${kind}-${randomBytes(6).toString('hex')}`;
 
-function keyView(key: KeyEntity | ApiKeyRecord): KeyView {
+export function keyView(key: KeyEntity | ApiKeyRecord): KeyView {
   const { hash: _hash, ...view } = 'vendorId' in key ? keyRecord(key) : key;
   return view;
 }
