@@ -21,6 +21,7 @@ import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
+import { openRequestLog } from './portal/request-log/create-request-log';
 import { adminConfigDeps, continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { FailedLoginAudit } from './admin/failed-logins';
 import { sessionStoresFor } from './sessions/session-stores';
@@ -47,7 +48,7 @@ import { createSandboxApp } from './sandbox/app';
 import { createSandboxData } from './sandbox/data';
 import { openApiExamples as sandboxOpenApiExamples } from './sandbox/examples';
 import { sandboxRequestExamples } from './sandbox/request-examples';
-import { drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
+import { adminHeadersTimeoutMs, drainListener, inFlightRequests, openListener, type ListenOptions } from './server/listener';
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
@@ -287,6 +288,7 @@ async function openGateway(
   // Without a Prometheus to ask, the gateway counts for itself (stopped after the drain: the last requests count).
   const trafficCounts = config.admin.prometheusUrl ? null : lifecycle.adopt(new TrafficCounter(backend.traffic, { logger }), (counter) => counter.stop());
   trafficCounts?.start();
+  const requestLog = openRequestLog(config, backend.redis, lifecycle, metrics, logger);
   const apiDocument = buildOpenApiDocument({
     routes: ROUTES,
     contracts: bodyContracts,
@@ -299,6 +301,7 @@ async function openGateway(
   const vendorApp = buildVendorApp({
     vendorTraffic,
     ...(trafficCounts ? { trafficCounts } : {}),
+    ...(requestLog ? { requestLog } : {}),
     config,
     logger,
     access,
@@ -417,14 +420,6 @@ async function openGateway(
       await lifecycle.disposeAsync();
     },
   };
-}
-
-/**
- * The admin port's headers timeout: its own, capped at the request timeout (Node refuses a larger
- * one), so that an operator who shortens `requestTimeoutMs` is not refused for a default they never set.
- */
-function adminHeadersTimeoutMs(server: { readonly adminHeadersTimeoutMs: number; readonly requestTimeoutMs: number }): number {
-  return Math.min(server.adminHeadersTimeoutMs, server.requestTimeoutMs);
 }
 
 /** The audit checkpoints' signing key: the configured file, or one for this process with a warning. */
