@@ -3,8 +3,8 @@
  * make (the collection with the test examples, run by newman, as collection-run.test.ts does) and
  * a few refusals go through a gateway with Redis and the sandbox core; then every request-log key
  * in Redis is read whole and must hold:
- * - only the shape the log writes: per entry the request id and `[at, apiId, status, durationMs,
- *   upstreamStatus, upstreamMs, keyPrefix, code]`, each string one the test can name (a call's
+ * - only the shape the log writes: per entry the request id and `delay|apiId|status|durationMs|
+ *   upstreamStatus|upstreamMs|keyPrefix|code` (stored-entry.ts), each string one the test can name (a call's
  *   X-Request-Id, a catalogue API id, the key's prefix, an error code), so no body, path or
  *   customer identifier has anywhere to be;
  * - none of the secrets and identifiers the calls carried (the API key, X-Vendor-Token, the
@@ -15,6 +15,8 @@
 import Redis from 'ioredis';
 import { ROUTES } from '../../src/catalogue/api-catalogue';
 import { RouteMatcher } from '../../src/catalogue/matcher';
+import type { RequestLogEntry } from '../../src/portal/request-log/request-log';
+import { fromStored } from '../../src/portal/request-log/stored-entry';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue';
 import { buildCollection } from '../../src/openapi/collection';
 import { withTestExamples } from '../fixtures/collection-examples';
@@ -133,16 +135,25 @@ describe('the request log after every catalogue operation', () => {
           stored.push(id, ...fields);
           expect(fields.filter((_, i) => i % 2 === 0)).toEqual(['r', 'e']);
           expect(requestIds.has(fields[1] as string)).toBe(true);
-          const value = JSON.parse(fields[3] as string) as unknown[];
+          const value = (fields[3] as string).split('|');
           expect(value).toHaveLength(8);
-          const [atMs, apiId, status, durationMs, upstreamStatus, upstreamMs, keyPrefixValue, code] = value;
-          expect(typeof atMs === 'number' && Math.abs(atMs - Date.now()) < 600_000).toBe(true);
-          expect(apiIds.has(apiId as string)).toBe(true);
-          expect([status, durationMs].every((n) => typeof n === 'number')).toBe(true);
-          expect([upstreamStatus, upstreamMs].every((n) => n === null || typeof n === 'number')).toBe(true);
+          const [delayMs, apiId, status, durationMs, upstreamStatus, upstreamMs, keyPrefixValue, code] = value as [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+          ];
+          expect(Math.abs(Number.parseInt(id, 10) - Number(delayMs) - Date.now())).toBeLessThan(600_000);
+          expect(apiIds.has(apiId)).toBe(true);
+          expect([status, durationMs].every((n) => /^\d+(\.\d+)?$/.test(n))).toBe(true);
+          expect([upstreamStatus, upstreamMs].every((n) => /^(\d+(\.\d+)?)?$/.test(n))).toBe(true);
           expect(keyPrefixValue).toBe(prefix);
-          expect(code === null || codes.has(code as string)).toBe(true);
-          named.push(apiId as string, keyPrefixValue as string, ...(code === null ? [] : [code as string]));
+          expect(code === '' || codes.has(code)).toBe(true);
+          named.push(apiId, keyPrefixValue, code);
         }
       } else {
         expect(type).toBe('hash');
@@ -176,36 +187,37 @@ describe('the request log after every catalogue operation', () => {
     for (const call of calls) {
       const id = await redis.hget(`${keyPrefix}{reqlog:${gatewayVendor(gateway)}}:ids`, call.requestId);
       const [row] = await redis.xrange(`${keyPrefix}{reqlog:${gatewayVendor(gateway)}}:log`, id as string, id as string);
-      const [, apiId, status] = JSON.parse((row as [string, string[]])[1][3] as string) as [number, string, number];
-      expect({ requestId: call.requestId, apiId, status }).toEqual(call);
+      const { requestId, apiId, status } = fromStored(call.requestId, id as string, (row as [string, string[]])[1][3] as string);
+      expect({ requestId, apiId, status }).toEqual(call);
     }
     // The refusals: the core's 404 with its status and the catalogue code; the gateway's 400 without the core.
-    const entryOf = async (call: Call): Promise<unknown[]> => {
+    const entryOf = async (call: Call): Promise<RequestLogEntry> => {
       const id = (await redis.hget(`${keyPrefix}{reqlog:${gatewayVendor(gateway)}}:ids`, call.requestId)) as string;
       const [row] = await redis.xrange(`${keyPrefix}{reqlog:${gatewayVendor(gateway)}}:log`, id, id);
-      return JSON.parse((row as [string, string[]])[1][3] as string) as unknown[];
+      return fromStored(call.requestId, id, (row as [string, string[]])[1][3] as string);
     };
     const [notFound, badBody] = calls.slice(-3);
-    expect(await entryOf(notFound as Call)).toEqual([
-      expect.any(Number),
-      'GETaccounts/{accountId}',
-      404,
-      expect.any(Number),
-      404,
-      expect.any(Number),
-      demoKeyPrefix(gateway),
-      'not_found',
-    ]);
-    expect(await entryOf(badBody as Call)).toEqual([
-      expect.any(Number),
-      'POSTbankaccounts/add',
-      400,
-      expect.any(Number),
-      null,
-      null,
-      demoKeyPrefix(gateway),
-      'invalid_request',
-    ]);
+    const keyPrefixValue = demoKeyPrefix(gateway);
+    expect(await entryOf(notFound as Call)).toEqual({
+      at: expect.any(String),
+      requestId: (notFound as Call).requestId,
+      apiId: 'GETaccounts/{accountId}',
+      status: 404,
+      durationMs: expect.any(Number),
+      upstreamStatus: 404,
+      upstreamMs: expect.any(Number),
+      keyPrefix: keyPrefixValue,
+      code: 'not_found',
+    });
+    expect(await entryOf(badBody as Call)).toEqual({
+      at: expect.any(String),
+      requestId: (badBody as Call).requestId,
+      apiId: 'POSTbankaccounts/add',
+      status: 400,
+      durationMs: expect.any(Number),
+      keyPrefix: keyPrefixValue,
+      code: 'invalid_request',
+    });
   });
 });
 

@@ -3,11 +3,9 @@
  * front (batched-request-log.ts) writes through, the compact stored form of an entry, the page
  * cursor, and how the total cap is shared out between vendors.
  *
- * Stored form: a JSON array `[atMs, apiId, status, durationMs, upstreamStatus, upstreamMs,
- * keyPrefix, code]` (absent values as null), beside the request id. Positional rather than an
- * object, so a million entries do not each carry the field names. Each entry has a log id
- * `<ms>-<seq>`, increasing in the order the store took the entries (ms is the entry's time,
- * raised to the previous id's when an entry arrives late): the cursor of a page.
+ * Each entry has a log id `<ms>-<seq>`, increasing in the order the store took the entries (ms
+ * is the entry's time, raised to the previous id's when an entry arrives late): the cursor of a
+ * page.
  *
  * Reads and sets nothing.
  */
@@ -56,36 +54,6 @@ export const MAX_PAGE = 200;
  * runs now and then rather than on every batch; small vendors keep everything.
  */
 export const TOTAL_CAP_TRIM_TO = 0.9;
-
-export function packEntry(entry: RequestLogEntry): string {
-  return JSON.stringify([
-    Date.parse(entry.at),
-    entry.apiId,
-    entry.status,
-    entry.durationMs,
-    entry.upstreamStatus ?? null,
-    entry.upstreamMs ?? null,
-    entry.keyPrefix,
-    entry.code ?? null,
-  ]);
-}
-
-type Packed = [number, string, number, number, number | null, number | null, string, string | null];
-
-export function unpackEntry(requestId: string, packed: string): RequestLogEntry {
-  const [atMs, apiId, status, durationMs, upstreamStatus, upstreamMs, keyPrefix, code] = JSON.parse(packed) as Packed;
-  return {
-    at: new Date(atMs).toISOString(),
-    requestId,
-    apiId,
-    status,
-    durationMs,
-    ...(upstreamStatus !== null ? { upstreamStatus } : {}),
-    ...(upstreamMs !== null ? { upstreamMs } : {}),
-    keyPrefix,
-    ...(code !== null ? { code } : {}),
-  };
-}
 
 export function formatLogId(id: LogId): string {
   return `${id.ms}-${id.seq}`;

@@ -3,7 +3,7 @@
  *
  * Key layout (under `redis.keyPrefix`; the hash tag puts a vendor's keys in one cluster slot):
  * - `{reqlog:<vendorId>}:log`: a stream, one entry per request, fields `r` (request id) and `e`
- *   (the stored form, log-store.ts), its id the log id `<atMs>-<seq>` (raised to the previous id
+ *   (the stored form, stored-entry.ts), its id the log id `<atMs>-<seq>` (raised to the previous id
  *   for an entry that arrives late, since stream ids only increase). Newest first is XREVRANGE;
  *   a time range is an id range; a stream keeps its entries in compact blocks, about a third of
  *   what a sorted set and a hash per entry would take.
@@ -21,17 +21,8 @@
  */
 import type { RedisClient } from '../../redis/redis-client';
 import type { RequestLogEntry, RequestLogPage } from './request-log';
-import {
-  fairShare,
-  formatLogId,
-  packEntry,
-  TOTAL_CAP_TRIM_TO,
-  unpackEntry,
-  type ListQuery,
-  type LogBounds,
-  type LogStore,
-  type VendorBatch,
-} from './log-store';
+import { fromStored, storedTail } from './stored-entry';
+import { fairShare, formatLogId, TOTAL_CAP_TRIM_TO, type ListQuery, type LogBounds, type LogStore, type VendorBatch } from './log-store';
 
 /** Drops the entries past retention, then the oldest beyond `keep`, with their ids (read in chunks for the HDELs). */
 const TRIM = `
@@ -77,7 +68,7 @@ for i = 4, #ARGV, 3 do
     local ms, seq = tonumber(ARGV[i]), 0
     if ms <= lastMs then ms, seq = lastMs, lastSeq + 1 end
     local id = string.format('%d-%d', ms, seq)
-    redis.call('XADD', log, id, 'r', rid, 'e', ARGV[i + 2])
+    redis.call('XADD', log, id, 'r', rid, 'e', string.format('%d|', ms - tonumber(ARGV[i])) .. ARGV[i + 2])
     redis.call('HSET', ids, rid, id)
     lastMs, lastSeq = ms, seq
   end
@@ -90,13 +81,13 @@ end
 return count
 `;
 
-/** KEYS log, ids; ARGV requestId. Answers the stored form, or nil. */
+/** KEYS log, ids; ARGV requestId. Answers { log id, stored form }, or nil. */
 const FIND = `
 local id = redis.call('HGET', KEYS[2], ARGV[1])
 if not id then return false end
 local rows = redis.call('XRANGE', KEYS[1], id, id)
 if #rows == 0 then return false end
-return rows[1][2][4]
+return { id, rows[1][2][4] }
 `;
 
 /**
@@ -113,8 +104,9 @@ while scanned < budget do
   local rows = redis.call('XREVRANGE', KEYS[1], start, stop, 'COUNT', chunk)
   for _, row in ipairs(rows) do
     scanned = scanned + 1
-    local e = cjson.decode(row[2][4])
-    if e[1] >= oldest and (to == nil or e[1] < to) and (digit == nil or math.floor(e[3] / 100) == digit) and (api == '' or e[2] == api) then
+    local delay, entryApi, status = string.match(row[2][4], '^(%d+)|([^|]*)|(%d+)|')
+    local at = tonumber(string.match(row[1], '^%d+')) - tonumber(delay)
+    if at >= oldest and (to == nil or at < to) and (digit == nil or math.floor(tonumber(status) / 100) == digit) and (api == '' or entryApi == api) then
       if found == limit then
         out[1] = lastItem
         return out
@@ -151,7 +143,7 @@ const LATE_MS = 60_000;
 type Commands = {
   cbgRequestLogWrite(log: string, ids: string, ...args: Array<string | number>): Promise<number>;
   cbgRequestLogCut(log: string, ids: string, nowMs: number, retentionMs: number, keep: number): Promise<number>;
-  cbgRequestLogFind(log: string, ids: string, requestId: string): Promise<string | null>;
+  cbgRequestLogFind(log: string, ids: string, requestId: string): Promise<[logId: string, stored: string] | null>;
   cbgRequestLogList(log: string, ...args: Array<string | number>): Promise<string[]>;
 };
 
@@ -186,7 +178,7 @@ export class RedisLogStore implements LogStore {
     const counts = await Promise.all(
       batches.map(({ vendorId, entries }) => {
         const args: Array<string | number> = [nowMs, retentionMs, maxEntriesPerVendor];
-        for (const entry of entries) args.push(Date.parse(entry.at), entry.requestId, packEntry(entry));
+        for (const entry of entries) args.push(Date.parse(entry.at), entry.requestId, storedTail(entry));
         return this.client.cbgRequestLogWrite(...this.keys(vendorId), ...args);
       }),
     );
@@ -224,9 +216,9 @@ export class RedisLogStore implements LogStore {
   }
 
   async find(vendorId: string, requestId: string, nowMs: number): Promise<RequestLogEntry | null> {
-    const packed = await this.client.cbgRequestLogFind(...this.keys(vendorId), requestId);
-    if (packed === null) return null;
-    const entry = unpackEntry(requestId, packed);
+    const found = await this.client.cbgRequestLogFind(...this.keys(vendorId), requestId);
+    if (found === null) return null;
+    const entry = fromStored(requestId, ...found);
     return Date.parse(entry.at) >= nowMs - this.bounds.retentionMs ? entry : null;
   }
 
@@ -247,7 +239,7 @@ export class RedisLogStore implements LogStore {
         query.toMs ?? '',
         LIST_BUDGET,
       );
-      for (let i = 1; i + 2 < reply.length; i += 3) items.push(unpackEntry(reply[i + 1] as string, reply[i + 2] as string));
+      for (let i = 1; i + 2 < reply.length; i += 3) items.push(fromStored(reply[i + 1] as string, reply[i] as string, reply[i + 2] as string));
       const next = reply[0] as string;
       if (next === '' || items.length === query.limit) return { items, next: next === '' ? null : next };
       start = `(${next}`;
