@@ -20,7 +20,7 @@ import type { RequestContext } from '../request/context';
 import type { RequestLog, RequestLogEntry } from '../portal/request-log/request-log';
 
 /** The portal's request log and where a key's prefix is found (the access index). */
-export interface RequestLogHook {
+interface RequestLogHook {
   readonly log: RequestLog;
   readonly keyPrefix: (keyId: string) => string | undefined;
 }

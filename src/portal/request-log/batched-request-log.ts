@@ -13,7 +13,7 @@ import type { RequestLog, RequestLogEntry, RequestLogPage, RequestLogQuery } fro
 import { toListQuery, type LogStore, type VendorBatch } from './log-store';
 
 /** Entries waiting for the store, at most: a few seconds of a busy instance, a few MB. */
-export const MAX_PENDING = 20_000;
+const MAX_PENDING = 20_000;
 
 interface BatchedRequestLogOptions {
   readonly flushIntervalMs: number;

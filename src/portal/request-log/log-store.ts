@@ -47,7 +47,7 @@ export interface LogBounds {
   readonly maxEntriesTotal: number;
 }
 
-export const MAX_PAGE = 200;
+const MAX_PAGE = 200;
 
 /**
  * When the total cap is met, the biggest vendors are cut to this share of it, so that the trim
