@@ -17,6 +17,7 @@ import type { Express } from 'express';
 import { AccessService } from './admin/operations/access-service';
 import { AdminDirectory } from './admin/operations/admin-directory';
 import { Proposals } from './admin/operations/proposals';
+import { PortalUsers } from './admin/operations/portal-users';
 import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
@@ -323,15 +324,14 @@ async function openGateway(
   const adminDirectory = new AdminDirectory(accessService.writer, { ssoIssuer: config.admin.oidc.issuer });
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
   await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
+  const approvals = { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null };
+  const portalUsers = new PortalUsers(accessService.writer, { tokenTtlDays: config.portal.tokenTtlDays });
   const adminApp = createAdminApp({
     ...adminConfigDeps(config.admin),
     service: accessService,
     admins: adminDirectory,
-    proposals: new Proposals(
-      accessService,
-      { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null },
-      adminDirectory,
-    ),
+    portalUsers,
+    proposals: new Proposals(accessService, approvals, adminDirectory, portalUsers),
     ...sessionStoresFor(backend.redis, config.redis.keyPrefix),
     clientAddress: createClientAddressResolver(config.server.trustedProxies),
     failedLogins,
