@@ -22,7 +22,7 @@ import { writerOf, type AccessWriter, type Outcome, type WriteBy } from './acces
 import { parseInput } from './admin-inputs';
 
 /** A portal user as every answer and audit entry shows it: without the token's hash. */
-export type PortalUserView = Omit<PortalUser, 'tokenHash'>;
+type PortalUserView = Omit<PortalUser, 'tokenHash'>;
 /** The answer to an invitation or a re-issue: the only place the token ever appears. */
 type WithToken = PortalUserView & { token: string };
 
@@ -45,7 +45,7 @@ interface PortalUsersOptions {
 
 const DAY_MS = 86_400_000;
 
-export function portalUserView(record: PortalUser): PortalUserView {
+function portalUserView(record: PortalUser): PortalUserView {
   const { tokenHash: _hash, ...view } = record;
   return view;
 }

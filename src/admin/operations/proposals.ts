@@ -15,7 +15,7 @@
  * `admin.changeTtlHours`.
  *
  * Reads and writes proposal records through the shared AccessWriter; runs the writes
- * through the AccessService. Audit entries: `change.propose` (maker), the write itself with
+ * through the AccessService, the admin directory and PortalUsers. Audit entries: `change.propose` (maker), the write itself with
  * `approval: {maker, madeAt, checker, checkedAt}`, `change.reject`; a write that needed no
  * approval records why.
  */
