@@ -17,6 +17,7 @@ import { documentToRecords } from './access-state';
 import { AccessIndex } from './access-index';
 import { hashApiKey } from './api-key';
 import { generatePortalToken, portalTokenPrefix } from './portal-token';
+import { AccessService } from '../admin/operations/access-service';
 
 const URL = process.env.TEST_REDIS_URL as string;
 const logger = createLogger('silent');
@@ -58,11 +59,11 @@ function portalUser(id: string, vendorId = 'acme', token = generatePortalToken()
   };
 }
 
-async function startRedisInstance(keyPrefix: string): Promise<Instance> {
+async function startRedisInstance(keyPrefix: string, pollIntervalMs = 60_000): Promise<Instance> {
   const config = redisSchema.parse({ url: URL, keyPrefix });
   const client = createRedisClient(config, { name: 'portal-users-test' });
   const subscriber = createRedisClient(config, { name: 'portal-users-test' });
-  const store = new RedisAccessStore({ client, subscriber, keyPrefix, pollIntervalMs: 60_000, logger, seed });
+  const store = new RedisAccessStore({ client, subscriber, keyPrefix, pollIntervalMs, logger, seed });
   await store.init();
   const cache = new AccessCache(store, logger);
   await cache.start();
@@ -177,6 +178,44 @@ describe('portal users in a Redis store an earlier release wrote', () => {
     const anna = portalUser('pu-00000000000a');
     await first.store.commit({ ops: [{ kind: 'portalUser', id: anna.id, value: anna, expect: null }], audit: null });
     await raw.hdel(`${prefix}{access}:manifest`, 'portalusers');
+    const fresh = await startRedisInstance(prefix);
+    expect(fresh.cache.status()).toMatchObject({ loaded: true, problem: null });
+    expect(fresh.cache.index?.portalUser(anna.id)).toEqual(anna);
+  });
+});
+
+describe('portal users when Redis loses them', () => {
+  it('are written back with the last good copy when Redis comes back empty', async () => {
+    const prefix = uniquePrefix();
+    const serving = await startRedisInstance(prefix, 100);
+    const anna = portalUser('pu-00000000000a');
+    await serving.store.commit({ ops: [{ kind: 'portalUser', id: anna.id, value: anna, expect: null }], audit: null });
+    await serving.cache.sync();
+    await raw.del(...(await raw.keys(`${prefix}{access}*`)));
+
+    const started = Date.now();
+    while (!(await raw.hexists(`${prefix}{access}:portalusers`, anna.id))) {
+      if (Date.now() - started > 3000) throw new Error('the portal user was not written back');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const fresh = await startRedisInstance(prefix);
+    expect(fresh.cache.index?.portalUser(anna.id)).toEqual(anna);
+  });
+
+  it('are mended from the served copy by a whole-document write', async () => {
+    const prefix = uniquePrefix();
+    const serving = await startRedisInstance(prefix, 100);
+    const anna = portalUser('pu-00000000000a');
+    await serving.store.commit({ ops: [{ kind: 'portalUser', id: anna.id, value: anna, expect: null }], audit: null });
+    await serving.cache.sync();
+    await raw.del(`${prefix}{access}:portalusers`);
+    // The manifest counts portal users: the version check finds the one lost.
+    await until(() => serving.cache.problem !== null);
+    expect(serving.cache.problem).toMatch(/portalusers 0 of 1/);
+
+    const outcome = await new AccessService(serving.cache, serving.store).replaceDocument(seed, 'admin:test');
+    expect(outcome.result).toMatchObject({ applied: true });
+    expect(await raw.hkeys(`${prefix}{access}:portalusers`)).toEqual([anna.id]);
     const fresh = await startRedisInstance(prefix);
     expect(fresh.cache.status()).toMatchObject({ loaded: true, problem: null });
     expect(fresh.cache.index?.portalUser(anna.id)).toEqual(anna);
