@@ -289,10 +289,14 @@ export class AccessService {
     });
   }
 
-  /** Marks the key revoked; it stays in the config so the audit trail can name it. */
-  async revokeKey(keyId: string, by: WriteBy): Promise<Outcome<KeyView>> {
+  /**
+   * Marks the key revoked; it stays in the config so the audit trail can name it. With `ofVendor`
+   * (the vendor portal), another vendor's key is not found, as a key that never was.
+   */
+  async revokeKey(keyId: string, by: WriteBy, ofVendor?: string): Promise<Outcome<KeyView>> {
     return this.writer.write(by, (index) => {
       const key = findKey(index, keyId);
+      if (ofVendor !== undefined && key.vendorId !== ofVendor) throw new GatewayError('not_found', `No key "${keyId}".`);
       if (key.status === 'revoked') return unchanged(keyView(key));
       const updated: KeyEntity = { ...key, status: 'revoked' };
       const after = keyView(updated);

@@ -5,8 +5,8 @@
  * neither key, and one audit entry names both.
  *
  * Reads the live records through the AccessWriter; writes two key records. The new secret is in
- * the result only, once. Used by the vendor portal, whose writes keep or reduce access and so
- * apply at once.
+ * the result only, once. Used by the vendor portal,
+ * whose writes keep or reduce access and so apply at once (no four-eyes proposal).
  */
 import { z } from 'zod';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../access/api-key';
@@ -80,3 +80,4 @@ export function rotateKey(writer: AccessWriter, vendorId: string, keyId: string,
     };
   });
 }
+
