@@ -7,8 +7,9 @@
  * every instance sharing Redis), finds a vendor call on Requests by its X-Request-Id with its API
  * id and status, sees it counted in Usage, reads API access, and signs out (the cookie then works
  * nowhere). A wrong token shows next to Portal token in role="alert"; signing in works by keyboard
- * alone; every screen passes axe-core (nothing serious or critical) under a strict CSP, with no
- * console error and no request off loopback. Screenshots of each page go to SCREENS_DIR when set.
+ * alone; every screen passes axe-core (nothing serious or critical) and holds at 420 px without
+ * scrolling sideways, under a strict CSP, with no console error and no request off loopback.
+ * Screenshots of each page go to SCREENS_DIR when it is set.
  */
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
@@ -323,6 +324,16 @@ describe('the vendor portal in a browser, memory store', () => {
     await page.getByRole('row').filter({ hasText: DEMO_KEY_PREFIX }).getByRole('button', { name: 'Rotate', exact: true }).click();
     found.push(...(await check('Rotate form')));
     expect(found).toEqual([]);
+    // A phone's width: tables scroll inside their own boxes, the page never sideways.
+    await page.setViewportSize({ width: 420, height: 800 });
+    const wide: string[] = [];
+    for (const screen of ['Keys', 'Usage', 'Requests', 'API access']) {
+      await page.getByRole('link', { name: screen, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: screen }).waitFor();
+      await page.waitForLoadState('networkidle');
+      if (await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth')) wide.push(screen);
+    }
+    expect(wide).toEqual([]);
     expect(watched.problems).toEqual([]);
   }, 60_000);
 });

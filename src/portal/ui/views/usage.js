@@ -106,7 +106,7 @@ export async function usageView({ main, arg }) {
           usage.note ? ` ${usage.note}` : '',
         ),
         countsTable(usage.rows),
-        ...rateLimitPart(usage.rateLimit),
+        ...(usage.rateLimit ? rateLimitPart(usage.rateLimit) : []),
       );
     } catch (err) {
       if (mine === asked) showProblems(err, errors, []);
