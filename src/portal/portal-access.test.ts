@@ -21,7 +21,11 @@ describe('documentFor', () => {
     tags: [{ name: 'Accounts' }, { name: 'Receipts' }],
     paths: {
       '/accounts/': { get: { 'x-api-id': 'GETaccounts/', tags: ['Accounts'] } },
-      '/receipts/': { parameters: [{ name: 'x' }], post: { 'x-api-id': 'POSTreceipts/', tags: ['Receipts'] }, get: { 'x-api-id': 'GETreceipts/', tags: ['Receipts'] } },
+      '/receipts/': {
+        parameters: [{ name: 'x' }],
+        post: { 'x-api-id': 'POSTreceipts/', tags: ['Receipts'] },
+        get: { 'x-api-id': 'GETreceipts/', tags: ['Receipts'] },
+      },
     },
   } as unknown as OpenApiDocument;
 

@@ -16,6 +16,7 @@ import type { AccessService } from '../admin/operations/access-service';
 import { ROUTES } from '../catalogue/api-catalogue';
 import type { OpenApiDocument } from '../openapi/openapi';
 import { portalCaller } from './portal-auth';
+import { PORTAL_API } from './portal-session';
 
 export interface PortalAccessDeps {
   readonly service: AccessService;
@@ -60,7 +61,7 @@ export function documentFor(document: OpenApiDocument, granted: ReadonlySet<stri
 
 export function registerPortalAccess(api: Router, deps: PortalAccessDeps): void {
   const now = deps.now ?? Date.now;
-  api.get('/access', async function readAccess(_req, res) {
+  api.get(`${PORTAL_API}/access`, async function readAccess(_req, res) {
     const { vendor: caller } = portalCaller(res);
     const vendor = await deps.service.getVendor(caller.id);
     const nowMs = now();
@@ -69,10 +70,10 @@ export function registerPortalAccess(api: Router, deps: PortalAccessDeps): void 
       licences: vendor.licences.map((licence) => ({ ...licence, apiIds: apiIdsGranted(licence, nowMs) })),
       rateLimit: vendor.effectiveRateLimit,
       docs: '/docs',
-      openapi: '/portal/api/openapi.json',
+      openapi: `${PORTAL_API}/openapi.json`,
     });
   });
-  api.get('/openapi.json', function readFilteredDocument(req, res) {
+  api.get(`${PORTAL_API}/openapi.json`, function readFilteredDocument(req, res) {
     const { vendor } = portalCaller(res);
     const nowMs = now();
     const granted = new Set(vendor.licences.flatMap((licence) => apiIdsGranted(licence, nowMs)));

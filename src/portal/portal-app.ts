@@ -21,6 +21,7 @@ import { registerPortalAccess, type PortalAccessDeps } from './portal-access';
 import { smallJsonBody } from './portal-body';
 import { registerPortalInsight, type PortalInsightDeps } from './portal-insight';
 import { registerPortalKeys, type PortalKeyDeps } from './portal-keys';
+import { PORTAL_API } from './portal-session';
 
 const UI_DIR = path.join(__dirname, 'ui');
 const UI_KIT_DIR = path.join(__dirname, '..', 'ui-kit');
@@ -66,40 +67,40 @@ export function createPortal(deps: PortalDeps): RequestHandler {
   if (!page) throw new Error(`the portal's page is missing from ${UI_DIR}`);
   files.delete('/ui/index.html');
 
-  const api = express.Router({ strict: true });
-  api
-    .route('/session')
+  const router = express.Router({ strict: true });
+  // `/portal` without its slash: the page's relative links resolve against `/portal/`.
+  router.get('/portal', (_req, res) => res.redirect(308, '/portal/'));
+  // Middleware under a path (no answer of its own) sees a shortened req.url only until it calls next.
+  router.use('/portal', portalHeaders);
+  router.get('/portal/', sendFile(page));
+  for (const [url, file] of files) router.get(`/portal${url}`, sendFile(file));
+  router
+    .route(`${PORTAL_API}/session`)
     .get(async function currentPortalSession(req, res) {
       const caller = await deps.auth.current(req, res);
-      res.json({ portalUser: caller ? { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name } : null });
+      res.json({
+        portalUser: caller
+          ? { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name }
+          : null,
+      });
     })
     .post(...smallJsonBody, async function signInToPortal(req, res) {
       deps.auth.fromThePage(req, 'Signing in');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
       if (!token) throw new GatewayError('unauthorized', 'Enter your portal token.', { errors: [{ field: 'token', message: 'a portal token (cbp_…)' }] });
       const caller = await deps.auth.signIn(req, res, token);
-      res.json({ portalUser: { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name } });
+      res.json({
+        portalUser: { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name },
+      });
     })
     .delete(async function signOutOfPortal(req, res) {
       await deps.auth.signOut(req, res);
       res.status(204).end();
     });
-  api.use(deps.auth.requirePortalUser);
-  registerPortalKeys(api, deps);
-  registerPortalInsight(api, deps);
-  registerPortalAccess(api, deps);
-  api.use(notFound);
-
-  const portal = express.Router({ strict: true });
-  portal.use(portalHeaders);
-  portal.get('/', sendFile(page));
-  for (const [url, file] of files) portal.get(url, sendFile(file));
-  portal.use('/api', api);
-  portal.use(notFound);
-
-  const router = express.Router({ strict: true });
-  // `/portal` without its slash: the page's relative links resolve against `/portal/`.
-  router.get('/portal', (_req, res) => res.redirect(308, '/portal/'));
-  router.use('/portal', portal);
+  router.use(PORTAL_API, deps.auth.requirePortalUser);
+  registerPortalKeys(router, deps);
+  registerPortalInsight(router, deps);
+  registerPortalAccess(router, deps);
+  router.use('/portal', notFound);
   return router;
 }

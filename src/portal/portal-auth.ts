@@ -24,7 +24,14 @@ import type { AuthThrottle } from '../admin/auth-throttle';
 import { GatewayError } from '../errors/error-catalogue';
 import { cookieValue, tokenFingerprint } from '../sessions/cookies';
 import type { SessionClaims, SignedSessions } from '../sessions/signed-sessions';
-import { parsePortalSubject, PORTAL_SESSION_COOKIE, portalSessionCookie, portalSubject, PORTAL_WRITE_HEADER, PORTAL_WRITE_HEADER_VALUE } from './portal-session';
+import {
+  parsePortalSubject,
+  PORTAL_SESSION_COOKIE,
+  portalSessionCookie,
+  portalSubject,
+  PORTAL_WRITE_HEADER,
+  PORTAL_WRITE_HEADER_VALUE,
+} from './portal-session';
 
 /** The portal user of a request, and the vendor its session is scoped to. */
 export interface PortalCaller {
@@ -78,7 +85,8 @@ export class PortalAuth {
   /** The access config in force; 503 on an instance that holds no copy of it (it answers nothing it cannot check). */
   private index(): AccessIndex {
     const index = this.deps.access.index;
-    if (!index) throw new GatewayError('store_unavailable', 'The access config is not loaded on this instance; retry shortly.', { headers: { 'Retry-After': '1' } });
+    if (!index)
+      throw new GatewayError('store_unavailable', 'The access config is not loaded on this instance; retry shortly.', { headers: { 'Retry-After': '1' } });
     return index;
   }
 

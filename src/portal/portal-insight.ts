@@ -18,6 +18,7 @@ import { windowOf, type TrafficSource } from '../metrics/traffic';
 import type { KeyAllowance } from '../policies/rate-limit/rate-limit';
 import type { AccessService } from '../admin/operations/access-service';
 import { portalCaller } from './portal-auth';
+import { PORTAL_API } from './portal-session';
 import type { RequestLog, RequestLogQuery, StatusClass } from './request-log/request-log';
 
 const RANGES = {
@@ -118,7 +119,7 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
     };
   }
 
-  api.get('/usage', async function readUsage(req, res) {
+  api.get(`${PORTAL_API}/usage`, async function readUsage(req, res) {
     const { vendor } = portalCaller(res);
     const range = (text(req, 'range', /^(24h|7d)$/, 'one of 24h, 7d') ?? '24h') as Range;
     const cacheKey = `${vendor.id} ${range}`;
@@ -138,7 +139,7 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
     res.json({ ...(entry.answer as object), rateLimit: { ...limit.effectiveRateLimit, keys: allowances } });
   });
 
-  api.get('/requests', async function readRequests(req, res) {
+  api.get(`${PORTAL_API}/requests`, async function readRequests(req, res) {
     const { vendor } = portalCaller(res);
     if (!deps.requestLog) throw new GatewayError('not_found', 'The request log is off on this gateway (portal.requestLog.enabled).');
     const requestId = text(req, 'requestId', REQUEST_ID, 'a request id (the X-Request-Id header of the answer)');

@@ -11,11 +11,12 @@
 import type { Router } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AccessService } from '../admin/operations/access-service';
-import { rotateKey } from '../admin/operations/key-rotation';
+import { rotateKey, rotationOf } from '../admin/operations/key-rotation';
 import { GatewayError } from '../errors/error-catalogue';
 import type { RedisClient } from '../redis/redis-client';
 import { portalCaller } from './portal-auth';
 import { smallJsonBody } from './portal-body';
+import { PORTAL_API } from './portal-session';
 
 export interface PortalKeyDeps {
   readonly service: AccessService;
@@ -36,25 +37,32 @@ async function spendRotation(limiter: RateLimiterAbstract, portalUserId: string)
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-      throw new GatewayError('rate_limited', `Too many key rotations from this portal user; retry in ${retryAfter} s.`, { headers: { 'Retry-After': retryAfter } });
+      throw new GatewayError('rate_limited', `Too many key rotations from this portal user; retry in ${retryAfter} s.`, {
+        headers: { 'Retry-After': retryAfter },
+      });
     }
-    throw new GatewayError('store_unavailable', 'The rotation count cannot be kept right now; retry shortly.', { cause: rejection, headers: { 'Retry-After': '1' } });
+    throw new GatewayError('store_unavailable', 'The rotation count cannot be kept right now; retry shortly.', {
+      cause: rejection,
+      headers: { 'Retry-After': '1' },
+    });
   }
 }
 
 export function registerPortalKeys(api: Router, deps: PortalKeyDeps): void {
   const limiter = rotationLimiter(deps);
-  api.get('/keys', async function listPortalKeys(_req, res) {
+  api.get(`${PORTAL_API}/keys`, async function listPortalKeys(_req, res) {
     const { vendor } = portalCaller(res);
     res.json((await deps.service.listKeys(vendor.id)).items);
   });
-  api.post('/keys/:keyId/rotate', ...smallJsonBody, async function rotatePortalKey(req, res) {
+  api.post(`${PORTAL_API}/keys/:keyId/rotate`, ...smallJsonBody, async function rotatePortalKey(req, res) {
     const { vendor, user, actor } = portalCaller(res);
+    // A body that names no rotation spends none of the hour's.
+    const rotation = rotationOf(req.body);
     await spendRotation(limiter, user.id);
-    const outcome = await rotateKey(deps.service.writer, vendor.id, req.params.keyId as string, req.body, actor);
+    const outcome = await rotateKey(deps.service.writer, vendor.id, req.params.keyId as string, rotation, actor);
     res.status(201).json(outcome.result);
   });
-  api.delete('/keys/:keyId', async function revokePortalKey(req, res) {
+  api.delete(`${PORTAL_API}/keys/:keyId`, async function revokePortalKey(req, res) {
     const { vendor, actor } = portalCaller(res);
     res.json((await deps.service.revokeKey(req.params.keyId as string, actor, vendor.id)).result);
   });

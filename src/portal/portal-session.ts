@@ -12,6 +12,12 @@
 import { SignedSessions } from '../sessions/signed-sessions';
 import type { SessionEpochs } from '../sessions/session-epochs';
 
+/**
+ * Where the portal's JSON lives. Routes are registered at their whole path, never under a mount
+ * point: a mount rewrites req.url for the handler that answers, and the access log and the
+ * request observer must see the path the client asked for.
+ */
+export const PORTAL_API = '/portal/api';
 export const PORTAL_SESSION_COOKIE = 'cbg_portal_session';
 /** The header every portal write carries: a cross-site form or script cannot set it. */
 export const PORTAL_WRITE_HEADER = 'x-requested-by';

@@ -25,6 +25,11 @@ const rotateKeyInput = z
   })
   .strict();
 
+/** A rotation's body, checked: 400 naming `overlapHours` unless a whole number of hours from 0 to 168. */
+export function rotationOf(input: unknown): { readonly overlapHours: number } {
+  return parseInput(rotateKeyInput, input, 'rotation');
+}
+
 export interface RotatedKey {
   /** The new key, with its secret (shown once). */
   readonly key: IssuedKey;
@@ -36,8 +41,14 @@ export interface RotatedKey {
  * Rotates `keyId`, which must belong to `vendorId` (another vendor's key is not found: a portal
  * user cannot tell it exists) and still be active and unexpired.
  */
-export function rotateKey(writer: AccessWriter, vendorId: string, keyId: string, input: unknown, by: WriteBy, now = Date.now): Promise<Outcome<RotatedKey>> {
-  const { overlapHours } = parseInput(rotateKeyInput, input, 'rotation');
+export function rotateKey(
+  writer: AccessWriter,
+  vendorId: string,
+  keyId: string,
+  { overlapHours }: { readonly overlapHours: number },
+  by: WriteBy,
+  now = Date.now,
+): Promise<Outcome<RotatedKey>> {
   const secret = generateApiKey();
   return writer.write(by, (index) => {
     const old = index.key(keyId);
@@ -80,4 +91,3 @@ export function rotateKey(writer: AccessWriter, vendorId: string, keyId: string,
     };
   });
 }
-
