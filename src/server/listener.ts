@@ -222,11 +222,3 @@ export function drainListener(server: http.Server, drainTimeoutMs: number, logge
     for (const socket of state?.connections ?? []) if (socket.bytesRead === 0) socket.destroy();
   });
 }
-
-/**
- * The admin port's headers timeout: its own, capped at the request timeout (Node refuses a larger
- * one), so that an operator who shortens `requestTimeoutMs` is not refused for a default they never set.
- */
-export function adminHeadersTimeoutMs(server: { readonly adminHeadersTimeoutMs: number; readonly requestTimeoutMs: number }): number {
-  return Math.min(server.adminHeadersTimeoutMs, server.requestTimeoutMs);
-}
