@@ -54,7 +54,7 @@ import { drainListener, inFlightRequests, openListener, type ListenOptions } fro
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
-import { listenFailure, StartupError } from './errors/startup-error';
+import { listenFailure } from './errors/startup-error';
 import { auditSigner, openAccessBackend } from './access-backend';
 import type { AccessStore } from './access/access-store';
 
