@@ -139,8 +139,10 @@ describe('the vendor portal in a browser, memory store', () => {
   it('serves the page under a strict CSP, and shows a wrong token in an alert next to Portal token without setting a cookie', async () => {
     const res = await fetch(`${gateway.url}/portal/`);
     const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
     expect(await res.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|style=/);
 
     const page = await portalPage(gateway);
