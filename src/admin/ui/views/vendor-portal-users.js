@@ -38,7 +38,7 @@ function showToken(box, invited) {
     ),
     h('p', { class: 'secret' }, invited.token),
     button('Copy', () => navigator.clipboard?.writeText(invited.token), { kind: 'secondary', name: 'Copy portal token' }),
-    h('p', {}, `They sign in with it (field Portal token) at ${PORTAL_WHERE}.`),
+    h('p', {}, `They sign in with it at ${PORTAL_WHERE}.`),
   );
 }
 
