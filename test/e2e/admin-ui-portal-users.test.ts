@@ -100,6 +100,14 @@ describe('the admin web UI, Portal users', () => {
     const found = await axeFindings(page, 'token shown');
     if (SCREENS_DIR) await page.screenshot({ path: `${SCREENS_DIR}/admin-ui-portal-users.png`, fullPage: true });
 
+    // Suspending or deleting the vendor names its portal users among what it loses.
+    await page.getByRole('button', { name: 'Delete vendor' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete vendor demo-vendor?' })
+      .getByText(/licences and 1 portal users are removed for good/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
     // Shown once: after a reload only the prefix is on the page.
     await page.reload();
     await page.getByRole('heading', { level: 2, name: 'Portal users' }).waitFor();

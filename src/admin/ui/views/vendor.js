@@ -111,7 +111,7 @@ export async function vendorView({ main }, vendorId) {
       errors,
       notice,
       secretBox,
-      ...statusAndLimit(vendor, part),
+      ...statusAndLimit(vendor, part, portalUsers.length),
       ...licencesPart(vendor, apis, part),
       ...keysPart(vendor.keys, part),
       ...portalUsersPart(vendor.id, portalUsers, part),
