@@ -13,6 +13,7 @@ import { MemoryAccessStore, readAccessFile } from '../access/access-store';
 import { MemoryAuditLog } from '../access/memory-audit-log';
 import { createAdminApp } from '../admin/admin-app';
 import { AdminDirectory } from '../admin/operations/admin-directory';
+import { PortalUsers } from '../admin/operations/portal-users';
 import { Proposals } from '../admin/operations/proposals';
 import { createLogger } from '../logging/logger';
 import { runGatewayctl } from './gatewayctl';
@@ -45,7 +46,8 @@ describe('gatewayctl portal-users', () => {
   beforeEach(async () => {
     const audit = new MemoryAuditLog();
     const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit }));
-    const app = createAdminApp({ service, admins: new AdminDirectory(service.writer), audit, adminToken: TOKEN, logger: createLogger('silent') });
+    const portalUsers = new PortalUsers(service.writer, { tokenTtlDays: 90 });
+    const app = createAdminApp({ service, admins: new AdminDirectory(service.writer), portalUsers, audit, adminToken: TOKEN, logger: createLogger('silent') });
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN: TOKEN };
@@ -139,7 +141,8 @@ describe('gatewayctl portal-users', () => {
     const approvalAudit = new MemoryAuditLog();
     const service = accessServiceFor(new MemoryAccessStore(readAccessFile(SANDBOX_ACCESS), { audit: approvalAudit }));
     const admins = new AdminDirectory(service.writer);
-    const deps = { service, admins, audit: approvalAudit, adminToken: TOKEN, logger: createLogger('silent') };
+    const portalUsers = new PortalUsers(service.writer, { tokenTtlDays: 90 });
+    const deps = { service, admins, portalUsers, audit: approvalAudit, adminToken: TOKEN, logger: createLogger('silent') };
     // One portal user invited before four eyes were turned on, on the same store.
     const before = await listenOnLoopback(createAdminApp(deps));
     env = { GATEWAY_ADMIN_URL: before.url, ADMIN_TOKEN: TOKEN };
@@ -148,7 +151,7 @@ describe('gatewayctl portal-users', () => {
     };
     await before.close();
     const approving = await listenOnLoopback(
-      createAdminApp({ ...deps, proposals: new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, admins) }),
+      createAdminApp({ ...deps, proposals: new Proposals(service, { approvals: 'required', changeTtlHours: 72 }, admins, portalUsers) }),
     );
     try {
       env = { GATEWAY_ADMIN_URL: approving.url, ADMIN_TOKEN: TOKEN };

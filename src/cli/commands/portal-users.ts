@@ -7,22 +7,12 @@
  * an invitation and a new token are filed for approval (the approver is answered the token).
  */
 import type { Command } from 'commander';
+import type { PortalUser } from '../../access/model';
 import { table } from '../output';
 import { type CommandContext, segment } from './context';
 
-/** A portal user as the admin API shows one (never the token's hash). */
-interface PortalUserView {
-  readonly id: string;
-  readonly vendorId: string;
-  readonly email: string;
-  readonly name: string;
-  readonly tokenPrefix: string;
-  readonly tokenIssuedAt: string;
-  readonly tokenExpiresAt: string;
-  readonly createdAt: string;
-  readonly createdBy: string;
-}
-
+/** A portal user as the admin API shows one: never the token's hash. */
+type PortalUserView = Omit<PortalUser, 'tokenHash'>;
 type WithToken = PortalUserView & { token: string };
 
 const PORTAL_WHERE = "They sign in with it at the vendor port's /portal/ (where the vendor calls the API, with /portal/ after it).\n";
