@@ -12,9 +12,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // The browser UIs' modules (the admin web UI and the kit the UIs share) run in the browser.
+  // The browser UIs' modules (the admin web UI, the vendor portal and the kit they share) run in the browser.
   {
-    files: ['src/admin/ui/**/*.js', 'src/ui-kit/**/*.js'],
+    files: ['src/admin/ui/**/*.js', 'src/portal/ui/**/*.js', 'src/ui-kit/**/*.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
   // Plain ES modules run by node as child processes of tests (test/support/oidc-provider/).

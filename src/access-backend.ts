@@ -5,9 +5,10 @@
  * disposal stack as it opens, so a failed start leaves no connection behind.
  *
  * Reads the config and the access file (warning in the log of each licence or permission pattern
- * that matches no API id); opens Redis connections. Used by gateway.ts only.
+ * that matches no API id) and the audit signing key file; opens Redis connections. Used by gateway.ts only.
  */
 import path from 'node:path';
+import { AuditSigner } from './access/audit-signer';
 import { RedisAuditLog, type AuditLog, type AuditLogOptions } from './access/audit-log';
 import { MemoryAuditLog } from './access/memory-audit-log';
 import { MemoryKeyUsageStore, RedisKeyUsageStore, type KeyUsageStore } from './access/key-usage';
@@ -129,4 +130,24 @@ export async function openAccessBackend(
     // Off the request path, on the bulk connection: a day's 1,440 minutes take longer than a hot-path command may.
     traffic: new RedisTrafficStore(accessClient, config.redis.keyPrefix),
   };
+}
+
+/** The audit checkpoints' signing key: the configured file, or one for this process with a warning. */
+export function auditSigner(config: Readonly<GatewayConfig>, logger: Logger): AuditSigner {
+  const file = config.audit.signingKeyFile;
+  if (file === null) {
+    const signer = AuditSigner.generate();
+    // In memory the log itself ends with the process, so only a shared (Redis) log outlives the key.
+    const log = redisConfigured(config.redis) ? logger.warn.bind(logger) : logger.debug.bind(logger);
+    log(
+      { keyId: signer.keyId },
+      'audit.signingKeyFile is not set: audit checkpoints are signed with a key generated at start, so they will not verify after a restart or on another instance',
+    );
+    return signer;
+  }
+  try {
+    return AuditSigner.fromFile(path.resolve(file));
+  } catch (err) {
+    throw new StartupError('audit-key', (err as Error).message);
+  }
 }

@@ -17,6 +17,7 @@ import type { Express } from 'express';
 import { AccessService } from './admin/operations/access-service';
 import { AdminDirectory } from './admin/operations/admin-directory';
 import { Proposals } from './admin/operations/proposals';
+import { PortalUsers } from './admin/operations/portal-users';
 import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
@@ -38,7 +39,8 @@ import type { Logger } from './logging/logger';
 import { createMetrics } from './metrics/metrics';
 import { createBodyContracts } from './contracts/registry';
 import { loadReceiptEnums } from './contracts/enums';
-import { buildVendorApp } from './pipeline/chain';
+import { buildVendorApp, vendorRateLimiters } from './pipeline/chain';
+import { buildPortal } from './portal/portal';
 import { ROUTES } from './catalogue/api-catalogue';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi';
 import type { RequestExamples } from './openapi/request-examples';
@@ -52,9 +54,7 @@ import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
 import { listenFailure, StartupError } from './errors/startup-error';
-import { openAccessBackend } from './access-backend';
-import { AuditSigner } from './access/audit-signer';
-import { redisConfigured } from './redis/redis.schema';
+import { auditSigner, openAccessBackend } from './access-backend';
 import type { AccessStore } from './access/access-store';
 
 export interface RunningGateway {
@@ -296,8 +296,30 @@ async function openGateway(
     examples: openApiExamples,
     requestExamples,
   });
+  const accessService = new AccessService(access, store, {
+    keyUsage,
+    defaultRateLimit: { points: config.rateLimit.defaultPoints, durationSeconds: config.rateLimit.defaultDurationSeconds },
+  });
+  const traffic = trafficCounts ?? new PrometheusTraffic(config.admin.prometheusUrl as string);
+  const sessionStores = sessionStoresFor(backend.redis, config.redis.keyPrefix);
+  const limiters = vendorRateLimiters(config, backend.redis);
+  const portal = buildPortal(config, {
+    access,
+    service: accessService,
+    traffic,
+    requestLog: null,
+    limiters,
+    audit: backend.audit,
+    redis: backend.redis,
+    sessionEpochs: sessionStores.sessionEpochs,
+    apiDocument,
+    sessionSecret: adminToken.token,
+    onSignIn: (outcome) => metrics.portalSignInsTotal.inc({ outcome }),
+  });
   const vendorApp = buildVendorApp({
     vendorTraffic,
+    rateLimiters: limiters,
+    ...(portal ? { portal } : {}),
     ...(trafficCounts ? { trafficCounts } : {}),
     config,
     logger,
@@ -314,25 +336,20 @@ async function openGateway(
     bodyContracts,
     sms: sms.provider,
   });
-  const accessService = new AccessService(access, store, {
-    keyUsage,
-    defaultRateLimit: { points: config.rateLimit.defaultPoints, durationSeconds: config.rateLimit.defaultDurationSeconds },
-  });
   // The last minute's failed admin logins go on the audit log after the drain, while Redis is still there.
   const failedLogins = lifecycle.adopt(new FailedLoginAudit({ audit: backend.audit, logger }), (audit) => audit.flush());
   const adminDirectory = new AdminDirectory(accessService.writer, { ssoIssuer: config.admin.oidc.issuer });
   // A store whose two approvers enrolled before the set-up latch existed (or raced it) gets it now.
   await adminDirectory.closeSetupAtStart().catch((err: unknown) => logger.warn({ err }, 'admin: the set-up latch could not be written at start-up'));
+  const approvals = { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null };
+  const portalUsers = new PortalUsers(accessService.writer, { tokenTtlDays: config.portal.tokenTtlDays });
   const adminApp = createAdminApp({
     ...adminConfigDeps(config.admin),
     service: accessService,
     admins: adminDirectory,
-    proposals: new Proposals(
-      accessService,
-      { approvals: config.admin.approvals, changeTtlHours: config.admin.changeTtlHours, singleSignOn: config.admin.oidc.issuer !== null },
-      adminDirectory,
-    ),
-    ...sessionStoresFor(backend.redis, config.redis.keyPrefix),
+    portalUsers,
+    proposals: new Proposals(accessService, approvals, adminDirectory, portalUsers),
+    ...sessionStores,
     clientAddress: createClientAddressResolver(config.server.trustedProxies),
     failedLogins,
     overview: () => ({
@@ -343,7 +360,7 @@ async function openGateway(
       breakers: breakers.states(),
       vendorTraffic: vendorTraffic.lastQuarterHour(),
     }),
-    traffic: trafficCounts ?? new PrometheusTraffic(config.admin.prometheusUrl as string),
+    traffic,
     audit: backend.audit,
     adminToken: adminToken.token,
     logger,
@@ -425,24 +442,4 @@ async function openGateway(
  */
 function adminHeadersTimeoutMs(server: { readonly adminHeadersTimeoutMs: number; readonly requestTimeoutMs: number }): number {
   return Math.min(server.adminHeadersTimeoutMs, server.requestTimeoutMs);
-}
-
-/** The audit checkpoints' signing key: the configured file, or one for this process with a warning. */
-function auditSigner(config: Readonly<GatewayConfig>, logger: Logger): AuditSigner {
-  const file = config.audit.signingKeyFile;
-  if (file === null) {
-    const signer = AuditSigner.generate();
-    // In memory the log itself ends with the process, so only a shared (Redis) log outlives the key.
-    const log = redisConfigured(config.redis) ? logger.warn.bind(logger) : logger.debug.bind(logger);
-    log(
-      { keyId: signer.keyId },
-      'audit.signingKeyFile is not set: audit checkpoints are signed with a key generated at start, so they will not verify after a restart or on another instance',
-    );
-    return signer;
-  }
-  try {
-    return AuditSigner.fromFile(path.resolve(file));
-  } catch (err) {
-    throw new StartupError('audit-key', (err as Error).message);
-  }
 }

@@ -9,7 +9,7 @@
  */
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import { type AccessOp, type AccessRecords, type KeyEntity, type UserRecord, type VendorRecord } from './access-state';
-import type { AccessDocument, AdminAccount, Licence, Proposal, Permission } from './model';
+import type { AccessDocument, AdminAccount, Licence, PortalUser, Proposal, Permission } from './model';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'certificate_mismatch' | 'token_mismatch';
 export type AccessDeniedReason = 'vendor_suspended' | 'licence_required' | 'permission_denied';
@@ -106,6 +106,9 @@ export class AccessIndex {
   private readonly admins = new Map<string, AdminAccount>();
   private readonly adminsByTokenHash = new Map<string, AdminAccount>();
   private readonly proposals = new Map<string, Proposal>();
+  private readonly portalUsers = new Map<string, PortalUser>();
+  private readonly portalUsersByTokenHash = new Map<string, PortalUser>();
+  private readonly portalUserIdsByVendor = new Map<string, Set<string>>();
   private readonly userGrants = new Map<string, CompiledGrant[]>();
   private readonly licenceDecisions = new Map<string, Map<string, Decision>>();
   private readonly permissionDecisions = new Map<string, Map<string, Decision>>();
@@ -152,6 +155,7 @@ export class AccessIndex {
     for (const user of records.users ?? []) this.putUser(user);
     for (const admin of records.admins ?? []) this.putAdmin(admin);
     for (const proposal of records.proposals ?? []) this.proposals.set(proposal.id, proposal);
+    for (const portalUser of records.portalUsers ?? []) this.putPortalUser(portalUser);
   }
 
   /** Applies one change's operations (guards are the store's business) and takes its version. */
@@ -178,6 +182,10 @@ export class AccessIndex {
           if (op.value) this.proposals.set(op.id, op.value);
           else this.proposals.delete(op.id);
           break;
+        case 'portalUser':
+          if (op.value) this.putPortalUser(op.value);
+          else this.deletePortalUser(op.id);
+          break;
       }
     }
     this.setVersion(version);
@@ -203,6 +211,24 @@ export class AccessIndex {
   /** Every proposal, oldest first. */
   proposalList(): Proposal[] {
     return [...this.proposals.values()].sort((a, b) => byId(a.createdAt, b.createdAt) || byId(a.id, b.id));
+  }
+
+  portalUser(portalUserId: string): PortalUser | undefined {
+    return this.portalUsers.get(portalUserId);
+  }
+
+  /** The vendor's portal users, ordered by id. */
+  portalUsersOf(vendorId: string): PortalUser[] {
+    return [...(this.portalUserIdsByVendor.get(vendorId) ?? [])].sort(byId).map((id) => this.portalUsers.get(id) as PortalUser);
+  }
+
+  portalUserByTokenHash(tokenHash: string): PortalUser | undefined {
+    return this.portalUsersByTokenHash.get(tokenHash);
+  }
+
+  /** Every portal user, ordered by id. */
+  portalUserList(): PortalUser[] {
+    return [...this.portalUsers.values()].sort((a, b) => byId(a.id, b.id));
   }
 
   setVersion(version: number): void {
@@ -285,6 +311,7 @@ export class AccessIndex {
       users: [...this.users.values()],
       admins: [...this.admins.values()],
       proposals: [...this.proposals.values()],
+      portalUsers: [...this.portalUsers.values()],
     };
   }
 
@@ -368,6 +395,25 @@ export class AccessIndex {
     if (!old) return;
     this.admins.delete(adminId);
     if (old.tokenHash && this.adminsByTokenHash.get(old.tokenHash) === old) this.adminsByTokenHash.delete(old.tokenHash);
+  }
+
+  private putPortalUser(record: PortalUser): void {
+    this.deletePortalUser(record.id);
+    this.portalUsers.set(record.id, record);
+    this.portalUsersByTokenHash.set(record.tokenHash, record);
+    let ids = this.portalUserIdsByVendor.get(record.vendorId);
+    if (!ids) this.portalUserIdsByVendor.set(record.vendorId, (ids = new Set()));
+    ids.add(record.id);
+  }
+
+  private deletePortalUser(portalUserId: string): void {
+    const old = this.portalUsers.get(portalUserId);
+    if (!old) return;
+    this.portalUsers.delete(portalUserId);
+    if (this.portalUsersByTokenHash.get(old.tokenHash) === old) this.portalUsersByTokenHash.delete(old.tokenHash);
+    const ids = this.portalUserIdsByVendor.get(old.vendorId);
+    ids?.delete(portalUserId);
+    if (ids?.size === 0) this.portalUserIdsByVendor.delete(old.vendorId);
   }
 
   private putUser(record: UserRecord): void {

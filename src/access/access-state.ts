@@ -1,7 +1,7 @@
 /**
  * The access config as separate records, the unit in which it is stored and synchronised:
  * vendors (without their keys), keys (each naming its vendor) and users, which make up the
- * declarative document, and beside them admins and four-eyes proposals (same store, same
+ * declarative document, and beside them admins, four-eyes proposals and portal users (same store, same
  * version, same change stream, never part of the document). A change, as the change stream
  * carries it, is a list of operations, each setting or deleting one whole record, optionally
  * guarded by what the record must hold before; applying the same operations in the same order
@@ -19,12 +19,14 @@ import {
   proposalSchema,
   licenceSchema,
   permissionSchema,
+  portalUserSchema,
   rateLimitSchema,
   userSchema,
   vendorSchema,
   type AccessDocument,
   type AdminAccount,
   type ApiKeyRecord,
+  type PortalUser,
   type Proposal,
   type User,
   type Vendor,
@@ -42,11 +44,12 @@ const userRecordSchema = userSchema;
 export type UserRecord = User;
 
 /**
- * Vendors, keys and users make up the declarative access document; admins and proposals
- * are kept beside them (same store, same changes, same audit) but are never part of it. A
- * proposal's records are named `change` in Redis and the change stream (redis-access-wire.ts).
+ * Vendors, keys and users make up the declarative access document; admins, proposals and
+ * portal users are kept beside them (same store, same changes, same audit) but are never part
+ * of it. A proposal's records are named `change` in Redis and the change stream
+ * (redis-access-wire.ts).
  */
-export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'proposal';
+export type RecordKind = 'vendor' | 'key' | 'user' | 'admin' | 'proposal' | 'portalUser';
 
 export interface RecordValues {
   readonly vendor: VendorRecord;
@@ -54,6 +57,7 @@ export interface RecordValues {
   readonly user: UserRecord;
   readonly admin: AdminAccount;
   readonly proposal: Proposal;
+  readonly portalUser: PortalUser;
 }
 
 export const RECORD_SCHEMAS = {
@@ -62,12 +66,13 @@ export const RECORD_SCHEMAS = {
   user: userRecordSchema,
   admin: adminAccountSchema,
   proposal: proposalSchema,
+  portalUser: portalUserSchema,
 } as const;
-export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user', 'admin', 'proposal'];
+export const RECORD_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user', 'admin', 'proposal', 'portalUser'];
 /** The kinds of the declarative document, which a whole-document write replaces. */
 export const DOCUMENT_KINDS: readonly RecordKind[] = ['vendor', 'key', 'user'];
 /** Where each kind's records sit in AccessRecords. */
-export const RECORDS_FIELD = { vendor: 'vendors', key: 'keys', user: 'users', admin: 'admins', proposal: 'proposals' } as const;
+export const RECORDS_FIELD = { vendor: 'vendors', key: 'keys', user: 'users', admin: 'admins', proposal: 'proposals', portalUser: 'portalUsers' } as const;
 
 /**
  * Sets (value) or deletes (null) one record. `expect`, when present, is what the record must
@@ -82,9 +87,10 @@ export interface AccessRecords {
   readonly vendors: readonly VendorRecord[];
   readonly keys: readonly KeyEntity[];
   readonly users: readonly UserRecord[];
-  /** Absent: left as they are (a whole-document write never touches admins or proposals). */
+  /** Absent: left as they are (a whole-document write never touches admins, proposals or portal users). */
   readonly admins?: readonly AdminAccount[];
   readonly proposals?: readonly Proposal[];
+  readonly portalUsers?: readonly PortalUser[];
 }
 
 /** The stored form of a record: its schema's output as JSON, so equal records give equal text. */
@@ -105,6 +111,7 @@ const PROPERTY_ORDER: Readonly<Record<RecordKind, string[]>> = {
   admin: propertyOrder(adminAccountSchema.shape, adminAccountSchema.shape.enrolment.unwrap().shape),
   // A proposal's args and preview hold any JSON: written as it is, not by a property list.
   proposal: [],
+  portalUser: propertyOrder(portalUserSchema.shape),
 };
 
 /**
@@ -170,6 +177,12 @@ export function operationsBetween(current: AccessRecords, next: AccessRecords): 
   diff('vendor', current.vendors, next.vendors);
   diff('user', current.users, next.users);
   diff('key', current.keys, next.keys);
+  // A vendor the document drops takes its portal users along: a vendor made again under the same
+  // id later must not find another organisation's developers waiting in its portal.
+  const vendorsKept = new Set(next.vendors.map((vendor) => vendor.id));
+  for (const user of current.portalUsers ?? []) {
+    if (!vendorsKept.has(user.vendorId)) ops.push({ kind: 'portalUser', id: user.id, value: null, expect: user });
+  }
   return ops;
 }
 

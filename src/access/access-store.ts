@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { AuditEntryInput, AuditLog } from './audit-log';
 import { StartupError } from '../errors/startup-error';
-import { accessDocumentSchema, documentField, withGrantIds, type AccessDocument, type AdminAccount, type Proposal } from './model';
+import { accessDocumentSchema, documentField, withGrantIds, type AccessDocument, type AdminAccount, type PortalUser, type Proposal } from './model';
 import {
   DOCUMENT_KINDS,
   documentToRecords,
@@ -53,7 +53,7 @@ export interface AccessReplaceAll {
   readonly expectedVersion?: number;
   readonly audit: AuditEntryInput | null;
   /**
-   * The write mends a store that lost records: the records carry admins and proposals too
+   * The write mends a store that lost records: the records carry admins, proposals and portal users too
    * (from the copy the writer serves), and they are written as well.
    */
   readonly mend?: boolean;
@@ -146,7 +146,7 @@ export class RecordConflictError extends Error {
       reason === 'changed'
         ? `${kind} "${id}" changed meanwhile`
         : reason === 'no_vendor'
-          ? `a key names vendor "${id}", which does not exist`
+          ? `a key or portal user names vendor "${id}", which does not exist`
           : `key "${id}" has the hash of another key`,
     );
   }
@@ -257,6 +257,7 @@ export class MemoryAccessStore implements AccessStore {
     user: new Map(),
     admin: new Map(),
     proposal: new Map(),
+    portalUser: new Map(),
   };
   private readonly keyIdByHash = new Map<string, string>();
   private readonly changes: AccessChange[] = [];
@@ -315,6 +316,7 @@ export class MemoryAccessStore implements AccessStore {
       users: [...this.records.user.values()] as UserRecord[],
       admins: [...this.records.admin.values()] as AdminAccount[],
       proposals: [...this.records.proposal.values()] as Proposal[],
+      portalUsers: [...this.records.portalUser.values()] as PortalUser[],
     };
   }
 
@@ -341,10 +343,12 @@ export class MemoryAccessStore implements AccessStore {
         const same = op.expect === null ? stored === undefined : stored !== undefined && recordJson(op.kind, stored) === recordJson(op.kind, op.expect);
         if (!same) throw new RecordConflictError('changed', op.kind, op.id);
       }
-      if (op.kind === 'key' && op.value) {
+      if ((op.kind === 'key' || op.kind === 'portalUser') && op.value) {
         if (!(vendorAfter.get(op.value.vendorId) ?? this.records.vendor.has(op.value.vendorId))) {
           throw new RecordConflictError('no_vendor', 'vendor', op.value.vendorId);
         }
+      }
+      if (op.kind === 'key' && op.value) {
         const owner = this.keyIdByHash.get(op.value.hash);
         if (owner !== undefined && owner !== op.id && !touchedKeys.has(owner)) throw new RecordConflictError('duplicate_key_hash', 'key', op.id);
       }
@@ -361,7 +365,7 @@ export class MemoryAccessStore implements AccessStore {
     else this.records[op.kind].delete(op.id);
   }
 
-  /** The records given; admins and proposals only when given (see AccessRecords). */
+  /** The records given; admins, proposals and portal users only when given (see AccessRecords). */
   private setAll(records: AccessRecords): void {
     for (const kind of DOCUMENT_KINDS) this.records[kind].clear();
     this.keyIdByHash.clear();
@@ -372,6 +376,10 @@ export class MemoryAccessStore implements AccessStore {
     if (records.proposals) {
       this.records.proposal.clear();
       for (const proposal of records.proposals) this.records.proposal.set(proposal.id, proposal);
+    }
+    if (records.portalUsers) {
+      this.records.portalUser.clear();
+      for (const portalUser of records.portalUsers) this.records.portalUser.set(portalUser.id, portalUser);
     }
     for (const vendor of records.vendors) this.records.vendor.set(vendor.id, vendor);
     for (const key of records.keys) {

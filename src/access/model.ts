@@ -362,7 +362,28 @@ export const proposalSchema = z
   })
   .strict();
 
+/**
+ * A vendor's developer who signs in to the vendor portal with a portal token (portal-token.ts),
+ * invited by an admin. The token is kept as its hash, with its first characters to tell tokens
+ * apart; it works until `tokenExpiresAt`, and re-issuing it replaces both.
+ */
+export const portalUserSchema = z
+  .object({
+    id: z.string().regex(/^pu-[0-9a-f]{12}$/, 'pu- and 12 lowercase hex digits'),
+    vendorId: id,
+    email: z.email().max(320),
+    name: z.string().min(1).max(200),
+    tokenPrefix: z.string().regex(/^cbp_[0-9A-Za-z]{8}$/, 'cbp_ and 8 letters or digits'),
+    tokenHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>'),
+    tokenIssuedAt: timestamp,
+    tokenExpiresAt: timestamp,
+    createdAt: timestamp,
+    createdBy: adminId,
+  })
+  .strict();
+
 export type AdminAccount = z.infer<typeof adminAccountSchema>;
+export type PortalUser = z.infer<typeof portalUserSchema>;
 export type Proposal = z.infer<typeof proposalSchema>;
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 export type Licence = z.infer<typeof licenceSchema>;

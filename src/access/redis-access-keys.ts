@@ -12,6 +12,7 @@
  *   <prefix>{access}:keyhash   hash: key hash -> key id (keeps hashes unique)
  *   <prefix>{access}:admins    hash: admin id -> admin account (JSON)
  *   <prefix>{access}:pending   hash: proposal id -> a four-eyes proposal waiting for a second admin (JSON)
+ *   <prefix>{access}:portalusers  hash: portal user id -> a vendor portal user (JSON, with its vendorId)
  *   <prefix>{access}:manifest  hash: the version and how many records of each kind it holds
  *   <prefix>{access}:changes   the change stream (version + operations) instances replay, trimmed by age
  *   <prefix>{access}:audit     the audit stream (audit-log.ts), written by the same script
@@ -57,6 +58,7 @@ export function accessKeys(keyPrefix: string, auditKey?: string): AccessKeys {
       keyhash: `${base}:keyhash`,
       admin: `${base}:admins`,
       proposal: `${base}:pending`,
+      portalUser: `${base}:portalusers`,
     },
     changes: `${base}:changes`,
     audit,
@@ -85,8 +87,9 @@ export const commitKeys = ({ version, records, changes, audit, manifest, auditHe
   manifest,
   auditHead,
   auditCheckpoints,
+  records.portalUser,
 ];
-export const COMMIT_KEY_COUNT = 12;
+export const COMMIT_KEY_COUNT = 13;
 
 export const swapKeys = (keys: AccessKeys, staged: StagedKeys): string[] => {
   const { version, records, changes, audit, legacyDocument, manifest, auditHead, auditCheckpoints } = keys;
@@ -94,9 +97,10 @@ export const swapKeys = (keys: AccessKeys, staged: StagedKeys): string[] => {
     ...[version, records.vendor, records.key, records.user, records.keyhash, changes, audit],
     ...[staged.vendor, staged.key, staged.user, staged.keyhash],
     ...[legacyDocument, records.admin, records.proposal, staged.admin, staged.proposal, manifest, auditHead, auditCheckpoints],
+    ...[records.portalUser, staged.portalUser],
   ];
 };
-export const SWAP_KEY_COUNT = 19;
+export const SWAP_KEY_COUNT = 21;
 
 export const headKeys = (keys: AccessKeys): string[] => [keys.version, keys.changes, keys.manifest, ...recordHashes(keys)];
 export const backfillKeys = (keys: AccessKeys): string[] => [keys.version, keys.manifest, ...recordHashes(keys)];

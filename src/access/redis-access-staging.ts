@@ -30,12 +30,14 @@ export function stagedKeys(base: string): StagedKeys {
     keyhash: `${stage}:keyhash`,
     admin: `${stage}:admins`,
     proposal: `${stage}:pending`,
+    portalUser: `${stage}:portalusers`,
   };
 }
 
 /**
- * Stages `records` under `keys` and answers how many fields each hash gained. Admins and pending
- * changes are staged only `withAdmins` (a whole-document write leaves them as the store holds them).
+ * Stages `records` under `keys` and answers how many fields each hash gained. Admins, pending
+ * changes and portal users are staged only `withAdmins` (a whole-document write leaves them as
+ * the store holds them).
  */
 export async function stageRecords(
   client: RedisClient,
@@ -44,7 +46,7 @@ export async function stageRecords(
   withAdmins: boolean,
   ttlMs: number,
 ): Promise<Readonly<Record<StagedKind, number>>> {
-  const counts: Record<StagedKind, number> = { vendor: 0, key: 0, user: 0, keyhash: 0, admin: 0, proposal: 0 };
+  const counts: Record<StagedKind, number> = { vendor: 0, key: 0, user: 0, keyhash: 0, admin: 0, proposal: 0, portalUser: 0 };
   const write = async (kind: StagedKind, entries: Iterable<[string, string]>): Promise<void> => {
     const key = keys[kind];
     let chunk: string[] = [];
@@ -84,6 +86,7 @@ export async function stageRecords(
   if (withAdmins) {
     await write('admin', asJson('admin', records.admins ?? []));
     await write('proposal', asJson('proposal', records.proposals ?? []));
+    await write('portalUser', asJson('portalUser', records.portalUsers ?? []));
   }
   return counts;
 }

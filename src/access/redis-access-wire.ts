@@ -16,7 +16,8 @@ export class InvalidAccessDocumentError extends Error {
 
 /**
  * A record kind as the scripts and the change stream name it: a proposal is `change` there, as
- * releases before the rename wrote it (stream entries outlive a rolling upgrade).
+ * releases before the rename wrote it (stream entries outlive a rolling upgrade); a portal user
+ * is `portalUser`.
  */
 export type WireKind = Exclude<RecordKind, 'proposal'> | 'change';
 
@@ -36,10 +37,9 @@ interface WireOp {
 export function toWire(op: AccessOp): WireOp {
   const wire: { -readonly [K in keyof WireOp]: WireOp[K] } = { k: wireKind(op.kind), id: op.id, v: op.value ? recordJson(op.kind, op.value) : '' };
   if (op.expect !== undefined) wire.e = op.expect === null ? '' : recordJson(op.kind, op.expect);
-  if (op.kind === 'key' && op.value) {
-    wire.h = op.value.hash;
-    wire.vid = op.value.vendorId;
-  }
+  if (op.kind === 'key' && op.value) wire.h = op.value.hash;
+  // The commit script refuses a key or portal user whose vendor does not exist.
+  if ((op.kind === 'key' || op.kind === 'portalUser') && op.value) wire.vid = op.value.vendorId;
   return wire;
 }
 

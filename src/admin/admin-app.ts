@@ -1,6 +1,6 @@
 /**
  * The admin API (public contract: docs/contract.md, README "Admin API"): vendors, keys,
- * licences, user permissions, rate limits, the whole access document, named admins, four-eyes
+ * licences, vendor portal users, user permissions, rate limits, the whole access document, named admins, four-eyes
  * proposals (under `/v1/changes`) and the audit log, under `/v1`; the web UI's page and sign-in
  * beside it. This module only assembles the app: middleware order, the `/v1` router, 404 and the
  * error handler. The routes live in `routes/` (one module per resource, their shared helpers in
@@ -31,6 +31,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { AccessService } from './operations/access-service';
 import type { AdminDirectory } from './operations/admin-directory';
 import { Proposals } from './operations/proposals';
+import type { PortalUsers } from './operations/portal-users';
 import type { Logger } from '../logging/logger';
 import { createErrorHandler } from '../request/error-handler';
 import { adminCaller } from './admin-context';
@@ -56,6 +57,7 @@ import { registerSandbox } from './sandbox-routes';
 import { registerAccessDocument } from './routes/access-document';
 import { registerCatalogue } from './routes/catalogue';
 import { registerKeys } from './routes/keys';
+import { registerPortalUsers } from './routes/portal-users';
 import { registerLicences } from './routes/licences';
 import { registerPermissions } from './routes/permissions';
 import { registerVendors } from './routes/vendors';
@@ -75,6 +77,8 @@ export interface AdminAppDeps {
   readonly admins?: AdminDirectory;
   /** Four eyes (proposals awaiting a second admin); without it every write applies at once. */
   readonly proposals?: Proposals;
+  /** Vendor portal users (give the same to `proposals`); without them their routes answer 404. */
+  readonly portalUsers?: PortalUsers;
   readonly audit: AuditLog;
   /** The bootstrap admin bearer token; never logged, never stored in the audit log. */
   readonly adminToken: string;
@@ -182,7 +186,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const { service, audit, logger } = deps;
 
   const proposals =
-    deps.proposals ?? new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins);
+    deps.proposals ??
+    new Proposals(service, { approvals: 'off', changeTtlHours: adminSchema.shape.changeTtlHours.parse(undefined) }, deps.admins, deps.portalUsers);
   const app = express();
   app.locals.approvals = proposals.approvalsRequired ? 'required' : 'off';
   app.disable('x-powered-by');
@@ -228,6 +233,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     audit,
     proposals,
     admins: deps.admins,
+    portalUsers: deps.portalUsers,
     maxDocumentBytes: deps.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
     submit: writeSubmitter(proposals, logger),
   };
@@ -274,6 +280,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   registerCatalogue(v1);
   registerVendors(v1, routes);
   registerKeys(v1, routes);
+  registerPortalUsers(v1, routes);
   registerLicences(v1, routes);
   registerPermissions(v1, routes);
   registerAccessDocument(v1, routes);

@@ -68,13 +68,13 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
-interface UiFile {
+export interface UiFile {
   readonly body: Buffer;
   readonly type: string;
 }
 
-/** Every page, module and style sheet of a UI directory, by the URL it is served at. */
-function filesOf(dir: string, urlPrefix: string): Map<string, UiFile> {
+/** Every page, module and style sheet of a UI directory, by the URL it is served at (the admin UI's and the vendor portal's). */
+export function filesOf(dir: string, urlPrefix: string): Map<string, UiFile> {
   const files = new Map<string, UiFile>();
   for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
     const type = TYPES[path.extname(name)];

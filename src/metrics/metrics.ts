@@ -35,6 +35,7 @@ export interface GatewayMetrics {
   readonly redisEvictionHold: Gauge;
   readonly adminAuthFailuresTotal: Counter;
   readonly adminSsoSignInsTotal: Counter<'outcome'>;
+  readonly portalSignInsTotal: Counter<'outcome'>;
   readonly adminBreakGlassTotal: Counter<'via'>;
   readonly tlsCertificateExpiry: Gauge<'use'>;
   readonly connectionsDroppedTotal: Counter;
@@ -183,6 +184,12 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     adminAuthFailuresTotal: new Counter({
       name: 'gateway_admin_auth_failures_total',
       help: 'Admin API requests with a missing or wrong admin token',
+      registers,
+    }),
+    portalSignInsTotal: new Counter({
+      name: 'gateway_portal_sign_ins_total',
+      help: 'Vendor portal sign-ins by how they ended: signed_in, invalid_token, throttled, vendor_suspended',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     adminSsoSignInsTotal: new Counter({

@@ -31,7 +31,7 @@ import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
 import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
 import type { EpochWatch } from '../policies/idempotency/redis-idempotency-store';
-import { rateLimit } from '../policies/rate-limit/rate-limit';
+import { rateLimit, rateLimiters, type RateLimiters } from '../policies/rate-limit/rate-limit';
 import { twoFactor } from '../policies/two-factor/two-factor';
 import type { SmsProvider } from '../sms/provider';
 import { authenticate } from '../policies/authenticate/authenticate';
@@ -76,6 +76,13 @@ interface VendorPipelineDeps {
   readonly vendorTraffic?: VendorTraffic;
   /** Requests per minute by vendor, API id and status class (GET /v1/traffic without Prometheus). */
   readonly trafficCounts?: TrafficCounter;
+  /** The rate limiters the step counts in, shared with the vendor portal's "what is left"; built here when not given. */
+  readonly rateLimiters?: RateLimiters;
+  /**
+   * The vendor portal (`/portal/` and `/portal/api/`): a step of its own right after the public
+   * files, so it answers before CORS (none on the portal) and before any key is asked for.
+   */
+  readonly portal?: RequestHandler;
 }
 
 /**
@@ -84,6 +91,11 @@ interface VendorPipelineDeps {
  */
 function derivedSecret(sharedSecret: string | null, use: string): string {
   return sharedSecret ? createHmac('sha256', sharedSecret).update(use).digest('hex') : randomBytes(32).toString('hex');
+}
+
+/** The vendors' rate limiters, counting under the configured Redis key prefix (or in memory without Redis). */
+export function vendorRateLimiters(config: Readonly<GatewayConfig>, redis: RedisClient | null): RateLimiters {
+  return rateLimiters({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, redis);
 }
 
 export function buildVendorApp(deps: VendorPipelineDeps): Express {
@@ -136,6 +148,8 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
       ],
       publicFileLimit(config.rateLimit.publicFiles, { clientAddress: createClientAddressResolver(config.server.trustedProxies) }),
     ),
+    // After the public files, before compression and CORS: the portal's pages and JSON are same-origin only.
+    ...(deps.portal ? [deps.portal] : []),
     // Before any step can write an answer (errors included), so every JSON or XML answer may be compressed.
     ...(compressionStep ? [compressionStep] : []),
     // Only with cors.allowedOrigins; before framing and authentication: a browser's preflight carries no key.
@@ -154,10 +168,11 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
     // 404/405, then vendor status, licence and permission (403): all in-process, no I/O.
     authorize({ access: deps.access, onDenied: (reason) => metrics.accessDeniedTotal.inc({ reason }) }),
     // After authorization, so refused calls spend no quota; before any body is read.
-    rateLimit(
-      { ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` },
-      { redis: deps.redis, logger: deps.logger, onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }) },
-    ),
+    rateLimit({
+      limiters: deps.rateLimiters ?? vendorRateLimiters(config, deps.redis),
+      logger: deps.logger,
+      onLimited: (vendor) => metrics.rateLimitedTotal.inc({ vendor }),
+    }),
     // Before the body: a bad path or query costs no upload, and the target is fixed before idempotency fingerprints the call.
     requestTarget(),
     // Before idempotency, which fingerprints ctx.body.coreJson; the core client sends ctx.rawBody.

@@ -73,10 +73,11 @@ afterAll(async () => {
   await gateway.stop();
 });
 
-/** Whether anything granting took effect: a licence or admin named `evil…`, or the vendor `gone` back. */
+/** Whether anything granting took effect: a licence, portal user or admin named `evil…`, or the vendor `gone` back. */
 async function nothingGranted(): Promise<void> {
   const licences = (await call(tokens.anna as string, 'GET', '/vendors/acme/licences')).body as unknown as Array<{ id: string }>;
   expect(licences.map((l) => l.id)).toEqual(['l-read']);
+  expect((await call(tokens.anna as string, 'GET', '/vendors/acme/portal-users')).body).toEqual([]);
   expect((await call(tokens.anna as string, 'GET', '/vendors/evil')).status).toBe(404);
   const admins = (await call(tokens.olga as string, 'GET', '/admins')).body as unknown as Array<{ id: string; status: string; role: string }>;
   expect(admins.filter((a) => a.id.startsWith('evil'))).toEqual([]);
@@ -85,7 +86,7 @@ async function nothingGranted(): Promise<void> {
 
 /**
  * Every road one person holding `held` could take to make a granting change take effect: write
- * directly, file by name, upload the whole document, create an admin, re-enrol or take another
+ * directly (a portal user invited among them), file by name, upload the whole document, create an admin, re-enrol or take another
  * admin's token, and approve whatever any of the held credentials filed with any of them.
  */
 async function tryEverything(held: Record<string, string>, tag: string, rejecter = tokens.abe as string): Promise<void> {
@@ -100,6 +101,9 @@ async function tryEverything(held: Record<string, string>, tag: string, rejecter
     file(await call(token, 'POST', '/vendors/acme/licences', licence));
     file(await call(token, 'POST', '/changes', { operation: 'grantLicence', args: ['acme', { ...licence, id: `${licence.id}-byname` }] }));
     file(await call(token, 'POST', '/vendors', { id: 'evil', name: 'Evil' }));
+    const invited = await call(token, 'POST', '/vendors/acme/portal-users', { email: `evil-${tag}-${who}@example.com`, name: 'Evil' });
+    file(invited);
+    expect(JSON.stringify(invited.body)).not.toMatch(/cbp_/);
     const document = seed();
     document.vendors[0]!.licences.push({ id: `${licence.id}-doc`, api: '*' });
     file(await call(token, 'PUT', '/access', document));

@@ -43,8 +43,8 @@ interface Answer {
 }
 
 const DOCUMENT_ID = 'openapi';
-/** Paths the gateway serves outside the API description. */
-const OUTSIDE_THE_API = /^\/(openapi\.json|docs)(\/|$|\?)/;
+/** Paths the gateway serves outside the API description (the vendor portal's pages and JSON among them). */
+const OUTSIDE_THE_API = /^\/(openapi\.json|docs|portal)(\/|$|\?)/;
 const RECEIPT_STATUSES = new Set([400, 409, 422]);
 
 const escapePointer = (part: string): string => part.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -6,7 +6,7 @@ import { AUDIT_APPEND_LUA } from './audit-append';
 import { INTEGRITY_LUA, TIME_LUA } from './integrity';
 
 // KEYS: version, vendors, keys, users, keyhash, changes, audit, admins, proposals (the pending
-// hash), manifest, audit head, audit checkpoint ids.
+// hash), manifest, audit head, audit checkpoint ids, portal users.
 // ARGV: expected version ('' for any), highest version this instance has seen, channel,
 // operations JSON, audit entry ('' for none), audit retention ms, audit max entries, change
 // retention ms, the audit entry's prevHash and hash (-7 with the audit head when it moved). Every check runs before the first write: a script that stopped half-way would
@@ -15,13 +15,13 @@ import { INTEGRITY_LUA, TIME_LUA } from './integrity';
 // computed against records that are not there would be written on top of the loss.
 export const COMMIT_SCRIPT = `${AUDIT_APPEND_LUA}${TIME_LUA}${INTEGRITY_LUA}
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local record_hashes = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[8], KEYS[9]}
+local record_hashes = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[8], KEYS[9], KEYS[13]}
 local problem = integrity_problem(current, KEYS[10], record_hashes)
 if problem ~= '' then return {-5, current, problem} end
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {0, current} end
 if current < tonumber(ARGV[2]) then return {-4, current} end
 local ops = cjson.decode(ARGV[4])
-local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4], admin = KEYS[8], change = KEYS[9]}
+local hashes = {vendor = KEYS[2], key = KEYS[3], user = KEYS[4], admin = KEYS[8], change = KEYS[9], portalUser = KEYS[13]}
 local touched_keys, vendor_after = {}, {}
 for _, op in ipairs(ops) do
   if op.k == 'key' then touched_keys[op.id] = true end
@@ -32,10 +32,12 @@ for _, op in ipairs(ops) do
     local stored = redis.call('HGET', hashes[op.k], op.id) or ''
     if stored ~= op.e then return {-1, current, op.k, op.id} end
   end
-  if op.k == 'key' and op.v ~= '' then
+  if (op.k == 'key' or op.k == 'portalUser') and op.v ~= '' then
     local exists = vendor_after[op.vid]
     if exists == nil then exists = redis.call('HEXISTS', KEYS[2], op.vid) == 1 end
     if not exists then return {-2, current, 'vendor', op.vid} end
+  end
+  if op.k == 'key' and op.v ~= '' then
     local owner = redis.call('HGET', KEYS[5], op.h)
     if owner and owner ~= op.id and not touched_keys[owner] then return {-3, current, 'key', op.id} end
   end

@@ -167,7 +167,7 @@ export class AccessDocumentService {
   }
 
   /**
-   * Swaps a document's records in whole. A whole-document write leaves admins and proposals
+   * Swaps a document's records in whole. A whole-document write leaves admins, proposals and portal users
    * as they are in the store, so the writer serves the records with the ones it holds; mending a
    * store that lost records writes those too, from the same copy. Without a copy to mend from
    * (`index` is not the served one), the document's records go in alone and the cache loads the
@@ -175,7 +175,7 @@ export class AccessDocumentService {
    */
   private async swapWhole(index: AccessIndex, records: AccessRecords, change: AccessReplaceAll & { readonly expectedVersion: number }): Promise<number> {
     if (index !== this.cache.index) return (await this.store.replaceAll(records, { ...change, mend: false })).version;
-    const served: AccessRecords = { ...records, admins: index.adminList(), proposals: index.proposalList() };
+    const served: AccessRecords = { ...records, admins: index.adminList(), proposals: index.proposalList(), portalUsers: index.portalUserList() };
     const written = await this.cache.writeWhole(served, () => this.store.replaceAll(change.mend ? served : records, change));
     return written.version;
   }

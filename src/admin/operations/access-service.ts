@@ -79,7 +79,7 @@ export function keyView(key: KeyEntity | ApiKeyRecord): KeyView {
   return view;
 }
 
-function findVendor(index: AccessIndex, vendorId: string): VendorRecord {
+export function findVendor(index: AccessIndex, vendorId: string): VendorRecord {
   const vendor = index.vendor(vendorId);
   if (!vendor) throw new GatewayError('not_found', `No vendor "${vendorId}".`);
   return vendor;
@@ -102,7 +102,7 @@ function duplicate(what: string, id: string): GatewayError {
 }
 
 /** The page of sorted `ids` after `after`, at most `limit` long. */
-function pageOf(ids: readonly string[], { limit, after }: PageRequest): { ids: readonly string[]; next: string | null } {
+export function pageOf(ids: readonly string[], { limit, after }: PageRequest): { ids: readonly string[]; next: string | null } {
   let start = 0;
   if (after !== undefined) {
     // Binary search: the first id greater than `after`.
@@ -207,17 +207,21 @@ export class AccessService {
     });
   }
 
-  /** Removes the vendor with its keys and licences; users and their permissions stay. */
+  /** Removes the vendor with its keys, licences and portal users; users and their permissions stay. */
   async deleteVendor(vendorId: string, by: WriteBy): Promise<Outcome<null>> {
     return this.writer.write(by, (index) => {
       const vendor = findVendor(index, vendorId);
       const keys = index.keysOf(vendorId);
+      const portalUsers = index.portalUsersOf(vendorId);
+      // The portal users as views (no token hash), named only when there were any.
+      const shownUsers = portalUsers.length === 0 ? {} : { portalUsers: portalUsers.map(({ tokenHash: _hash, ...view }) => view) };
       return {
         result: null,
-        change: { action: 'vendor.delete', target: `vendors/${vendorId}`, before: { ...vendor, keys: keys.map(keyView) }, after: null },
+        change: { action: 'vendor.delete', target: `vendors/${vendorId}`, before: { ...vendor, keys: keys.map(keyView), ...shownUsers }, after: null },
         ops: [
           { kind: 'vendor', id: vendorId, value: null, expect: vendor },
           ...keys.map((key): AccessOp => ({ kind: 'key', id: key.id, value: null, expect: key })),
+          ...portalUsers.map((portalUser): AccessOp => ({ kind: 'portalUser', id: portalUser.id, value: null, expect: portalUser })),
         ],
       };
     });
@@ -285,10 +289,14 @@ export class AccessService {
     });
   }
 
-  /** Marks the key revoked; it stays in the config so the audit trail can name it. */
-  async revokeKey(keyId: string, by: WriteBy): Promise<Outcome<KeyView>> {
+  /**
+   * Marks the key revoked; it stays in the config so the audit trail can name it. With `ofVendor`
+   * (the vendor portal), another vendor's key is not found, as a key that never was.
+   */
+  async revokeKey(keyId: string, by: WriteBy, ofVendor?: string): Promise<Outcome<KeyView>> {
     return this.writer.write(by, (index) => {
       const key = findKey(index, keyId);
+      if (ofVendor !== undefined && key.vendorId !== ofVendor) throw new GatewayError('not_found', `No key "${keyId}".`);
       if (key.status === 'revoked') return unchanged(keyView(key));
       const updated: KeyEntity = { ...key, status: 'revoked' };
       const after = keyView(updated);

@@ -57,7 +57,7 @@ export interface Plan<T> {
 
 /**
  * A digest of every whole record a write's operations write over, and of the vendor a new key
- * joins (the set-up latch and the proposal itself left out): a proposal applies only
+ * or portal user joins (the set-up latch and the proposal itself left out): a proposal applies only
  * while these are what they were when it was previewed, not merely its own before-value (a
  * licence granted to a vendor deleted and made again, or suspended, meanwhile would not).
  */
@@ -67,7 +67,7 @@ function pinOf(index: AccessIndex, ops: readonly AccessOp[]): string {
   for (const op of ops) {
     if (op.kind === 'proposal' || (op.kind === 'admin' && op.id === BOOTSTRAP_ID)) continue;
     entries.set(`${op.kind}/${op.id}`, json(op.kind, op.expect));
-    const vendorId = op.kind === 'key' && op.value ? (op.value as { vendorId?: string }).vendorId : undefined;
+    const vendorId = (op.kind === 'key' || op.kind === 'portalUser') && op.value ? op.value.vendorId : undefined;
     if (vendorId !== undefined && !entries.has(`vendor/${vendorId}`)) entries.set(`vendor/${vendorId}`, json('vendor', index.vendor(vendorId)));
   }
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

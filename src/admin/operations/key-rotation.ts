@@ -5,8 +5,8 @@
  * neither key, and one audit entry names both.
  *
  * Reads the live records through the AccessWriter; writes two key records. The new secret is in
- * the result only, once. Used by the vendor portal, whose writes keep or reduce access and so
- * apply at once.
+ * the result only, once. Used by the vendor portal,
+ * whose writes keep or reduce access and so apply at once (no four-eyes proposal).
  */
 import { z } from 'zod';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../access/api-key';
@@ -25,6 +25,11 @@ const rotateKeyInput = z
   })
   .strict();
 
+/** A rotation's body, checked: 400 naming `overlapHours` unless a whole number of hours from 0 to 168. */
+export function rotationOf(input: unknown): { readonly overlapHours: number } {
+  return parseInput(rotateKeyInput, input, 'rotation');
+}
+
 export interface RotatedKey {
   /** The new key, with its secret (shown once). */
   readonly key: IssuedKey;
@@ -36,8 +41,14 @@ export interface RotatedKey {
  * Rotates `keyId`, which must belong to `vendorId` (another vendor's key is not found: a portal
  * user cannot tell it exists) and still be active and unexpired.
  */
-export function rotateKey(writer: AccessWriter, vendorId: string, keyId: string, input: unknown, by: WriteBy, now = Date.now): Promise<Outcome<RotatedKey>> {
-  const { overlapHours } = parseInput(rotateKeyInput, input, 'rotation');
+export function rotateKey(
+  writer: AccessWriter,
+  vendorId: string,
+  keyId: string,
+  { overlapHours }: { readonly overlapHours: number },
+  by: WriteBy,
+  now = Date.now,
+): Promise<Outcome<RotatedKey>> {
   const secret = generateApiKey();
   return writer.write(by, (index) => {
     const old = index.key(keyId);

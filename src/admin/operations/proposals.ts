@@ -9,13 +9,13 @@
  * 409 with a fresh preview, never
  * applying it blindly; else it applies it in the same step that removes the proposal, so
  * two approvers cannot both apply it. Writes that only reduce access (revoking a key, a licence or a permission, suspending or
- * deleting a vendor) apply at once: a leaked key must die now. A change stands only while its maker
+ * deleting a vendor, removing a portal user) apply at once: a leaked key must die now. A change stands only while its maker
  * could still file it (not deleted, holding the very token it was filed with, in a role that files
  * it; a role change drops the maker's proposals). Proposals expire after
  * `admin.changeTtlHours`.
  *
  * Reads and writes proposal records through the shared AccessWriter; runs the writes
- * through the AccessService. Audit entries: `change.propose` (maker), the write itself with
+ * through the AccessService, the admin directory and PortalUsers. Audit entries: `change.propose` (maker), the write itself with
  * `approval: {maker, madeAt, checker, checkedAt}`, `change.reject`; a write that needed no
  * approval records why.
  */
@@ -30,11 +30,13 @@ import { roleAllows, type Capability } from './roles';
 import type { AdminAccount, Proposal } from '../../access/model';
 import { isSsoAdminId, type SsoAdmins } from './sso-admins';
 import type { AccessIndex } from '../../access/access-index';
+import type { PortalUsers } from './portal-users';
 
 /** What a proposal's operation runs on. */
 interface Targets {
   readonly service: AccessService;
   readonly admins: AdminDirectory | undefined;
+  readonly portalUsers: PortalUsers | undefined;
 }
 
 type Run = (targets: Targets, args: readonly unknown[], by: WriteBy) => Promise<Outcome<unknown>>;
@@ -48,6 +50,11 @@ interface Operation {
 function directory({ admins }: Targets): AdminDirectory {
   if (!admins) throw new GatewayError('not_found', 'This gateway has no named admins.');
   return admins;
+}
+
+function portal({ portalUsers }: Targets): PortalUsers {
+  if (!portalUsers) throw new GatewayError('not_found', 'This gateway has no vendor portal users.');
+  return portalUsers;
 }
 
 function ssoDirectory(targets: Targets): SsoAdmins {
@@ -84,6 +91,10 @@ export const OPERATIONS = {
   issueKey: { run: ({ service: s }, [vendorId, input], by) => s.issueKey(str(vendorId), input, by), reducesAccess: never },
   patchKey: { run: ({ service: s }, [keyId, input], by) => s.patchKey(str(keyId), input, by), reducesAccess: never },
   revokeKey: { run: ({ service: s }, [keyId], by) => s.revokeKey(str(keyId), by), reducesAccess: always },
+  // A portal user and a new token let someone in, as a key does; removing one only takes access away.
+  invitePortalUser: { run: (t, [vendorId, input], by) => portal(t).invite(str(vendorId), input, by), reducesAccess: never },
+  reissuePortalToken: { run: (t, [vendorId, portalUserId], by) => portal(t).reissueToken(str(vendorId), str(portalUserId), by), reducesAccess: never },
+  removePortalUser: { run: (t, [vendorId, portalUserId], by) => portal(t).remove(str(vendorId), str(portalUserId), by), reducesAccess: always },
   grantLicence: {
     run: ({ service: s }, [vendorId, input, options], by) => s.grantLicence(str(vendorId), input, by, grantOptions(options)),
     reducesAccess: never,
@@ -118,7 +129,7 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 
 /** Writes that make up an id when the input names none. */
-const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey']);
+const GENERATES_ID = new Set<OperationName>(['grantLicence', 'grantPermission', 'issueKey', 'invitePortalUser']);
 
 /** Operations only their own routes file (the first two carry an enrolment code's hash last). */
 const ADMIN_OPERATIONS = new Set<OperationName>(['createAdmin', 'reenrolAdmin', 'setAdminRole', 'setAdminBlocked']);
@@ -159,10 +170,17 @@ interface ProposalOptions {
 
 const HOUR_MS = 3_600_000;
 
-function withoutSecretTraits(key: unknown): unknown {
-  if (typeof key !== 'object' || key === null) return key;
-  const { prefix: _prefix, createdAt: _createdAt, ...rest } = key as Record<string, unknown>;
-  return rest;
+/** What a preview shows of the secret it made up (a key's, a portal token's), which approval makes anew: left out. */
+const SECRET_TRAITS: Partial<Record<OperationName, readonly string[]>> = {
+  issueKey: ['prefix', 'createdAt'],
+  invitePortalUser: ['tokenPrefix', 'tokenIssuedAt', 'tokenExpiresAt', 'createdAt'],
+  reissuePortalToken: ['tokenPrefix', 'tokenIssuedAt', 'tokenExpiresAt'],
+};
+
+function withoutSecretTraits(operation: OperationName, after: unknown): unknown {
+  const traits = SECRET_TRAITS[operation];
+  if (traits === undefined || typeof after !== 'object' || after === null) return after;
+  return Object.fromEntries(Object.entries(after).filter(([name]) => !traits.includes(name)));
 }
 
 /**
@@ -204,8 +222,9 @@ export class Proposals {
     private readonly service: AccessService,
     private readonly options: ProposalOptions,
     admins?: AdminDirectory,
+    portalUsers?: PortalUsers,
   ) {
-    this.targets = { service, admins };
+    this.targets = { service, admins, portalUsers };
   }
 
   get approvalsRequired(): boolean {
@@ -260,8 +279,8 @@ export class Proposals {
       args: kept,
       action: preview.change.action,
       target: preview.change.target,
-      // A key's prefix and time come from the secret made at approval, not this preview's.
-      preview: { before: preview.change.before, after: operation === 'issueKey' ? withoutSecretTraits(preview.change.after) : preview.change.after },
+      // A key's or portal token's prefix and times come from the secret made at approval, not this preview's.
+      preview: { before: preview.change.before, after: withoutSecretTraits(operation, preview.change.after) },
       // The whole records it writes over, as previewed (a whole document pins its plan instead).
       ...(operation === 'replaceDocument' || preview.pin === undefined ? {} : { pin: preview.pin }),
       ...(seal === undefined ? {} : { makerSeal: seal }),
@@ -325,7 +344,7 @@ export class Proposals {
             action: fresh.change.action,
             target: fresh.change.target,
             before: fresh.change.before,
-            after: operation === 'issueKey' ? withoutSecretTraits(fresh.change.after) : fresh.change.after,
+            after: withoutSecretTraits(operation, fresh.change.after),
           },
         },
       );

@@ -12,6 +12,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { AccessService, Page, PageRequest } from '../operations/access-service';
 import type { AdminDirectory } from '../operations/admin-directory';
+import type { PortalUsers } from '../operations/portal-users';
 import type { Proposals, OperationName } from '../operations/proposals';
 import { GatewayError } from '../../errors/error-catalogue';
 import type { Logger } from '../../logging/logger';
@@ -37,6 +38,8 @@ export interface Routes {
   readonly audit: AuditLog;
   readonly proposals: Proposals;
   readonly admins: AdminDirectory | undefined;
+  /** Vendor portal users; without them their routes answer 404. */
+  readonly portalUsers: PortalUsers | undefined;
   readonly maxDocumentBytes: number;
   submit(respond: Responder, operation: OperationName, args: (req: Request) => unknown[]): RequestHandler[];
 }

@@ -21,8 +21,8 @@ import { memoryLimiter } from './epoch-window-limiter';
 import type { RateLimitConfig } from './rate-limit.schema';
 
 interface RateLimitDeps {
-  /** Null in sandbox mode: counters live in this process. */
-  readonly redis: RedisClient | null;
+  /** The limiters the step counts in; built by `rateLimiters` and shared with whoever reads what is left (the vendor portal). */
+  readonly limiters: RateLimiters;
   readonly logger: Logger;
   readonly onLimited?: (vendorId: string) => void;
 }
@@ -34,8 +34,14 @@ interface PolicyLimiter {
 
 const POLICY_NAME = '"per-key"';
 
+/** What is left of one key's window now. */
+export interface KeyAllowance {
+  readonly remaining: number;
+  readonly resetsInSeconds: number;
+}
+
 /** Limiters are built once per distinct policy, not per request. */
-class RateLimiters {
+export class RateLimiters {
   private readonly byPolicy = new Map<string, PolicyLimiter>();
   /** Per vendor policy record, so a request finds its limiter without building the policy's key. */
   private readonly byRecord = new WeakMap<RateLimit, PolicyLimiter>();
@@ -45,11 +51,24 @@ class RateLimiters {
     private readonly redis: RedisClient | null,
   ) {}
 
+  get usesRedis(): boolean {
+    return this.redis !== null;
+  }
+
   forPolicy(policy: RateLimit | undefined): PolicyLimiter {
     if (!policy) return this.forValues(undefined);
     let entry = this.byRecord.get(policy);
     if (!entry) this.byRecord.set(policy, (entry = this.forValues(policy)));
     return entry;
+  }
+
+  /** What is left of `keyId`'s window under `policy`, without spending a point (a key unused in this window has it all). */
+  async allowance(policy: RateLimit | undefined, keyId: string): Promise<KeyAllowance> {
+    const { limiter } = this.forPolicy(policy);
+    const used = await limiter.get(keyId);
+    const points = policy?.points ?? this.config.defaultPoints;
+    if (!used) return { remaining: points, resetsInSeconds: 0 };
+    return { remaining: Math.max(0, used.remainingPoints), resetsInSeconds: Math.ceil(used.msBeforeNext / 1000) };
   }
 
   private forValues(policy: RateLimit | undefined): PolicyLimiter {
@@ -86,8 +105,14 @@ function rateLimitHeader(res: RateLimiterRes): string {
   return `${POLICY_NAME};r=${Math.max(0, res.remainingPoints)};t=${Math.ceil(res.msBeforeNext / 1000)}`;
 }
 
-export function rateLimit(config: RateLimitConfig, deps: RateLimitDeps): RequestHandler {
-  const limiters = new RateLimiters(config, deps.redis);
+/** The limiters of one gateway: built once, shared by the step and the readers of what is left. Null Redis: counters in this process. */
+export function rateLimiters(config: RateLimitConfig, redis: RedisClient | null): RateLimiters {
+  return new RateLimiters(config, redis);
+}
+
+export function rateLimit(deps: RateLimitDeps): RequestHandler {
+  const { limiters } = deps;
+  const usesRedis = limiters.usesRedis;
   return function rateLimitStep(_req, res, next) {
     const ctx = context(res);
     const principal = ctx.principal;
@@ -97,7 +122,7 @@ export function rateLimit(config: RateLimitConfig, deps: RateLimitDeps): Request
     }
     const { limiter, policyHeader } = limiters.forPolicy(ctx.vendor?.rateLimit);
     res.setHeader('RateLimit-Policy', policyHeader);
-    const span = ctx.trace?.child('rate limit', { 'cbg.redis': deps.redis !== null });
+    const span = ctx.trace?.child('rate limit', { 'cbg.redis': usesRedis });
     limiter.consume(principal.keyId).then(
       (result) => {
         span?.end();
