@@ -205,6 +205,30 @@ describe('the request log in Redis, across instances', () => {
     expect(await client.hlen(`${keyPrefix}{reqlog:acme}:ids`)).toBe(100);
   });
 
+  it('keeps 100,000 entries in at most 26 MB of Redis (portal.requestLog.maxEntriesTotal states 24 MB)', async () => {
+    const redis = await startRedisServer();
+    const own = new Redis(redis.url);
+    try {
+      const store = new RedisLogStore(own, 'size:', { retentionMs: 72 * HOUR, maxEntriesPerVendor: 100_000, maxEntriesTotal: 1_000_000 });
+      const used = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await own.info('memory'))?.[1]);
+      const before = await used();
+      const now = Date.now();
+      for (let i = 0; i < 100; i++) {
+        const batch = series(1000, (k) => ({ status: k % 17 === 0 ? 404 : 200, ...(k % 17 === 0 ? { code: 'not_found' } : {}) }), (100 - i) * 1000);
+        await store.add(
+          Array.from({ length: 10 }, (_, v) => ({ vendorId: `vendor-${v}`, entries: batch.slice(v * 100, v * 100 + 100) })),
+          now,
+        );
+      }
+      const bytes = (await used()) - before;
+      expect(bytes).toBeGreaterThan(15_000_000);
+      expect(bytes).toBeLessThan(26_000_000);
+    } finally {
+      own.disconnect();
+      await redis.stop();
+    }
+  });
+
   it('keeps a batch while Redis is down, writes it when Redis is back, and drops and counts what the full batch cannot take', async () => {
     const redis = await startRedisServer();
     const own = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, retryStrategy: () => 50 });
