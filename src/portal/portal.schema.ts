@@ -46,5 +46,4 @@ export const portalSchema = z
   })
   .strict();
 
-export type PortalConfig = z.infer<typeof portalSchema>;
 export type RequestLogConfig = z.infer<typeof requestLogSchema>;
