@@ -53,7 +53,7 @@ const MAX_PAGE = 200;
  * When the total cap is met, the biggest vendors are cut to this share of it, so that the trim
  * runs now and then rather than on every batch; small vendors keep everything.
  */
-export const TOTAL_CAP_TRIM_TO = 0.9;
+export const TOTAL_CAP_TRIM_TO = 0.95;
 
 export function formatLogId(id: LogId): string {
   return `${id.ms}-${id.seq}`;

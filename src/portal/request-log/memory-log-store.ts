@@ -15,7 +15,7 @@ interface Stored extends LogId {
 
 interface VendorLog {
   /** Oldest first; ids increase. */
-  entries: Stored[];
+  readonly entries: Stored[];
   readonly byRequestId: Map<string, Stored>;
   last: LogId;
 }
@@ -63,8 +63,7 @@ export class MemoryLogStore implements LogStore {
     while (drop < log.entries.length && (log.entries[drop] as Stored).ms < oldestMs) drop++;
     drop = Math.max(drop, log.entries.length - keep);
     if (drop === 0) return;
-    for (const gone of log.entries.slice(0, drop)) log.byRequestId.delete(gone.entry.requestId);
-    log.entries = log.entries.slice(drop);
+    for (const gone of log.entries.splice(0, drop)) log.byRequestId.delete(gone.entry.requestId);
     this.total -= drop;
     if (log.entries.length === 0) this.vendors.delete(vendorId);
   }
@@ -72,6 +71,15 @@ export class MemoryLogStore implements LogStore {
   async find(vendorId: string, requestId: string, nowMs: number): Promise<RequestLogEntry | null> {
     const stored = this.vendors.get(vendorId)?.byRequestId.get(requestId);
     return stored && stored.atMs >= nowMs - this.bounds.retentionMs ? stored.entry : null;
+  }
+
+  /** Whether an entry older than `entries[below]` passes the query. */
+  private anyMatch(entries: readonly Stored[], below: number, query: ListQuery, oldestMs: number): boolean {
+    for (let i = below - 1; i >= 0; i--) {
+      const older = entries[i] as Stored;
+      if (matches({ atMs: older.atMs, apiId: older.entry.apiId, status: older.entry.status }, query, oldestMs)) return true;
+    }
+    return false;
   }
 
   async list(vendorId: string, query: ListQuery, nowMs: number): Promise<RequestLogPage> {
@@ -83,10 +91,7 @@ export class MemoryLogStore implements LogStore {
       if (query.after && !below(stored, query.after)) continue;
       if (!matches({ atMs: stored.atMs, apiId: stored.entry.apiId, status: stored.entry.status }, query, oldestMs)) continue;
       items.push(stored.entry);
-      if (items.length === query.limit) {
-        const more = entries.slice(0, i).some((older) => matches({ atMs: older.atMs, apiId: older.entry.apiId, status: older.entry.status }, query, oldestMs));
-        return { items, next: more ? formatLogId(stored) : null };
-      }
+      if (items.length === query.limit) return { items, next: this.anyMatch(entries, i, query, oldestMs) ? formatLogId(stored) : null };
     }
     return { items, next: null };
   }

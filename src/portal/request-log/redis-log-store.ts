@@ -14,7 +14,9 @@
  * keys' expiry to the retention so a silent vendor's keys go by themselves); one batch is one
  * round trip of those scripts, then one for the counts. When the counts exceed the total cap, the
  * vendors over their fair share (log-store.ts fairShare) are cut to it, oldest entries first.
- * A listing scans at most LIST_BUDGET entries per script call, so a rare filter never holds
+ * A script drops at most TRIM_BUDGET entries beyond those it adds, so a cut never holds Redis
+ * (which the idempotency and rate-limit calls share) for more than a few milliseconds; the
+ * total may exceed its cap by one batch meanwhile. A listing scans at most LIST_BUDGET entries per script call, so a rare filter never holds
  * Redis for long, and LIST_CALLS calls per page: a page may then come short, with a cursor.
  * Measured (`npm run bench:request-log-ab`): 24 MB of Redis per 100,000 entries with the
  * gateway's 36-character request ids, half of it the stream and half the id hash.
@@ -26,25 +28,33 @@ import type { RequestLogEntry, RequestLogPage } from './request-log';
 import { fromStored, storedTail } from './stored-entry';
 import { fairShare, formatLogId, TOTAL_CAP_TRIM_TO, type ListQuery, type LogBounds, type LogStore, type VendorBatch } from './log-store';
 
-/** Drops the entries past retention, then the oldest beyond `keep`, with their ids (read in chunks for the HDELs). */
+/** Entries one script drops at most beyond those it adds: a few milliseconds of Redis. */
+const TRIM_BUDGET = 2000;
+
+/**
+ * Drops, oldest first, the entries past retention and those beyond `keep`, with their ids, but at
+ * most `budget` of them in one call, so that no call holds Redis for long (a cut of the total cap,
+ * a lowered cap): what is left over goes at the next write.
+ */
 const TRIM = `
-local function forget(log, ids, upTo, count)
-  local from, left = '-', count
-  while left > 0 do
-    local rows = redis.call('XRANGE', log, from, upTo, 'COUNT', math.min(left, 1000))
-    for _, row in ipairs(rows) do redis.call('HDEL', ids, row[2][2]) end
-    if #rows < math.min(left, 1000) then break end
-    left = left - #rows
-    from = '(' .. rows[#rows][1]
-  end
-end
-local function trim(log, ids, oldestMs, keep)
-  forget(log, ids, string.format('%d', oldestMs - 1), math.huge)
-  redis.call('XTRIM', log, 'MINID', string.format('%d', oldestMs))
+local TRIM_BUDGET = ${TRIM_BUDGET}
+local function trim(log, ids, oldestMs, keep, budget)
   local over = redis.call('XLEN', log) - keep
-  if over > 0 then
-    forget(log, ids, '+', over)
-    redis.call('XTRIM', log, 'MAXLEN', keep)
+  local from, last, done = '-', nil, 0
+  while done < budget do
+    local chunk = math.min(1000, budget - done)
+    local rows = redis.call('XRANGE', log, from, '+', 'COUNT', chunk)
+    for _, row in ipairs(rows) do
+      if done >= over and tonumber(string.match(row[1], '^%d+')) >= oldestMs then chunk = -1 break end
+      redis.call('HDEL', ids, row[2][2])
+      last, done = row[1], done + 1
+    end
+    if #rows < chunk or chunk < 0 then break end
+    from = '(' .. last
+  end
+  if last then
+    local ms, seq = string.match(last, '^(%d+)%-(%d+)$')
+    redis.call('XTRIM', log, 'MINID', ms .. '-' .. string.format('%d', tonumber(seq) + 1))
   end
   return redis.call('XLEN', log)
 end
@@ -75,7 +85,7 @@ for i = 4, #ARGV, 3 do
     lastMs, lastSeq = ms, seq
   end
 end
-local count = trim(log, ids, now - retention, keep)
+local count = trim(log, ids, now - retention, keep, TRIM_BUDGET + (#ARGV - 3) / 3)
 if count > 0 then
   redis.call('PEXPIRE', log, retention)
   redis.call('PEXPIRE', ids, retention)
@@ -129,7 +139,7 @@ return out
 
 /** KEYS log, ids; ARGV nowMs, retentionMs, keep. Answers the vendor's count. */
 const CUT = `${TRIM}
-return trim(KEYS[1], KEYS[2], tonumber(ARGV[1]) - tonumber(ARGV[2]), tonumber(ARGV[3]))
+return trim(KEYS[1], KEYS[2], tonumber(ARGV[1]) - tonumber(ARGV[2]), tonumber(ARGV[3]), TRIM_BUDGET)
 `;
 
 /** Entries one listing script looks at, at most: a few milliseconds of Redis. */

@@ -154,12 +154,12 @@ describe.each<Kind>(['memory', 'redis'])('the request log in %s', (kind) => {
     await recorded(log, 'big', big);
     await recorded(log, 'small', series(50));
     await recorded(log, 'middle', series(300));
-    // Over 1,000: cut to 90 % of it, the biggest vendor first (fair shares of 900: 50, 300, 550).
+    // Over 1,000: cut to 95 % of it, the biggest vendor first (fair shares of 950: 50, 300, 600).
     const count = async (vendorId: string): Promise<number> => (await allPages(log, vendorId, 200)).flat().length;
     expect(await count('small')).toBe(50);
     expect(await count('middle')).toBe(300);
-    expect(await count('big')).toBe(550);
-    expect(ids((await allPages(log, 'big', 200)).flat())).toEqual(newestFirst(big.slice(350)));
+    expect(await count('big')).toBe(600);
+    expect(ids((await allPages(log, 'big', 200)).flat())).toEqual(newestFirst(big.slice(300)));
   });
 
   it('refuses a cursor no page gave and a limit out of range, naming the field', async () => {
@@ -185,6 +185,48 @@ describe('the request log in Redis, across instances', () => {
     // The second batch arrived after the first: its older entries get ids after the newest one there.
     expect(ids(listed.slice(0, 3))).toEqual(ids([entries[5], entries[3], entries[1]] as RequestLogEntry[]));
     expect(await other.find('globex', (entries[5] as RequestLogEntry).requestId)).toBeNull();
+  });
+
+  it('drops at most 2,000 old entries per write beyond those it adds (a lowered cap), and reaches the cap over the next writes', async () => {
+    const keyPrefix = `test:${process.pid}:lowered${++prefixCounter}:`;
+    await recorded(
+      logOf('redis', { maxEntriesPerVendor: 10_000 }, keyPrefix),
+      'acme',
+      series(5000, () => ({}), 1000),
+    );
+    const lowered = logOf('redis', { maxEntriesPerVendor: 100 }, keyPrefix);
+    const countAfter = async (): Promise<number> => {
+      await recorded(lowered, 'acme', series(1));
+      return client.xlen(`${keyPrefix}{reqlog:acme}:log`);
+    };
+    expect(await countAfter()).toBe(3000);
+    expect(await countAfter()).toBe(1000);
+    expect(await countAfter()).toBe(100);
+    expect(await client.hlen(`${keyPrefix}{reqlog:acme}:ids`)).toBe(100);
+  });
+
+  it('keeps 100,000 entries in at most 26 MB of Redis (portal.requestLog.maxEntriesTotal states 24 MB)', async () => {
+    const redis = await startRedisServer();
+    const own = new Redis(redis.url);
+    try {
+      const store = new RedisLogStore(own, 'size:', { retentionMs: 72 * HOUR, maxEntriesPerVendor: 100_000, maxEntriesTotal: 1_000_000 });
+      const used = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await own.info('memory'))?.[1]);
+      const before = await used();
+      const now = Date.now();
+      for (let i = 0; i < 100; i++) {
+        const batch = series(1000, (k) => ({ status: k % 17 === 0 ? 404 : 200, ...(k % 17 === 0 ? { code: 'not_found' } : {}) }), (100 - i) * 1000);
+        await store.add(
+          Array.from({ length: 10 }, (_, v) => ({ vendorId: `vendor-${v}`, entries: batch.slice(v * 100, v * 100 + 100) })),
+          now,
+        );
+      }
+      const bytes = (await used()) - before;
+      expect(bytes).toBeGreaterThan(15_000_000);
+      expect(bytes).toBeLessThan(26_000_000);
+    } finally {
+      own.disconnect();
+      await redis.stop();
+    }
   });
 
   it('keeps a batch while Redis is down, writes it when Redis is back, and drops and counts what the full batch cannot take', async () => {
