@@ -177,6 +177,12 @@ export function operationsBetween(current: AccessRecords, next: AccessRecords): 
   diff('vendor', current.vendors, next.vendors);
   diff('user', current.users, next.users);
   diff('key', current.keys, next.keys);
+  // A vendor the document drops takes its portal users along: a vendor made again under the same
+  // id later must not find another organisation's developers waiting in its portal.
+  const vendorsKept = new Set(next.vendors.map((vendor) => vendor.id));
+  for (const user of current.portalUsers ?? []) {
+    if (!vendorsKept.has(user.vendorId)) ops.push({ kind: 'portalUser', id: user.id, value: null, expect: user });
+  }
   return ops;
 }
 

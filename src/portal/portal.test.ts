@@ -128,6 +128,18 @@ describe('the session gate', () => {
     expect(((await refused.json()) as { code: string }).code).toBe('vendor_suspended');
   });
 
+  it('a vendor dropped by a whole-document write takes its portal users along, so one made again under its id has none', async () => {
+    const vendorId = `dropped-${Date.now()}`;
+    expect((await admin('POST', '/v1/vendors', { id: vendorId, name: 'To be dropped' })).status).toBe(201);
+    const { browser } = await signedIn(vendorId);
+    const document = (await (await admin('GET', '/v1/access')).json()) as { vendors: Array<{ id: string }> };
+    document.vendors = document.vendors.filter((vendor) => vendor.id !== vendorId);
+    expect((await admin('PUT', '/v1/access', document)).status).toBe(200);
+    expect((await admin('POST', '/v1/vendors', { id: vendorId, name: 'Another organisation' })).status).toBe(201);
+    expect(await (await admin('GET', `/v1/vendors/${vendorId}/portal-users`)).json()).toEqual([]);
+    expect((await browser.call('GET', '/portal/api/keys')).status).toBe(401);
+  });
+
   it('signing out ends the session: the same cookie replayed is refused', async () => {
     const { browser } = await signedIn();
     const cookie = browser.cookie;
