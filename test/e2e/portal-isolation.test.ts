@@ -196,6 +196,24 @@ describe("vendor B's requests, from vendor A's session", () => {
       expect([where, seen.filter((entry) => ofB.has(entry.requestId) || !prefixesOfA.has(entry.keyPrefix))]).toEqual([where, []]);
     }
   });
+
+  it("a request A sends under B's request id lands in A's log only: B's entry stays B's, A finds its own", async () => {
+    const taken = requestsOfB[0] as string;
+    const before = await found(sessionB, one, taken);
+    const answer = await fetch(`${one.url}/accounts/`, { headers: { 'x-vendor-token': SANDBOX_KEYS.demo, 'x-request-id': taken } });
+    await answer.arrayBuffer();
+    expect(answer.headers.get('x-request-id')).toBe(taken);
+    const prefixOfA = SANDBOX_KEYS.demo.slice(0, 12);
+    await within(5000, async () => (await found(sessionA, two, taken)).length === 1);
+    for (const [where, instance] of instances) {
+      expect([where, await found(sessionA, instance, taken)]).toEqual([
+        where,
+        [expect.objectContaining({ requestId: taken, apiId: 'GETaccounts', keyPrefix: prefixOfA })],
+      ]);
+      expect([where, await found(sessionB, instance, taken)]).toEqual([where, before]);
+    }
+    expect(before[0]?.keyPrefix).toBe('cbk_VOrQKC24');
+  });
 });
 
 describe("vendor A's usage and API access", () => {
