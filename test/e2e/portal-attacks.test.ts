@@ -353,3 +353,20 @@ describe('the session scoped to one vendor', () => {
     expect((access as { vendor: { id: string } }).vendor.id).toBe(A);
   });
 });
+
+describe('a script looping on the reads that make the store scan', () => {
+  it('is limited per portal user (429 with Retry-After after 60 a minute); finding one request by its id and other users are not', async () => {
+    const looping = await PortalSession.signIn(gateway, (await invitePortalUser(gateway, A)).token);
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await looping.call(gateway, 'GET', `/portal/api/usage?range=${i % 2 === 0 ? '24h' : '7d'}`)).status);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const limited = await looping.call(gateway, 'GET', '/portal/api/usage?range=7d');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await limited.json()) as { code: string }).code).toBe('rate_limited');
+    expect((await looping.call(gateway, 'GET', '/portal/api/requests?limit=200&apiId=GETnothing')).status).toBe(429);
+    expect((await looping.call(gateway, 'GET', '/portal/api/requests?requestId=some-request-id')).status).not.toBe(429);
+    expect((await looping.call(gateway, 'GET', '/portal/api/keys')).status).toBe(200);
+    expect((await sessionA.call(gateway, 'GET', '/portal/api/usage?range=7d')).status).toBe(200);
+  });
+});

@@ -263,6 +263,14 @@ describe('what one instance does ends access on the other within 1 s', () => {
     await within(1000, async () => (await vendorCall(two, key.secret)).status === 401);
   });
 
+  it("a portal user's request-log listings and usage reads are counted across instances (60 a minute)", async () => {
+    const looping = await PortalSession.signIn(one, (await invitePortalUser(one, A)).token);
+    for (let i = 0; i < 60; i++) expect((await looping.call(i % 2 === 0 ? one : two, 'GET', '/portal/api/requests?limit=1')).status).toBe(200);
+    for (const [where, instance] of instances) {
+      expect([where, (await looping.call(instance, 'GET', '/portal/api/usage?range=24h')).status]).toEqual([where, 429]);
+    }
+  });
+
   it('a portal user removed on instance 1: its session is refused on instance 2', async () => {
     const user = await invitePortalUser(one, A);
     const session = await PortalSession.signIn(two, user.token);
