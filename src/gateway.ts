@@ -22,6 +22,7 @@ import { VendorTraffic } from './metrics/vendor-traffic';
 import { TrafficCounter } from './metrics/traffic-counts';
 import { PrometheusTraffic } from './metrics/prometheus-traffic';
 import { AccessCache } from './access/cache';
+import { openRequestLog } from './portal/request-log/create-request-log';
 import { adminConfigDeps, continueFromRoutes, createAdminApp } from './admin/admin-app';
 import { FailedLoginAudit } from './admin/failed-logins';
 import { sessionStoresFor } from './sessions/session-stores';
@@ -53,7 +54,7 @@ import { drainListener, inFlightRequests, openListener, type ListenOptions } fro
 import { DisposalStack } from './lifecycle/disposal-stack';
 import type { ShutdownConfig } from './server/shutdown.schema';
 import { createStatusApp } from './status/status-app';
-import { listenFailure, StartupError } from './errors/startup-error';
+import { listenFailure } from './errors/startup-error';
 import { auditSigner, openAccessBackend } from './access-backend';
 import type { AccessStore } from './access/access-store';
 
@@ -287,6 +288,7 @@ async function openGateway(
   // Without a Prometheus to ask, the gateway counts for itself (stopped after the drain: the last requests count).
   const trafficCounts = config.admin.prometheusUrl ? null : lifecycle.adopt(new TrafficCounter(backend.traffic, { logger }), (counter) => counter.stop());
   trafficCounts?.start();
+  const requestLog = openRequestLog(config, backend.redis, lifecycle, metrics, logger);
   const apiDocument = buildOpenApiDocument({
     routes: ROUTES,
     contracts: bodyContracts,
@@ -307,7 +309,7 @@ async function openGateway(
     access,
     service: accessService,
     traffic,
-    requestLog: null,
+    requestLog,
     limiters,
     audit: backend.audit,
     redis: backend.redis,
@@ -321,6 +323,7 @@ async function openGateway(
     rateLimiters: limiters,
     ...(portal ? { portal } : {}),
     ...(trafficCounts ? { trafficCounts } : {}),
+    ...(requestLog ? { requestLog } : {}),
     config,
     logger,
     access,

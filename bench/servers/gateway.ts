@@ -3,7 +3,7 @@
  * pointed at the bench upstream, access seeded from the runner's access file.
  *
  * Reads argv: upstream URL, Redis URL, access file; optionally `--tls <ca> <cert> <key>`,
- * `--compression '<json>'` and `--no-traffic-counts`. Logs at `info` (the production default)
+ * `--compression '<json>'`, `--no-traffic-counts` and `--no-request-log`. Logs at `info` (the production default)
  * into /dev/null, so every request still pays for building and serialising its access-log
  * line, as in production, without the bench's terminal paying for writing it. Answers the
  * runner's tail probes (event-loop delay and GC pauses of a latency round, `tail-probe.ts`).
@@ -25,6 +25,8 @@ const compression = compressionAt > 0 ? (JSON.parse(process.argv[compressionAt +
 // With --no-traffic-counts: a Prometheus address (never asked during the bench) turns the gateway's own
 // traffic counts off, so bench/traffic-ab.ts can measure what they cost.
 const trafficCounts = !process.argv.includes('--no-traffic-counts');
+// With --no-request-log: the vendor portal's request log off, so bench/request-log-ab.ts can measure what it costs.
+const requestLog = !process.argv.includes('--no-request-log');
 if (!redisUrl || !accessFile) throw new Error('usage: gateway <upstream url> <redis url> <access file>');
 
 const config = loadConfig({
@@ -39,6 +41,7 @@ const config = loadConfig({
     // A bench rig: a stand-in core with the outbox SMS provider.
     sandbox: { allowWithRealCore: true },
     ...(compression ? { compression } : {}),
+    ...(requestLog ? {} : { portal: { requestLog: { enabled: false } } }),
   },
 });
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
@@ -51,10 +54,13 @@ process.once('SIGTERM', () => process.exit(0));
 answerTailProbes();
 
 // The soak asks for the heap after a full GC (it starts this process with --expose-gc);
+// bench/request-log-ab.ts asks for the process's CPU time;
 // bench/alloc.ts marks the start and end of its measured requests (see allocation-probe.ts).
 process.on('message', (message) => {
   if (message === 'heap') {
     global.gc?.();
     process.send?.({ heapUsed: process.memoryUsage().heapUsed });
+  } else if (message === 'cpu') {
+    process.send?.({ cpu: process.cpuUsage() });
   } else answerAllocationProbe(message);
 });

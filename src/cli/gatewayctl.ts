@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * gatewayctl: the command line for the admin API (README "gatewayctl"). Applies and
- * exports the access document, manages vendors, keys, licences, permissions and rate limits,
- * and reads and exports the audit log.
+ * exports the access document, manages vendors, keys, vendor portal users, licences, permissions
+ * and rate limits, and reads and exports the audit log.
  *
  * Reads GATEWAY_ADMIN_URL (default http://127.0.0.1:8081) and ADMIN_TOKEN from the
  * environment it is given (the token only from there, never a flag, so it stays out of shell
@@ -23,6 +23,7 @@ import { registerAuditCommands } from './commands/audit';
 import { commandContext } from './commands/context';
 import { registerLicenceCommands, registerPermissionCommands } from './commands/grants';
 import { registerKeyCommands } from './commands/keys';
+import { registerPortalUserCommands } from './commands/portal-users';
 import { registerRateLimitCommands, registerVendorCommands } from './commands/vendors';
 
 export type { GatewayctlIo } from './admin-client';
@@ -38,6 +39,7 @@ function buildProgram(io: GatewayctlIo): Command {
   registerAccessCommands(program, context);
   registerVendorCommands(program, context);
   registerKeyCommands(program, context);
+  registerPortalUserCommands(program, context);
   registerAdminCommands(program, context);
   registerLicenceCommands(program, context);
   registerPermissionCommands(program, context);

@@ -26,7 +26,7 @@
  * its end so its outcome is known. Failures reject with CoreCallError (503 core_unavailable,
  * 504 core_timeout, 502 bad_gateway), saying whether the core may have received the request.
  *
- * Reads the request context (route, coreTarget, principal, rawBody); sets ctx.upstreamSeconds
+ * Reads the request context (route, coreTarget, principal, rawBody); sets ctx.upstreamSeconds, ctx.upstreamStatus
  * and `gateway_upstream_duration_seconds{group}`.
  */
 import http from 'node:http';
@@ -165,7 +165,7 @@ class CoreAttempt<T> {
     });
     request.once('response', (incoming) => {
       if ((incoming.statusCode ?? 502) >= 500) {
-        this.observe();
+        this.observe(incoming.statusCode ?? 502);
         this.fail(
           new ServerErrorAnswer(
             incoming.statusCode ?? 502,
@@ -181,11 +181,12 @@ class CoreAttempt<T> {
     return this.settledWith;
   }
 
-  /** The core's time so far: into `gateway_upstream_duration_seconds` and the access log. */
-  observe(): void {
+  /** The core's time so far (and its status, when it answered): into `gateway_upstream_duration_seconds`, the access log and the request log. */
+  observe(status: number | null): void {
     const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
     this.breaker.upstreamDuration.observe(seconds);
     this.ctx.upstreamSeconds = seconds;
+    if (status !== null) this.ctx.upstreamStatus = status;
   }
 
   succeed(value: T): void {
@@ -293,7 +294,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       return new CoreCallError('bad_gateway', true, { cause: err, detail: "The core banking system's answer was larger than this gateway accepts." });
     }
     if (err instanceof BreakerTimeoutError) {
-      attempt.observe();
+      attempt.observe(null);
       attempt.abort();
     }
     return toCoreCallError(err, attempt.connected);
@@ -362,7 +363,7 @@ export function createCoreClient(deps: CoreClientDeps): CoreClient {
       try {
         incoming = await breaker.run(() =>
           attempt.start(open, outgoing, (answer, self) => {
-            self.observe();
+            self.observe(answer.statusCode ?? 502);
             self.succeed(answer);
           }),
         );
@@ -420,7 +421,7 @@ function readWhole(incoming: http.IncomingMessage, attempt: CoreAttempt<Buffered
     if (!incoming.complete) attempt.fail(new ConnectionFailure('core closed the connection before the end of its answer'));
   });
   incoming.once('end', () => {
-    attempt.observe();
+    attempt.observe(incoming.statusCode ?? 502);
     const location = vendorLocation(incoming.headers.location, coreBase);
     const retryAfter = incoming.headers['retry-after'];
     attempt.succeed({

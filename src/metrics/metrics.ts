@@ -11,7 +11,8 @@
  * `gateway_audit_trimmed_before_retention_total` (audit entries lost to the count guard),
  * `gateway_access_config_records{kind}`, `gateway_access_config_inconsistent` and
  * `gateway_access_config_inconsistencies_total` (an access store whose records vanished),
- * `gateway_build_info{version,node}` (always 1: which release and Node each instance runs).
+ * `gateway_build_info{version,node}` (always 1: which release and Node each instance runs),
+ * `gateway_portal_request_log_dropped_total` (request-log entries dropped while the log could not be written).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -46,6 +47,7 @@ export interface GatewayMetrics {
   readonly smsSentTotal: Counter<'outcome'>;
   readonly smsBudgetExhaustedTotal: Counter<'vendor'>;
   readonly auditTrimmedBeforeRetentionTotal: Counter;
+  readonly portalRequestLogDroppedTotal: Counter;
   readonly buildInfo: Gauge<'version' | 'node'>;
   /**
    * Where the access-config gauges read at scrape time. Told once the access cache exists, so the
@@ -260,6 +262,11 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     auditTrimmedBeforeRetentionTotal: new Counter({
       name: 'gateway_audit_trimmed_before_retention_total',
       help: 'Audit entries younger than audit.retentionDays removed because the log reached audit.maxEntries',
+      registers,
+    }),
+    portalRequestLogDroppedTotal: new Counter({
+      name: 'gateway_portal_request_log_dropped_total',
+      help: "Requests left out of the vendor portal's request log because its batch was full while the log could not be written (Redis down)",
       registers,
     }),
   };

@@ -46,6 +46,7 @@ import { createClientCertificateReader } from '../tls/client-certificate';
 import { routeMatch } from '../policies/route-match/route-match';
 import { createErrorHandler } from '../request/error-handler';
 import { createRequestObserver } from './observe';
+import type { RequestLog } from '../portal/request-log/request-log';
 import { inSequence } from './sequence';
 import type { RedisClient } from '../redis/redis-client';
 
@@ -76,6 +77,8 @@ interface VendorPipelineDeps {
   readonly vendorTraffic?: VendorTraffic;
   /** Requests per minute by vendor, API id and status class (GET /v1/traffic without Prometheus). */
   readonly trafficCounts?: TrafficCounter;
+  /** The vendor portal's request log (portal.requestLog); absent when it is off. */
+  readonly requestLog?: RequestLog;
   /** The rate limiters the step counts in, shared with the vendor portal's "what is left"; built here when not given. */
   readonly rateLimiters?: RateLimiters;
   /**
@@ -125,7 +128,13 @@ export function buildVendorApp(deps: VendorPipelineDeps): Express {
   const steps: RequestHandler[] = [
     // First, so every answer (errors included) carries X-Request-Id, is timed and logged.
     requestContext(config.requestContext, {
-      onFinish: createRequestObserver(metrics, deps.logger, deps.vendorTraffic, deps.trafficCounts),
+      onFinish: createRequestObserver(
+        metrics,
+        deps.logger,
+        deps.vendorTraffic,
+        deps.trafficCounts,
+        deps.requestLog ? { log: deps.requestLog, keyPrefix: (keyId) => deps.access.index?.key(keyId)?.prefix } : undefined,
+      ),
       cacheControl: 'no-store',
     }),
     // Right after the context, so its server span covers every later step (a no-op without tracing).

@@ -37,7 +37,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export type PortalDeps = PortalKeyDeps & PortalInsightDeps & PortalAccessDeps & { readonly auth: PortalAuth };
+type PortalDeps = PortalKeyDeps & PortalInsightDeps & PortalAccessDeps & { readonly auth: PortalAuth };
 
 function portalHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);

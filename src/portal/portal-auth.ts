@@ -34,7 +34,7 @@ import {
 } from './portal-session';
 
 /** The portal user of a request, and the vendor its session is scoped to. */
-export interface PortalCaller {
+interface PortalCaller {
   readonly user: PortalUser;
   readonly vendor: VendorRecord;
   /** The audit label: `portal:<vendorId>:<portalUserId>`. */
@@ -44,7 +44,7 @@ export interface PortalCaller {
 /** How a sign-in ended, for gateway_portal_sign_ins_total. */
 export type PortalSignInOutcome = 'signed_in' | 'invalid_token' | 'throttled' | 'vendor_suspended';
 
-export interface PortalAuthDeps {
+interface PortalAuthDeps {
   readonly access: AccessCache;
   readonly sessions: SignedSessions;
   readonly throttle: AuthThrottle;

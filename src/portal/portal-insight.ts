@@ -74,7 +74,7 @@ function instant(req: Request, name: string): number | undefined {
 }
 
 /** The request-log question a `GET requests` asks, every parameter checked. */
-export function requestLogQuery(req: Request): RequestLogQuery {
+function requestLogQuery(req: Request): RequestLogQuery {
   const status = text(req, 'status', /^[1-5]xx$/, 'one of 2xx, 4xx, 5xx (or 1xx, 3xx)');
   const apiId = text(req, 'apiId', API_ID, 'an API id such as GETaccounts/{accountId}');
   const limitText = text(req, 'limit', /^\d{1,4}$/, `a whole number from 1 to ${MAX_PAGE}`);

@@ -23,7 +23,7 @@ import { PortalAuth, type PortalSignInOutcome } from './portal-auth';
 import { portalSessions } from './portal-session';
 import type { RequestLog } from './request-log/request-log';
 
-export interface PortalParts {
+interface PortalParts {
   readonly access: AccessCache;
   readonly service: AccessService;
   readonly traffic: TrafficSource;

@@ -5,8 +5,8 @@
  * Set by request-context (first step, which also counts the bytes written out); filled in by route-match (route, params), the target
  * step (coreTarget), authenticate (principal, vendor), the body step (body or rawBody, and
  * refusalRenderer for a contract that answers refusals as its body), idempotency and two-factor
- * (their after-core duties) and the core client (upstreamSeconds). Read by
- * every later step, the error handler and the access log.
+ * (their after-core duties), the core client (upstreamSeconds, upstreamStatus) and the error
+ * handler (errorCode). Read by every later step, the error handler, the access log and the request log.
  */
 import type { Response } from 'express';
 import type { Route } from '../catalogue/api-catalogue';
@@ -16,6 +16,7 @@ import type { VendorRecord } from '../access/access-state';
 import type { WireFormat } from '../contracts/body-contract';
 import type { ProblemRenderer } from '../errors/problem';
 import type { RequestTrace } from '../tracing/tracing';
+import type { ErrorCode } from '../errors/error-catalogue';
 import { AfterCore } from './after-core';
 
 /** A request body that the body step parsed and validated (routes with a body schema only). */
@@ -65,6 +66,10 @@ export interface RequestContext {
   readonly afterCore: AfterCore;
   /** How long the core took (to its answer's headers, or its whole answer when buffered). */
   upstreamSeconds: number | null;
+  /** The core's status, when it answered (set with upstreamSeconds). */
+  upstreamStatus: number | null;
+  /** The catalogue code of the problem the error handler answered, for the request log. */
+  errorCode: ErrorCode | null;
   /** Body bytes written to the vendor as they went on the wire (compressed, when compressed), for the access log. */
   bytesOut: number;
   /** The request's trace when tracing is on (set by the trace step); child spans hang off it. */
@@ -86,6 +91,8 @@ export function newContext(requestId: string): RequestContext {
     refusalRenderer: null,
     afterCore: new AfterCore(requestId),
     upstreamSeconds: null,
+    upstreamStatus: null,
+    errorCode: null,
     bytesOut: 0,
     trace: null,
   };

@@ -3,7 +3,8 @@
  *
  * Reads the error (a GatewayError, a body-parser error, or anything else) and the request's
  * Accept header; sets the status, the error's headers and an application/problem+json body
- * (application/problem+xml when the client asked for XML). A request whose body contract
+ * (application/problem+xml when the client asked for XML), and the problem's code on the request
+ * context (ctx.errorCode, for the request log). A request whose body contract
  * answers refusals in its own shape (receipts, README "Receipts") left a renderer on the
  * context (`ctx.refusalRenderer`, see contracts/refusal-answer.ts): it is asked first, and the
  * plain problem goes when it declines or fails. Anything that is not a known error becomes a
@@ -55,6 +56,7 @@ function wantsXml(req: Request): boolean {
 function sendProblem(req: Request, res: Response, error: GatewayError): void {
   const ctx = getContext(res);
   const body = problemBody(error, ctx?.requestId);
+  if (ctx) ctx.errorCode = error.code;
   res.status(error.status);
   if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.vary('Accept');

@@ -1,7 +1,8 @@
 /**
  * The admin guide's gatewayctl lines (docs/admin-guide.md, "gatewayctl"), run exactly as written
  * (through npm and a shell) against a running gateway: their output is the command's alone, so
- * `export > access.yaml` writes a file that `apply` takes back, with no npm banner in it.
+ * `export > access.yaml` writes a file that `apply` takes back, with no npm banner in it; a portal
+ * user's invitation prints its token once, and the list only its prefix.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -76,6 +77,19 @@ describe("the admin guide's gatewayctl lines", () => {
     expect(applied.stderr).toBe('');
     expect(applied.status).toBe(0);
   }, 120_000);
+
+  it('portal-users invite prints the portal token once, which list then shows by its prefix alone', async () => {
+    const invited = await sh(line('portal-users invite').replace(' acme ', ' demo-vendor '));
+    expect(invited.stderr).toBe('');
+    expect(invited.status).toBe(0);
+    const tokens = invited.stdout.match(/cbp_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g) ?? [];
+    expect(tokens).toHaveLength(1);
+    const listed = await sh(line('portal-users list').replace(/ acme$/, ' demo-vendor'));
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain('Dana Dev');
+    expect(listed.stdout).toContain((tokens[0] as string).slice(0, 12));
+    expect(listed.stdout).not.toContain(tokens[0]);
+  }, 60_000);
 
   it('vendors list prints the table alone', async () => {
     const listed = await sh(line('vendors list'));

@@ -1,8 +1,9 @@
 /**
  * gatewayctl end to end against a running gateway (sandbox core, Redis mode): apply a file,
  * issue a key, call the vendor API with it, revoke it, see 401; delete a vendor and see its key
- * stop working; and the built CLI (dist/, as installed) ending quietly when its reader closes the
- * pipe early (`gatewayctl audit export | head -1`).
+ * stop working; invite a vendor portal user whose token signs in to the portal until a new token
+ * replaces it or the user is removed; and the built CLI (dist/, as installed) ending quietly when
+ * its reader closes the pipe early (`gatewayctl audit export | head -1`).
  */
 import { spawn } from 'node:child_process';
 import { stringify } from 'yaml';
@@ -77,6 +78,35 @@ describe('gatewayctl against a running gateway', () => {
     const deleted = await ctl(gateway, 'vendors', 'delete', 'doomed');
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted vendor doomed (Doomed Ltd) with 1 licence and 1 key (1 active).\n' });
     await within(1000, async () => (await call()).status === 401);
+  });
+
+  it('invites a portal user whose token signs in to the portal, replaces it with a new token, and removes the user to a 401', async () => {
+    expect((await ctl(gateway, 'vendors', 'create', 'portalco', '--name', 'Portal Co')).code).toBe(0);
+    const signIn = async (token: string): Promise<number> => {
+      const res = await fetch(`${gateway.url}/portal/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-by': 'cbg-portal-ui' },
+        body: JSON.stringify({ token }),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const invited = await ctl(gateway, 'portal-users', 'invite', 'portalco', '--email', 'dev@portalco.example', '--name', 'Pat Dev');
+    expect(invited.code).toBe(0);
+    const [token] = invited.stdout.match(/cbp_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/g) ?? [];
+    const id = /Invited portal user (pu-[0-9a-f]{12})/.exec(invited.stdout)?.[1] as string;
+    expect(await signIn(token as string)).toBe(200);
+
+    const { token: next } = JSON.parse((await ctl(gateway, '--json', 'portal-users', 'new-token', 'portalco', id)).stdout) as { token: string };
+    expect(await signIn(token as string)).toBe(401);
+    expect(await signIn(next)).toBe(200);
+
+    expect((await ctl(gateway, 'portal-users', 'remove', 'portalco', id)).code).toBe(0);
+    expect(await signIn(next)).toBe(401);
+    const audit = (await ctl(gateway, '--json', 'audit', '--vendor', 'portalco')).stdout;
+    for (const action of ['portal_user.invite', 'portal_user.token', 'portal_user.remove']) expect(audit).toContain(action);
+    expect(audit).not.toContain(token);
+    expect(audit).not.toContain(next);
   });
 
   it('ends quietly with exit 0 when its reader closes the pipe after the first line (audit export | head -1)', async () => {

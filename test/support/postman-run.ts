@@ -13,8 +13,13 @@ import { convert, convertV2, type CollectionResult } from 'openapi-to-postmanv2'
 
 interface NewmanExecution {
   readonly item: { readonly name: string; readonly request: { readonly url: { readonly path?: readonly string[] } } };
-  readonly request: { readonly method: string; readonly url: { getPath(): string } };
-  readonly response?: { readonly code: number; readonly stream?: Buffer };
+  readonly request: {
+    readonly method: string;
+    readonly url: { getPath(): string };
+    readonly headers: { all(): Array<{ key: string; value: string }> };
+    readonly body?: { toString(): string };
+  };
+  readonly response?: { readonly code: number; readonly stream?: Buffer; readonly headers: { get(name: string): string | undefined } };
   readonly requestError?: Error;
 }
 
@@ -38,6 +43,11 @@ export interface CollectionCall {
   /** The status, or 0 when no answer came. */
   readonly status: number;
   readonly body: string;
+  /** The answer's X-Request-Id; empty when no answer came. */
+  readonly requestId: string;
+  /** The request's headers and body as sent (variables resolved). */
+  readonly sentHeaders: Readonly<Record<string, string>>;
+  readonly sentBody: string;
 }
 
 /** How a client imports: the converter's README `convert` (folders by path) or its `convertV2` (the newer interface), folders by tag. */
@@ -74,6 +84,9 @@ export function runCollection(collection: unknown, variables: Readonly<Record<st
           template: `/${(execution.item.request.url.path ?? []).map((segment) => (segment.startsWith(':') ? `{${segment.slice(1)}}` : segment)).join('/')}`,
           status: execution.response?.code ?? 0,
           body: execution.response?.stream?.toString('utf8') ?? String(execution.requestError ?? ''),
+          requestId: execution.response?.headers.get('X-Request-Id') ?? '',
+          sentHeaders: Object.fromEntries(execution.request.headers.all().map(({ key, value }) => [key.toLowerCase(), value])),
+          sentBody: execution.request.body?.toString() ?? '',
         })),
       );
     });

@@ -17,7 +17,7 @@ import { keyView, newId, type IssuedKey, type KeyView } from './access-service';
 import { parseInput } from './admin-inputs';
 
 /** A week: long enough to roll a key through every deployment of a vendor's app, short enough that a leaked key dies. */
-export const MAX_OVERLAP_HOURS = 168;
+const MAX_OVERLAP_HOURS = 168;
 
 const rotateKeyInput = z
   .object({
@@ -30,7 +30,7 @@ export function rotationOf(input: unknown): { readonly overlapHours: number } {
   return parseInput(rotateKeyInput, input, 'rotation');
 }
 
-export interface RotatedKey {
+interface RotatedKey {
   /** The new key, with its secret (shown once). */
   readonly key: IssuedKey;
   /** The old key as it is now: its expiry is the end of the overlap. */

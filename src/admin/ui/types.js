@@ -25,6 +25,19 @@
  * @property {Licence[]} licences
  */
 /** @typedef {{ id: string, userId: string, secret: string }} IssuedKey */
+/**
+ * @typedef {object} PortalUser one of a vendor's developers invited to the vendor portal (never the token's hash)
+ * @property {string} id `pu-<12 hex>`
+ * @property {string} vendorId
+ * @property {string} email
+ * @property {string} name
+ * @property {string} tokenPrefix the token's first 12 characters, `cbp_…`
+ * @property {string} tokenIssuedAt
+ * @property {string} tokenExpiresAt
+ * @property {string} createdAt
+ * @property {string} createdBy the admin who invited them
+ */
+/** @typedef {PortalUser & { token: string }} InvitedPortalUser an invitation's or a new token's answer: the token, this once */
 /** @typedef {{ id: string, permissions: Array<{ id: string, api: string }> }} User */
 /** @typedef {{ id: string, at: string, actor: string, action: string, target: string, vendorIds?: string[], before: unknown, after: unknown, approval?: unknown }} AuditEntry */
 /**

@@ -1,7 +1,7 @@
 // @ts-check
-// How the portal writes times, durations and rate limits: a time in the browser's locale, its UTC
-// instant on hover and in `datetime` (so a script or a test reads the exact instant). Reads and
-// sets nothing but the elements it makes.
+// How the portal writes times, durations, rate limits and number columns: a time in the browser's
+// locale, its UTC instant on hover and in `datetime` (so a script or a test reads the exact
+// instant). Reads and sets nothing but the elements it makes.
 import { h } from '../ui-kit/dom.js';
 
 /**
@@ -35,3 +35,15 @@ export const count = (n) => n.toLocaleString();
  */
 export const rateLimitText = ({ points, durationSeconds, source }) =>
   `${count(points)} requests per ${count(durationSeconds)} s (${source === 'vendor' ? 'your own limit' : "the gateway's default"})`;
+
+/**
+ * A table whose number columns' headers align like their numbers (right), as `td.num` cells do.
+ * @param {HTMLElement} grid a table from the kit's `table()`
+ * @param {number[]} columns the number columns, from 0
+ */
+export function alignNumbers(grid, columns) {
+  grid.querySelectorAll('thead th').forEach((th, i) => {
+    if (columns.includes(i)) th.classList.add('num');
+  });
+  return grid;
+}

@@ -1,6 +1,6 @@
 // @ts-check
-// The shapes of the portal API's answers that the portal's views read (/work contract: "Portal
-// server"). Types only: nothing runs.
+// The shapes of the portal API's answers (`/portal/api/`, DESIGN.md "Vendor portal") that the
+// portal's views read. Types only: nothing runs.
 
 /**
  * @typedef {object} PortalUser who is signed in: a vendor's developer

@@ -48,7 +48,12 @@ export async function approvalsView({ main, me }) {
   const act = actions({ errors, notice, refresh: load });
   const decide = async (/** @type {Proposal} */ c, /** @type {'approve' | 'reject'} */ verb) => {
     const res = await api('POST', `/changes/${seg(c.id)}/${verb}`);
-    const secret = res.data?.secret ? ` The new key's secret, shown this once: ${res.data.secret}` : '';
+    // What an approved issue or invitation made, shown to the approver this once.
+    const secret = res.data?.secret
+      ? ` The new key's secret, shown this once: ${res.data.secret}`
+      : res.data?.token
+        ? ` The portal token, shown this once: ${res.data.token} (they sign in at the vendor port's /portal/).`
+        : '';
     tell(notice, verb === 'approve' ? `Approved ${c.id}; it is in force.${secret}` : `Rejected ${c.id}.`);
   };
   const { data: status } = await api('GET', '/me');

@@ -21,7 +21,8 @@ const HOUR_MS = 3_600_000;
  * @property {string} path the vendor's path in the admin API
  * @property {HTMLElement} notice the screen's status (role="status")
  * @property {HTMLElement} errors the screen's alert
- * @property {HTMLElement} secretBox where an issued key's secret shows, once; `data-key-id` names its key
+ * @property {HTMLElement} secretBox where an issued key's secret or a portal token shows, once; `data-key-id` or
+ *   `data-portal-user-id` names whose it is
  * @property {import('../../../ui-kit/forms.js').Act} act
  * @property {() => unknown} redraw
  */
@@ -32,6 +33,7 @@ const HOUR_MS = 3_600_000;
  * @param {IssuedKey} issued
  */
 function showSecret(box, issued) {
+  delete box.dataset.portalUserId;
   box.dataset.keyId = issued.id;
   box.replaceChildren(
     h('div', { class: 'notice' }, `The secret of key ${issued.id} for user ${issued.userId}, shown this once; store it now:`),

@@ -2,7 +2,8 @@
 // The status part of a vendor's screen: Suspend (asking first) or Activate, Delete vendor (asking
 // first, then back to the Vendors list), and the rate limit in force, the vendor's own or the
 // gateway default, with Set rate limit. A question before Suspend or Delete vendor names what the
-// vendor loses: its active keys and its calls in the last hour, read from `GET /v1/traffic`; when
+// vendor loses: its active keys, its portal users and its calls in the last hour, read from
+// `GET /v1/traffic`; when
 // that does not answer (an older gateway, a timeout) the question says the calls are not known and
 // still lets the admin go on. Writes `/v1/vendors/{id}` and its `rate-limit`.
 import { askFirst } from '../../../ui-kit/confirm.js';
@@ -74,8 +75,9 @@ export function rateLimitInForce(vendor) {
 /**
  * @param {Vendor} vendor
  * @param {VendorScreen} part
+ * @param {number} portalUsers how many portal users the vendor has
  */
-export function statusAndLimit(vendor, { path, notice, errors, act }) {
+export function statusAndLimit(vendor, { path, notice, errors, act }, portalUsers) {
   const active = vendor.status === 'active';
   const effective = vendor.effectiveRateLimit;
   const points = field('Points', { type: 'number', value: vendor.rateLimit?.points ?? '', placeholder: effective ? String(effective.points) : undefined });
@@ -102,7 +104,7 @@ export function statusAndLimit(vendor, { path, notice, errors, act }) {
       errors.textContent = '';
       const res = await write('DELETE', path, undefined, notice);
       if (res.status !== 204) return;
-      carryOver(`Deleted vendor ${vendor.id} with its keys and licences.`);
+      carryOver(`Deleted vendor ${vendor.id} with its keys and licences${portalUsers ? ' and portal users' : ''}.`);
       navigate('vendors');
     });
   // One question at a time: a second click while the traffic counts are read opens no second dialog.
@@ -115,10 +117,21 @@ export function statusAndLimit(vendor, { path, notice, errors, act }) {
     });
     askFirst(
       what === 'suspend'
-        ? { title: `Suspend vendor ${vendor.id}?`, lost: [...lost, 'Its keys and licences stay; Activate gives the access back.'], onConfirm: suspend }
+        ? {
+            title: `Suspend vendor ${vendor.id}?`,
+            lost: [
+              ...lost,
+              ...(portalUsers ? [`Its ${portalUsers} portal users are refused by the vendor portal until it is activated.`] : []),
+              'Its keys and licences stay; Activate gives the access back.',
+            ],
+            onConfirm: suspend,
+          }
         : {
             title: `Delete vendor ${vendor.id}?`,
-            lost: [...lost, `Its ${vendor.keys.length} keys and ${vendor.licences.length} licences are removed for good; its users keep their permissions.`],
+            lost: [
+              ...lost,
+              `Its ${vendor.keys.length} keys and ${vendor.licences.length} licences${portalUsers ? ` and ${portalUsers} portal users` : ''} are removed for good; its users keep their permissions.`,
+            ],
             onConfirm: remove,
           },
     );

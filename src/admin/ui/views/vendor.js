@@ -1,8 +1,9 @@
 // @ts-check
 // A vendor's screen (`#/vendors/<id>`): its status, rate limit and deletion (vendor-status.js),
 // licences with the API ids each pattern grants (from the catalogue, `GET /v1/apis`), Grant
-// licence and Revoke (asking first), and the keys (vendor-keys.js). Every action redraws the
-// screen from the API and says what it did in the screen's status.
+// licence and Revoke (asking first), the keys (vendor-keys.js) and the vendor portal's users
+// (vendor-portal-users.js). Every action redraws the screen from the API and says what it did in
+// the screen's status.
 import { askFirst } from '../../../ui-kit/confirm.js';
 import { button, h } from '../../../ui-kit/dom.js';
 import { actions, alertBox, attempt, field, inlineForm, revealing, statusBox, submit } from '../../../ui-kit/forms.js';
@@ -10,6 +11,7 @@ import { when } from '../../../ui-kit/format.js';
 import { row, table } from '../../../ui-kit/tables.js';
 import { api, seg, write } from '../admin-client.js';
 import { keysPart } from './vendor-keys.js';
+import { portalUsersPart } from './vendor-portal-users.js';
 import { statusAndLimit } from './vendor-status.js';
 import { trafficChart } from './traffic-chart.js';
 
@@ -98,6 +100,8 @@ export async function vendorView({ main }, vendorId) {
   const redraw = async () => {
     /** @type {{ data: Vendor }} */
     const { data: vendor } = await api('GET', path);
+    /** @type {{ data: import('../types.js').PortalUser[] }} */
+    const { data: portalUsers } = await api('GET', `${path}/portal-users`);
     if (apis.length === 0) apis = (await api('GET', '/apis')).data;
     heading.textContent = `Vendor ${vendor.name} (${vendor.id})`;
     /** @type {VendorScreen} */
@@ -107,9 +111,10 @@ export async function vendorView({ main }, vendorId) {
       errors,
       notice,
       secretBox,
-      ...statusAndLimit(vendor, part),
+      ...statusAndLimit(vendor, part, portalUsers.length),
       ...licencesPart(vendor, apis, part),
       ...keysPart(vendor.keys, part),
+      ...portalUsersPart(vendor.id, portalUsers, part),
       trafficChart({ vendorId: vendor.id, apiIds: [...new Set(vendor.licences.flatMap((l) => matching(l.api, apis)))] }),
     );
   };

@@ -9,7 +9,7 @@ import { alertBox, field, submit, tell } from '../../ui-kit/forms.js';
 import { row, table } from '../../ui-kit/tables.js';
 import { showProblems } from '../field-problems.js';
 import { api } from '../portal-client.js';
-import { millis, time } from '../show.js';
+import { alignNumbers, millis, time } from '../show.js';
 
 /** @typedef {import('../types.js').LoggedRequest} LoggedRequest */
 
@@ -111,7 +111,7 @@ export async function requestsView({ main, arg }) {
     form,
     errors,
     status,
-    table(HEADERS, body),
+    alignNumbers(table(HEADERS, body), [3, 4]),
     more,
   );
   await load(true);

@@ -8,7 +8,7 @@ import { alertBox } from '../../ui-kit/forms.js';
 import { row, table } from '../../ui-kit/tables.js';
 import { showProblems } from '../field-problems.js';
 import { api } from '../portal-client.js';
-import { count, rateLimitText, time } from '../show.js';
+import { alignNumbers, count, rateLimitText, time } from '../show.js';
 
 /** @typedef {import('../types.js').Usage} Usage */
 
@@ -40,7 +40,8 @@ function countsTable(rows) {
   const total = (classes) => [...classes.values()].reduce((a, b) => a + b, 0);
   const apis = [...byApi].sort(([a, x], [b, y]) => total(y) - total(x) || a.localeCompare(b));
   const headers = ['API id', ...CLASSES, 'Total'];
-  if (apis.length === 0) return table(headers, [row(h('td', { colspan: headers.length, class: 'muted' }, 'No requests in this range.'))]);
+  if (apis.length === 0)
+    return alignNumbers(table(headers, [row(h('td', { colspan: headers.length, class: 'muted' }, 'No requests in this range.'))]), [1, 2, 3, 4]);
   const sums = new Map();
   for (const [, classes] of apis) for (const [c, n] of classes) sums.set(c, (sums.get(c) ?? 0) + n);
   const grid = table(
@@ -50,7 +51,7 @@ function countsTable(rows) {
   grid
     .querySelector('table')
     ?.append(h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'All APIs'), ...CLASSES.map((c) => num(sums.get(c) ?? 0)), num(total(sums)))));
-  return grid;
+  return alignNumbers(grid, [1, 2, 3, 4]);
 }
 
 /** @param {Usage['rateLimit']} limit */
@@ -58,11 +59,20 @@ function rateLimitPart(limit) {
   return [
     h('h2', {}, 'Rate limit'),
     h('p', {}, rateLimitText(limit), '; each key has its own budget.'),
-    table(
-      ['Key', 'Left now', 'Resets in'],
-      limit.keys.length === 0
-        ? [row(h('td', { colspan: 3, class: 'muted' }, 'No active keys.'))]
-        : limit.keys.map((k) => row(h('td', {}, h('code', {}, k.prefix)), num(k.remaining), h('td', { class: 'num' }, `${count(k.resetsInSeconds)} s`))),
+    alignNumbers(
+      table(
+        ['Key', 'Left now', 'Resets in'],
+        limit.keys.length === 0
+          ? [row(h('td', { colspan: 3, class: 'muted' }, 'No active keys.'))]
+          : limit.keys.map((k) =>
+              row(
+                h('td', {}, h('code', {}, k.prefix)),
+                num(k.remaining),
+                h('td', { class: 'num' }, k.resetsInSeconds > 0 ? `${count(k.resetsInSeconds)} s` : '—'),
+              ),
+            ),
+      ),
+      [1, 2],
     ),
   ];
 }
@@ -102,8 +112,8 @@ export async function usageView({ main, arg }) {
           time(usage.from),
           ' to ',
           time(usage.to),
-          `; counted by ${usage.source === 'prometheus' ? "the bank's Prometheus" : 'the gateway'}.`,
-          usage.note ? ` ${usage.note}` : '',
+          // The note says where the counts come from and how fresh they are; without one, the source does.
+          `. ${usage.note || `Counted by ${usage.source === 'prometheus' ? "the bank's Prometheus" : 'the gateway'}.`}`,
         ),
         countsTable(usage.rows),
         ...(usage.rateLimit ? rateLimitPart(usage.rateLimit) : []),
