@@ -331,6 +331,27 @@ describe('what one instance does ends access on the other within 1 s', () => {
     });
   });
 
+  it('the same when the whole-document write is big enough to be staged and swapped in whole', async () => {
+    const vendorId = `dropped-bulk-${process.pid}`;
+    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'First organisation' })).status).toBe(201);
+    const user = await invitePortalUser(one, vendorId);
+    const session = await PortalSession.signIn(two, user.token);
+    const document = (await (await adminCall(one, 'GET', '/v1/access')).json()) as { vendors: Array<{ id: string }>; users: Array<{ id: string }> };
+    document.vendors = document.vendors.filter((vendor) => vendor.id !== vendorId);
+    // More than the 1,000 operations past which a whole-document write is swapped in whole.
+    for (let i = 0; i < 1001; i++) document.users.push({ id: `bulk-user-${i}`, permissions: [] } as { id: string });
+    expect((await adminCall(one, 'PUT', '/v1/access', document)).status).toBe(200);
+    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'Another organisation' })).status).toBe(201);
+    await within(1000, async () => {
+      for (const [, instance] of instances) {
+        if ((await session.call(instance, 'GET', '/portal/api/keys')).status !== 401) return false;
+        if ((await new PortalSession().call(instance, 'POST', '/portal/api/session', { token: user.token })).status !== 401) return false;
+        if (JSON.stringify(await (await adminCall(instance, 'GET', `/v1/vendors/${vendorId}/portal-users`)).json()) !== '[]') return false;
+      }
+      return true;
+    });
+  });
+
   it('a vendor suspended on instance 1: 403 on every instance, for the session and for signing in', async () => {
     const vendorId = `suspended-${process.pid}`;
     expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'Soon suspended' })).status).toBe(201);
