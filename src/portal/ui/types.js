@@ -1,5 +1,5 @@
 // @ts-check
-// The shapes of the portal API's answers (`/portal/api/`, DESIGN.md "Vendor portal") that the
+// The shapes of the portal API's answers (`/portal/api/`, docs/vendor-portal.md) that the
 // portal's views read. Types only: nothing runs.
 
 /**
