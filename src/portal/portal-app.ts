@@ -67,11 +67,12 @@ export function createPortal(deps: PortalDeps): RequestHandler {
   if (!page) throw new Error(`the portal's page is missing from ${UI_DIR}`);
   files.delete('/ui/index.html');
 
-  const router = express.Router({ strict: true });
-  // `/portal` without its slash: the page's relative links resolve against `/portal/`.
-  router.get('/portal', (_req, res) => res.redirect(308, '/portal/'));
+  // Case-sensitive as the cookie's Path=/portal is: `/PORTAL/...` is no portal path, and goes on to the vendor API.
+  const router = express.Router({ strict: true, caseSensitive: true });
   // Middleware under a path (no answer of its own) sees a shortened req.url only until it calls next.
   router.use('/portal', portalHeaders);
+  // `/portal` without its slash: the page's relative links resolve against `/portal/`.
+  router.get('/portal', (_req, res) => res.redirect(308, '/portal/'));
   router.get('/portal/', sendFile(page));
   for (const [url, file] of files) router.get(`/portal${url}`, sendFile(file));
   router

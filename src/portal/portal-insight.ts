@@ -7,9 +7,10 @@
  *
  * Usage answers from the SREs' Prometheus are kept 30 s per vendor and range, so a browser left
  * open, or a script, cannot turn into a query per request against it (the gateway's own counts
- * are cheap to read, and show this instance's newest requests at once).
+ * show this instance's newest requests at once, so they are read afresh). Listings and usage
+ * reads are limited per portal user (SCANNING_READS_PER_MINUTE), as both make the store scan.
  *
- * Reads the query and the caller; sets nothing.
+ * Reads the query and the caller; sets the portal user's count of reads.
  */
 import type { Request, Router } from 'express';
 import type { RateLimit } from '../access/model';
@@ -18,6 +19,7 @@ import { windowOf, type TrafficSource } from '../metrics/traffic';
 import type { KeyAllowance } from '../policies/rate-limit/rate-limit';
 import type { AccessService } from '../admin/operations/access-service';
 import { portalCaller } from './portal-auth';
+import { portalLimiter, spendPortalLimit, type PortalLimitDeps } from './portal-limits';
 import { PORTAL_API } from './portal-session';
 import type { RequestLog, RequestLogQuery, StatusClass } from './request-log/request-log';
 
@@ -34,8 +36,16 @@ const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const MAX_PAGE = 200;
 const DEFAULT_PAGE = 50;
 const CURSOR = /^[\x21-\x7e]{1,200}$/;
+/**
+ * Request-log listings and usage reads one portal user may make per minute. A listing under a
+ * rare filter scans up to 20,000 logged entries in Redis (about 60 ms of its one thread) and a
+ * week of usage reads 168 hourly hashes of every vendor's counts: a script looping on either must
+ * not take Redis from the money paths. A person paging and filtering stays far below; finding one
+ * request by its id is cheap and not counted.
+ */
+const SCANNING_READS_PER_MINUTE = 60;
 
-export interface PortalInsightDeps {
+export interface PortalInsightDeps extends PortalLimitDeps {
   readonly service: AccessService;
   readonly traffic: TrafficSource;
   readonly requestLog: RequestLog | null;
@@ -91,6 +101,7 @@ const NOTES = {
 export function registerPortalInsight(api: Router, deps: PortalInsightDeps): void {
   const now = deps.now ?? Date.now;
   const kept = new Map<string, { readonly atMs: number; readonly answer: unknown }>();
+  const scanningReads = portalLimiter(deps, 'reads', SCANNING_READS_PER_MINUTE, 60);
 
   async function usageOf(vendorId: string, range: Range): Promise<{ readonly source: string } & Record<string, unknown>> {
     const { rangeSeconds, stepSeconds } = RANGES[range];
@@ -120,8 +131,9 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
   }
 
   api.get(`${PORTAL_API}/usage`, async function readUsage(req, res) {
-    const { vendor } = portalCaller(res);
+    const { vendor, user } = portalCaller(res);
     const range = (text(req, 'range', /^(24h|7d)$/, 'one of 24h, 7d') ?? '24h') as Range;
+    await spendPortalLimit(scanningReads, user.id, 'usage and request-log reads');
     const cacheKey = `${vendor.id} ${range}`;
     let entry = kept.get(cacheKey);
     if (!entry || now() - entry.atMs > USAGE_KEPT_MS) {
@@ -140,7 +152,7 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
   });
 
   api.get(`${PORTAL_API}/requests`, async function readRequests(req, res) {
-    const { vendor } = portalCaller(res);
+    const { vendor, user } = portalCaller(res);
     if (!deps.requestLog) throw new GatewayError('not_found', 'The request log is off on this gateway (portal.requestLog.enabled).');
     const requestId = text(req, 'requestId', REQUEST_ID, 'a request id (the X-Request-Id header of the answer)');
     if (requestId !== undefined) {
@@ -149,6 +161,7 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
       return;
     }
     const query = requestLogQuery(req);
+    await spendPortalLimit(scanningReads, user.id, 'usage and request-log reads');
     res.json(await readLog(() => (deps.requestLog as RequestLog).list(vendor.id, query)));
   });
 }

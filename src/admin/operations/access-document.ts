@@ -175,8 +175,13 @@ export class AccessDocumentService {
    */
   private async swapWhole(index: AccessIndex, records: AccessRecords, change: AccessReplaceAll & { readonly expectedVersion: number }): Promise<number> {
     if (index !== this.cache.index) return (await this.store.replaceAll(records, { ...change, mend: false })).version;
-    const served: AccessRecords = { ...records, admins: index.adminList(), proposals: index.proposalList(), portalUsers: index.portalUserList() };
-    const written = await this.cache.writeWhole(served, () => this.store.replaceAll(change.mend ? served : records, change));
+    // A vendor the document drops takes its portal users along, here too: the served copy is
+    // written whole then (the script holds it to the planned version, so nothing newer is lost).
+    const vendorsKept = new Set(records.vendors.map((vendor) => vendor.id));
+    const portalUsers = index.portalUserList().filter((user) => vendorsKept.has(user.vendorId));
+    const served: AccessRecords = { ...records, admins: index.adminList(), proposals: index.proposalList(), portalUsers };
+    const whole = change.mend || portalUsers.length < index.portalUserList().length;
+    const written = await this.cache.writeWhole(served, () => this.store.replaceAll(whole ? served : records, { ...change, mend: whole }));
     return written.version;
   }
 
