@@ -14,11 +14,11 @@
  * neither approves nor files a granting change); a replayed callback refused; an owner blocking an SSO
  * admin ends its session at once and refuses its next sign-in.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/config.schema';
 import { deepMerge } from '../../src/config/config';
 import { writeAccessFile } from '../support/access-fixture';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { chromiumForTests, newWatchedPage } from '../support/browser';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startDistGateway, type DistGateway } from '../support/dist-gateway';
 import { freePort } from '../support/free-port';
@@ -84,28 +84,18 @@ async function startSso(config: ConfigInput = {}): Promise<Sso> {
   }
 }
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const watched: PageWatch = { problems: [] };
+const { watched, newContext } = chromiumForTests();
 
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 30_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
+afterEach(() => {
   // Refused requests are console errors in Chromium, and expected here; leaving loopback never is.
   expect(watched.problems.filter((problem) => problem.includes('off loopback'))).toEqual([]);
   watched.problems.length = 0;
 });
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
+  const context = await newContext();
   // A missing button fails in seconds, not at the test's timeout.
   context.setDefaultTimeout(10_000);
-  contexts.push(context);
   const page = await newWatchedPage(context, watched);
   // The refusal codes the page was sent to (`/?sso=<code>`), in order: the UI strips the query once read.
   const codes: string[] = [];

@@ -6,8 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import Redis from 'ioredis';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { chromiumForTests, signInAdmin } from '../support/browser';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -17,13 +17,11 @@ const SCREENS_DIR = process.env.CBG_SCREENS_DIR;
 describe('the admin web UI, Verify audit chain', () => {
   const keyPrefix = `uiverify${process.pid}:`;
   const stream = `${keyPrefix}{access}:audit`;
-  let browser: Browser;
+  const { watched, newPage } = chromiumForTests();
   let gateway: TestGateway;
   let redis: Redis;
-  const watched: PageWatch = { problems: [] };
 
   beforeAll(async () => {
-    browser = await launchChromium();
     gateway = await startTestGateway({ redis: { url: process.env.TEST_REDIS_URL as string, keyPrefix, seedAccessFile: 'never' } });
     redis = new Redis(process.env.TEST_REDIS_URL as string);
     for (let i = 1; i <= 3; i++) {
@@ -36,7 +34,6 @@ describe('the admin web UI, Verify audit chain', () => {
     }
   }, 30_000);
   afterAll(async () => {
-    await browser?.close();
     await gateway?.stop();
     await redis?.quit();
   });
@@ -49,36 +46,31 @@ describe('the admin web UI, Verify audit chain', () => {
 
   it('says an intact chain is intact in a status line, and names an entry deleted in Redis in an alert', async () => {
     // axe is injected as a script of its own, which the page's CSP would refuse: this context bypasses the CSP for the check only.
-    const context = await browser.newContext({ bypassCSP: true });
-    try {
-      const page = await newWatchedPage(context, watched);
-      await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
-      await page.getByRole('link', { name: 'Audit log', exact: true }).click();
-      await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    const page = await newPage({ bypassCSP: true });
+    await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
 
-      await page.getByRole('button', { name: 'Verify audit chain' }).click();
-      const status = page.getByRole('status').filter({ hasText: 'Audit chain intact' });
-      await status.waitFor();
-      expect(await status.textContent()).toMatch(/^Audit chain intact: \d+ entries checked, \d+ signed checkpoints; head [0-9a-f]{16}…$/);
-      const found = await axeFindings(page, 'intact');
-      if (SCREENS_DIR) await page.screenshot({ path: `${SCREENS_DIR}/audit-verify-intact.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Verify audit chain' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'Audit chain intact' });
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/^Audit chain intact: \d+ entries checked, \d+ signed checkpoints; head [0-9a-f]{16}…$/);
+    const found = await axeFindings(page, 'intact');
+    if (SCREENS_DIR) await page.screenshot({ path: `${SCREENS_DIR}/audit-verify-intact.png`, fullPage: true });
 
-      const [, second] = (await redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
-      const [, third] = (await redis.xrange(stream, '-', '+')).slice(1) as Array<[string, string[]]>;
-      await redis.xdel(stream, second![0]);
-      await page.getByRole('button', { name: 'Verify audit chain' }).click();
-      const alert = page.getByRole('alert').filter({ hasText: 'Audit chain broken' });
-      await alert.waitFor();
-      expect(await alert.textContent()).toBe(
-        `Audit chain broken at entry ${third![0]}: its prevHash is not the hash of the entry before it: an entry before it was removed, inserted or moved`,
-      );
-      expect(await page.getByRole('status').filter({ hasText: 'intact' }).count()).toBe(0);
-      found.push(...(await axeFindings(page, 'broken')));
-      if (SCREENS_DIR) await page.screenshot({ path: `${SCREENS_DIR}/audit-verify-broken.png`, fullPage: true });
-      expect(found).toEqual([]);
-      expect(watched.problems).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    const [, second] = (await redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
+    const [, third] = (await redis.xrange(stream, '-', '+')).slice(1) as Array<[string, string[]]>;
+    await redis.xdel(stream, second![0]);
+    await page.getByRole('button', { name: 'Verify audit chain' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Audit chain broken' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      `Audit chain broken at entry ${third![0]}: its prevHash is not the hash of the entry before it: an entry before it was removed, inserted or moved`,
+    );
+    expect(await page.getByRole('status').filter({ hasText: 'intact' }).count()).toBe(0);
+    found.push(...(await axeFindings(page, 'broken')));
+    if (SCREENS_DIR) await page.screenshot({ path: `${SCREENS_DIR}/audit-verify-broken.png`, fullPage: true });
+    expect(found).toEqual([]);
+    expect(watched.problems).toEqual([]);
   }, 60_000);
 });

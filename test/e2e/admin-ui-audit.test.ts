@@ -9,19 +9,17 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import { chromiumForTests, signInAdmin } from '../support/browser';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS_DIR = process.env.SCREENS_DIR ?? '/work/screens';
 const THUMBPRINT = 'A'.repeat(43);
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
 
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${gateway.adminPort}/v1/${path}`, {
@@ -35,7 +33,6 @@ async function admin(method: string, path: string, body?: unknown): Promise<unkn
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway();
   await admin('POST', 'vendors', { id: 'acme', name: 'Acme' });
   await admin('POST', 'vendors', { id: 'acme-corp', name: 'Acme Corp' });
@@ -50,16 +47,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
 });
 
 async function auditPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage({ viewport: { width: 1280, height: 900 }, ...options });
   await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();

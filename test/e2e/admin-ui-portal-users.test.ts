@@ -8,8 +8,8 @@
  * serious or critical violation with the token on screen, and no console error shows.
  */
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { chromiumForTests, signInAdmin } from '../support/browser';
 import { TEST_ADMIN_TOKEN } from '../support/config';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
@@ -17,24 +17,10 @@ const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS_DIR = process.env.CBG_SCREENS_DIR;
 const PORTAL_TOKEN = /^cbp_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/;
 
-let browser: Browser;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 30_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
+const { watched, newPage } = chromiumForTests();
 
 async function signedIn(gateway: TestGateway, token: string, options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage(options);
   await signInAdmin(page, gateway.adminPort, token);
   return page;
 }

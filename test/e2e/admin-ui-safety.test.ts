@@ -13,30 +13,25 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import { chromiumForTests, signInAdmin } from '../support/browser';
 import { within } from '../support/within';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS = ['Overview', 'Vendors', 'Users', 'Access document', 'Audit log', 'Approvals', 'Admins'];
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway();
 }, 30_000);
 afterAll(async () => {
-  await browser?.close();
   await gateway?.stop();
 });
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
+afterEach(() => {
   expect(watched.problems).toEqual([]);
   watched.problems.splice(0);
 });
@@ -88,9 +83,7 @@ async function tokenAccepted(token: string): Promise<number> {
 }
 
 async function signedIn(options: { width?: number; bypassCSP?: boolean; at?: string; token?: string } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 }, bypassCSP: options.bypassCSP });
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage({ viewport: { width: options.width ?? 1280, height: 800 }, bypassCSP: options.bypassCSP });
   await signInAdmin(page, gateway.adminPort, options.token ?? TEST_ADMIN_TOKEN, options.at);
   return page;
 }

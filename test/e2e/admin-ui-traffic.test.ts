@@ -8,20 +8,18 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestGateway, SANDBOX_KEYS, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import { chromiumForTests, signInAdmin } from '../support/browser';
 
 jest.setTimeout(90_000);
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS_DIR = '/work/screens';
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
 
 async function send(key: string | null, times: number): Promise<void> {
   for (let i = 0; i < times; i += 1) {
@@ -31,23 +29,18 @@ async function send(key: string | null, times: number): Promise<void> {
 }
 
 async function signedIn(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, ...options });
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage({ viewport: { width: 1280, height: 1000 }, ...options });
   await signInAdmin(page, gateway.adminPort, TEST_ADMIN_TOKEN);
   return page;
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway();
   await send(SANDBOX_KEYS.demo, 6);
   await send(SANDBOX_KEYS.readonlyPartner, 3);
   await send(null, 2);
 }, 60_000);
 afterAll(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-  await browser?.close();
   await gateway?.stop();
 });
 

@@ -9,33 +9,19 @@
  * anywhere.
  */
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, signInAdmin, type PageWatch } from '../support/browser';
+import { chromiumForTests, newWatchedPage, signInAdmin } from '../support/browser';
 import { within } from '../support/within';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
 const SCREENS = ['Overview', 'Vendors', 'Users', 'Access document', 'Audit log', 'Approvals', 'Admins'];
 
-let browser: Browser;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 30_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
+const { watched, newContext, newPage } = chromiumForTests();
 
 async function signedIn(gateway: TestGateway, token: string): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage();
   await signInAdmin(page, gateway.adminPort, token);
   return page;
 }
@@ -79,8 +65,7 @@ describe('the admin web UI, memory store', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(await res.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
 
-    const context = await browser.newContext();
-    contexts.push(context);
+    const context = await newContext();
     const page = await newWatchedPage(context, { problems: [] });
     await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
     await page.getByLabel('Admin token').fill('not-the-token');
@@ -94,9 +79,7 @@ describe('the admin web UI, memory store', () => {
   });
 
   it('serves every module of the page (one per screen, and the shared kit) as JavaScript under the same strict CSP, and no other file', async () => {
-    const context = await browser.newContext();
-    contexts.push(context);
-    const page = await newWatchedPage(context, watched);
+    const page = await newPage();
     await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
     await page.getByLabel('Admin token').waitFor();
     const scripts = await page.evaluate<string[]>("performance.getEntriesByType('resource').map((e) => e.name).filter((url) => url.endsWith('.js'))");
@@ -187,9 +170,7 @@ describe('the admin web UI, memory store', () => {
     expect(await owner.content()).not.toMatch(/cba_[A-Za-z0-9_-]{20,}/);
     await owner.getByRole('cell', { name: 'enrolling' }).waitFor();
 
-    const context = await browser.newContext();
-    contexts.push(context);
-    const newcomer = await newWatchedPage(context, watched);
+    const newcomer = await newPage();
     await newcomer.goto(`http://127.0.0.1:${gateway.adminPort}/`);
     await newcomer.getByLabel('Enrolment code').fill(code);
     await newcomer.getByRole('button', { name: 'Enrol' }).click();
@@ -205,9 +186,7 @@ describe('the admin web UI, memory store', () => {
   it('has no serious or critical accessibility violations on any screen (axe-core)', async () => {
     // axe is injected as a script of its own, which the page's CSP would refuse: this context
     // bypasses the CSP for the check only.
-    const context = await browser.newContext({ bypassCSP: true });
-    contexts.push(context);
-    const page = await newWatchedPage(context, watched);
+    const page = await newPage({ bypassCSP: true });
     await page.goto(`http://127.0.0.1:${gateway.adminPort}/`);
     const check = async (screen: string): Promise<string[]> => {
       await page.addScriptTag({ path: AXE_SCRIPT });

@@ -4,39 +4,30 @@
  * `/openapi.json`, logs no console error, fetches nothing off loopback, and is answered keyless
  * with a strict CSP, `X-Request-Id`, cross-origin GET and an ETag that revalidates to 304.
  */
-import type { Browser } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { chromiumForTests } from '../support/browser';
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway();
 }, 30_000);
 afterAll(async () => {
-  await browser?.close();
   await gateway?.stop();
 });
 
 describe('GET /docs, the API reference page', () => {
   it('renders the operations of /openapi.json with no console error and no request off loopback', async () => {
-    const watched: PageWatch = { problems: [] };
-    const context = await browser.newContext();
-    try {
-      const page = await newWatchedPage(context, watched);
-      await page.goto(`${gateway.url}/docs`);
-      await page.getByText('getAccountsByAccountId', { exact: true }).waitFor({ timeout: 15_000 });
-      const operations = await page.locator('.opblock').count();
-      const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-      const documented = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).filter((k) => k !== 'parameters').length, 0);
-      expect(operations).toBe(documented);
-      await expect(page.getByText('postApiTransactionSavingsDeposit', { exact: true }).count()).resolves.toBe(1);
-      expect(watched.problems).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    const page = await newPage();
+    await page.goto(`${gateway.url}/docs`);
+    await page.getByText('getAccountsByAccountId', { exact: true }).waitFor({ timeout: 15_000 });
+    const operations = await page.locator('.opblock').count();
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).filter((k) => k !== 'parameters').length, 0);
+    expect(operations).toBe(documented);
+    await expect(page.getByText('postApiTransactionSavingsDeposit', { exact: true }).count()).resolves.toBe(1);
+    expect(watched.problems).toEqual([]);
   }, 60_000);
 
   it('is answered without a key, with a strict CSP, a request id and cross-origin GET', async () => {

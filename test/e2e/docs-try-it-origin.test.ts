@@ -4,19 +4,16 @@
  * listener's 127.0.0.1 where the browser wrote localhost): the page's CSP allows only its own
  * origin, so a call to the servers URL would be refused by the browser. Chromium, a real gateway.
  */
-import type { Browser } from 'playwright-core';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { chromiumForTests } from '../support/browser';
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway({ server: { publicUrl: 'https://api.bank.example' } });
 }, 30_000);
 afterAll(async () => {
-  await browser?.close();
   await gateway?.stop();
 });
 
@@ -24,20 +21,14 @@ it("sends Try it out to the page's own origin when servers names another, and th
   const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as { servers: { url: string }[] };
   expect(document.servers).toEqual([expect.objectContaining({ url: 'https://api.bank.example' })]);
 
-  const watched: PageWatch = { problems: [] };
-  const context = await browser.newContext({ extraHTTPHeaders: { 'X-Vendor-Token': SANDBOX_KEYS.demo } });
-  try {
-    const page = await newWatchedPage(context, watched);
-    await page.goto(`${gateway.url}/docs#/accounts/getAccountsByAccountId`);
-    const operation = page.locator('#operations-accounts-getAccountsByAccountId');
-    await operation.getByRole('button', { name: 'Try it out' }).click();
-    const answer = page.waitForResponse((response) => new URL(response.url()).pathname.startsWith('/accounts/'));
-    await operation.getByRole('button', { name: 'Execute' }).click();
-    const response = await answer;
-    expect(new URL(response.url()).origin).toBe(gateway.url);
-    expect(response.status()).toBe(200);
-    expect(watched.problems).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  const page = await newPage({ extraHTTPHeaders: { 'X-Vendor-Token': SANDBOX_KEYS.demo } });
+  await page.goto(`${gateway.url}/docs#/accounts/getAccountsByAccountId`);
+  const operation = page.locator('#operations-accounts-getAccountsByAccountId');
+  await operation.getByRole('button', { name: 'Try it out' }).click();
+  const answer = page.waitForResponse((response) => new URL(response.url()).pathname.startsWith('/accounts/'));
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  const response = await answer;
+  expect(new URL(response.url()).origin).toBe(gateway.url);
+  expect(response.status()).toBe(200);
+  expect(watched.problems).toEqual([]);
 }, 60_000);

@@ -11,8 +11,8 @@
  * after use, as a reader looking at one operation would: with all 101 open, Swagger UI takes
  * seconds to redraw the page at each click.
  */
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { chromiumForTests } from '../support/browser';
 import { SANDBOX_KEYS, startTestGateway, type TestGateway } from '../support/gateway';
 
 interface Operation {
@@ -30,15 +30,13 @@ interface OpenApiOperation {
   parameters?: Array<{ in?: string }>;
 }
 
-let browser: Browser;
+const { watched, newPage } = chromiumForTests();
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   gateway = await startTestGateway();
 }, 30_000);
 afterAll(async () => {
-  await browser?.close();
   await gateway?.stop();
 });
 
@@ -131,26 +129,20 @@ describe('"Try it out" on /docs with the demo key, values as pre-filled', () => 
     expect(new Set(toTry.flatMap((op) => op.tags))).toEqual(tags);
     expect(toTry.filter((op) => MONEY_MOVEMENT.test(op.apiId)).length).toBeGreaterThanOrEqual(6);
 
-    const watched: PageWatch = { problems: [] };
-    const context = await browser.newContext();
-    try {
-      const page = await newWatchedPage(context, watched);
-      await page.goto(`${gateway.url}/docs`);
-      await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
-      await authorize(page, SANDBOX_KEYS.demo);
-      await collapseTags(page);
-      const shown: Array<{ operation: string; status: string }> = [];
-      for (const op of toTry) shown.push({ operation: `${op.apiId} (${op.operationId})`, status: await tryItOut(page, op) });
-      const failing = shown.filter(({ status }) => !/^2\d\d\b/.test(status));
-      console.info(
-        `Try it out: ${shown.length - failing.length} of ${shown.length} operations 2xx in ${Math.round(performance.now() - startedAt)} ms` +
-          (failing.length ? `; not 2xx:\n${failing.map(({ operation, status }) => `  ${operation}: ${status}`).join('\n')}` : ''),
-      );
-      expect(failing).toEqual([]);
-      // A refusal is the page's answer, not a browser error: nothing failed to load, nothing left loopback.
-      expect(watched.problems.filter((p) => !/status of 4\d\d/.test(p))).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    const page = await newPage();
+    await page.goto(`${gateway.url}/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+    await authorize(page, SANDBOX_KEYS.demo);
+    await collapseTags(page);
+    const shown: Array<{ operation: string; status: string }> = [];
+    for (const op of toTry) shown.push({ operation: `${op.apiId} (${op.operationId})`, status: await tryItOut(page, op) });
+    const failing = shown.filter(({ status }) => !/^2\d\d\b/.test(status));
+    console.info(
+      `Try it out: ${shown.length - failing.length} of ${shown.length} operations 2xx in ${Math.round(performance.now() - startedAt)} ms` +
+        (failing.length ? `; not 2xx:\n${failing.map(({ operation, status }) => `  ${operation}: ${status}`).join('\n')}` : ''),
+    );
+    expect(failing).toEqual([]);
+    // A refusal is the page's answer, not a browser error: nothing failed to load, nothing left loopback.
+    expect(watched.problems.filter((p) => !/status of 4\d\d/.test(p))).toEqual([]);
   }, 300_000);
 });

@@ -15,10 +15,10 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/config';
-import { launchChromium, newWatchedPage, type PageWatch } from '../support/browser';
+import { chromiumForTests } from '../support/browser';
 import { within } from '../support/within';
 
 const AXE_SCRIPT = createRequire(__filename).resolve('axe-core/axe.min.js');
@@ -28,19 +28,7 @@ const HOUR_MS = 3_600_000;
 const DEMO_KEY_PREFIX = 'cbk_5fd3cTg5';
 const PARTNER_KEY_PREFIX = 'cbk_VOrQKC24';
 
-let browser: Browser;
-const watched: PageWatch = { problems: [] };
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 30_000);
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
+const { watched, newPage } = chromiumForTests();
 
 interface Issued {
   readonly id: string;
@@ -85,9 +73,7 @@ async function vendorCall(gateway: TestGateway, secret: string): Promise<{ statu
 }
 
 async function portalPage(gateway: TestGateway, options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await newWatchedPage(context, watched);
+  const page = await newPage(options);
   await page.goto(`${gateway.url}/portal/`);
   return page;
 }
