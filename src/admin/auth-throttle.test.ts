@@ -29,4 +29,10 @@ describe('admin auth throttle', () => {
     clock.now += 1000;
     expect(t.waitMs('10.0.0.1')).toBe(0);
   });
+
+  it('refuses plainly until an address is made to wait, then answers the Retry-After of the wait the failure set', () => {
+    const t = throttle();
+    const answers = Array.from({ length: 5 }, () => t.refused('10.0.0.3'));
+    expect(answers).toEqual([null, null, null, 2, 4]);
+  });
 });

@@ -33,6 +33,17 @@ export class AuthThrottle {
     return record ? Math.max(0, record.blockedUntil - this.now()) : 0;
   }
 
+  /**
+   * Counts a wrong credential from `address`, and answers the Retry-After (whole seconds) of a
+   * 429 when the address was already made to wait, or null when this one may be told plainly
+   * that it was wrong. The one rule of the admin port's tokens and the portal's alike.
+   */
+  refused(address: string): number | null {
+    const waiting = this.waitMs(address) > 0;
+    this.failed(address);
+    return waiting ? Math.ceil(this.waitMs(address) / 1000) : null;
+  }
+
   failed(address: string): void {
     const now = this.now();
     this.sweep(now);

@@ -95,12 +95,11 @@ export function credentialCheck(options: AdminAuthOptions): CredentialCheck {
     const admin = await lookup(token);
     if (admin) return admin;
     const address = options.clientAddress(req);
-    const waitMs = throttle.waitMs(address);
-    throttle.failed(address);
-    failedLogins.record(address, waitMs > 0);
+    const retryAfterSeconds = throttle.refused(address);
+    failedLogins.record(address, retryAfterSeconds !== null);
     options.onFailure();
-    if (waitMs > 0) {
-      const retryAfter = String(Math.ceil(throttle.waitMs(address) / 1000));
+    if (retryAfterSeconds !== null) {
+      const retryAfter = String(retryAfterSeconds);
       throw new GatewayError('rate_limited', `Too many wrong admin tokens from this address; retry in ${retryAfter} s.`, {
         headers: { 'Retry-After': retryAfter },
       });

@@ -55,12 +55,11 @@ export function registerEnrolment(open: Router, { admins, throttle, onFailure, f
       res.status(200).json(enrolled);
       return;
     }
-    const waitMs = throttle.waitMs(address);
-    throttle.failed(address);
-    failedLogins.record(address, waitMs > 0);
+    const retryAfterSeconds = throttle.refused(address);
+    failedLogins.record(address, retryAfterSeconds !== null);
     onFailure();
-    if (waitMs > 0) {
-      const retryAfter = String(Math.ceil(waitMs / 1000));
+    if (retryAfterSeconds !== null) {
+      const retryAfter = String(retryAfterSeconds);
       throw new GatewayError('rate_limited', `Too many wrong enrolment codes from this address; retry in ${retryAfter} s.`, {
         headers: { 'Retry-After': retryAfter },
       });
