@@ -109,8 +109,8 @@ function fromThePage(req: Request, what: string): void {
   }
 }
 
-/** The sign-out epochs live in Redis when configured: without them no session starts or ends (503). */
-async function sessionStore<T>(work: () => Promise<T>): Promise<T> {
+/** The sign-out epochs live in Redis when configured: without them no session starts or ends (503). The vendor portal's sessions alike. */
+export async function sessionStore<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -118,8 +118,8 @@ async function sessionStore<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Sign-in and sign-out are on record; without the audit log neither happens (503). */
-async function audited(audit: AuditLog, entry: Parameters<AuditLog['append']>[0]): Promise<void> {
+/** Sign-in and sign-out are on record; without the audit log neither happens (503). The vendor portal's alike. */
+export async function audited(audit: AuditLog, entry: Parameters<AuditLog['append']>[0]): Promise<void> {
   try {
     await audit.append(entry);
   } catch (err) {

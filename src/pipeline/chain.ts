@@ -31,7 +31,7 @@ import { corsPolicy } from '../policies/cors/cors';
 import { exchange } from '../policies/exchange/exchange';
 import { createIdempotencyStore, idempotency } from '../policies/idempotency/idempotency';
 import type { EpochWatch } from '../policies/idempotency/redis-idempotency-store';
-import { rateLimit, rateLimiters, type RateLimiters } from '../policies/rate-limit/rate-limit';
+import { rateLimit, RateLimiters } from '../policies/rate-limit/rate-limit';
 import { twoFactor } from '../policies/two-factor/two-factor';
 import type { SmsProvider } from '../sms/provider';
 import { authenticate } from '../policies/authenticate/authenticate';
@@ -98,7 +98,7 @@ function derivedSecret(sharedSecret: string | null, use: string): string {
 
 /** The vendors' rate limiters, counting under the configured Redis key prefix (or in memory without Redis). */
 export function vendorRateLimiters(config: Readonly<GatewayConfig>, redis: RedisClient | null): RateLimiters {
-  return rateLimiters({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, redis);
+  return new RateLimiters({ ...config.rateLimit, keyPrefix: `${config.redis.keyPrefix}${config.rateLimit.keyPrefix}` }, redis);
 }
 
 export function buildVendorApp(deps: VendorPipelineDeps): Express {

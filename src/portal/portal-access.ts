@@ -62,13 +62,13 @@ export function documentFor(document: OpenApiDocument, granted: ReadonlySet<stri
 export function registerPortalAccess(api: Router, deps: PortalAccessDeps): void {
   const now = deps.now ?? Date.now;
   api.get(`${PORTAL_API}/access`, async function readAccess(_req, res) {
-    const { vendor: caller } = portalCaller(res);
-    const vendor = await deps.service.getVendor(caller.id);
+    // The vendor as the session check found it in the live access config: no second read.
+    const { vendor } = portalCaller(res);
     const nowMs = now();
     res.json({
       vendor: { id: vendor.id, name: vendor.name, status: vendor.status },
       licences: vendor.licences.map((licence) => ({ ...licence, apiIds: apiIdsGranted(licence, nowMs) })),
-      rateLimit: vendor.effectiveRateLimit,
+      rateLimit: deps.service.effectiveRateLimit(vendor),
       docs: '/docs',
       openapi: `${PORTAL_API}/openapi.json`,
     });

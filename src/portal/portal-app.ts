@@ -15,6 +15,8 @@
 import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { filesOf, type UiFile } from '../admin/ui-routes';
+import type { VendorRecord } from '../access/access-state';
+import type { PortalUser } from '../access/model';
 import { GatewayError } from '../errors/error-catalogue';
 import type { PortalAuth } from './portal-auth';
 import { registerPortalAccess, type PortalAccessDeps } from './portal-access';
@@ -56,6 +58,11 @@ function sendFile(file: UiFile): RequestHandler {
   };
 }
 
+/** Who is signed in, as the page shows it: never the token or its hash. */
+function signedIn({ user, vendor }: { readonly user: PortalUser; readonly vendor: VendorRecord }): Record<string, string> {
+  return { id: user.id, name: user.name, email: user.email, vendorId: vendor.id, vendorName: vendor.name };
+}
+
 function notFound(_req: Request, _res: Response, next: NextFunction): void {
   next(new GatewayError('not_found', 'No such page or resource in the portal.'));
 }
@@ -79,20 +86,14 @@ export function createPortal(deps: PortalDeps): RequestHandler {
     .route(`${PORTAL_API}/session`)
     .get(async function currentPortalSession(req, res) {
       const caller = await deps.auth.current(req, res);
-      res.json({
-        portalUser: caller
-          ? { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name }
-          : null,
-      });
+      res.json({ portalUser: caller ? signedIn(caller) : null });
     })
     .post(...smallJsonBody, async function signInToPortal(req, res) {
       deps.auth.fromThePage(req, 'Signing in');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
       if (!token) throw new GatewayError('unauthorized', 'Enter your portal token.', { errors: [{ field: 'token', message: 'a portal token (cbp_…)' }] });
       const caller = await deps.auth.signIn(req, res, token);
-      res.json({
-        portalUser: { id: caller.user.id, name: caller.user.name, email: caller.user.email, vendorId: caller.vendor.id, vendorName: caller.vendor.name },
-      });
+      res.json({ portalUser: signedIn(caller) });
     })
     .delete(async function signOutOfPortal(req, res) {
       await deps.auth.signOut(req, res);

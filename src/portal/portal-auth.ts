@@ -24,8 +24,10 @@ import type { AuthThrottle } from '../admin/auth-throttle';
 import { GatewayError } from '../errors/error-catalogue';
 import { cookieValue, tokenFingerprint } from '../sessions/cookies';
 import type { SessionClaims, SignedSessions } from '../sessions/signed-sessions';
+import { audited, sessionStore } from '../admin/ui-routes';
 import {
   parsePortalSubject,
+  portalActor,
   PORTAL_SESSION_COOKIE,
   portalSessionCookie,
   portalSubject,
@@ -67,10 +69,6 @@ export function portalCaller(res: Response): PortalCaller {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
-function storeUnavailable(what: string, err: unknown): GatewayError {
-  return new GatewayError('store_unavailable', `The ${what} is unavailable; retry shortly.`, { cause: err, headers: { 'Retry-After': '1' } });
-}
-
 function suspended(vendor: VendorRecord): GatewayError {
   return new GatewayError('vendor_suspended', `Vendor "${vendor.id}" is suspended; the portal is closed to it until the bank lifts the suspension.`);
 }
@@ -101,17 +99,13 @@ export class PortalAuth {
     const vendor = index.vendor(user.vendorId);
     if (!vendor) return null;
     if (vendor.status === 'suspended') throw suspended(vendor);
-    return { user, vendor, actor: `portal:${user.vendorId}:${user.id}` };
+    return { user, vendor, actor: portalActor(user.vendorId, user.id) };
   }
 
   private async claimsOf(req: Request): Promise<SessionClaims | null> {
     const value = cookieValue(req.headers.cookie, PORTAL_SESSION_COOKIE);
     if (value === null) return null;
-    try {
-      return await this.deps.sessions.read(value);
-    } catch (err) {
-      throw storeUnavailable('session store', err);
-    }
+    return sessionStore(() => this.deps.sessions.read(value));
   }
 
   /** The caller of a session cookie (slid forward), or null when there is none or it no longer stands. */
@@ -155,11 +149,10 @@ export class PortalAuth {
     const user = isWellFormedPortalToken(token) ? index.portalUserByTokenHash(hashApiKey(token)) : undefined;
     const vendor = user ? index.vendor(user.vendorId) : undefined;
     if (!user || !vendor || Date.parse(user.tokenExpiresAt) <= this.now()) {
-      const waitMs = this.deps.throttle.waitMs(address);
-      this.deps.throttle.failed(address);
-      if (waitMs > 0) {
+      const retryAfterSeconds = this.deps.throttle.refused(address);
+      if (retryAfterSeconds !== null) {
         this.deps.onSignIn('throttled');
-        const retryAfter = String(Math.ceil(this.deps.throttle.waitMs(address) / 1000));
+        const retryAfter = String(retryAfterSeconds);
         throw new GatewayError('rate_limited', `Too many wrong portal tokens from this address; retry in ${retryAfter} s.`, {
           headers: { 'Retry-After': retryAfter },
         });
@@ -173,17 +166,11 @@ export class PortalAuth {
       this.deps.onSignIn('vendor_suspended');
       throw suspended(vendor);
     }
-    const caller: PortalCaller = { user, vendor, actor: `portal:${user.vendorId}:${user.id}` };
-    let session;
-    try {
-      session = await this.deps.sessions.issue(portalSubject(user.vendorId, user.id), tokenFingerprint(user.tokenHash));
-    } catch (err) {
-      throw storeUnavailable('session store', err);
-    }
-    await this.audited(caller, 'portal.sign_in', address);
+    const session = await sessionStore(() => this.deps.sessions.issue(portalSubject(user.vendorId, user.id), tokenFingerprint(user.tokenHash)));
+    await this.audited('portal.sign_in', user.vendorId, user.id, address);
     this.deps.onSignIn('signed_in');
     res.setHeader('Set-Cookie', portalSessionCookie(session.value, session.maxAgeSeconds, this.deps.secureCookie));
-    return caller;
+    return { user, vendor, actor: portalActor(user.vendorId, user.id) };
   }
 
   /** Ends every session of the cookie's portal user on every instance, and clears this browser's cookie. */
@@ -192,41 +179,20 @@ export class PortalAuth {
     const claims = await this.claimsOf(req);
     res.setHeader('Set-Cookie', portalSessionCookie('', 0, this.deps.secureCookie));
     if (!claims) return;
-    try {
-      await this.deps.sessions.revoke(claims.subject);
-    } catch (err) {
-      throw storeUnavailable('session store', err);
-    }
+    await sessionStore(() => this.deps.sessions.revoke(claims.subject));
     const subject = parsePortalSubject(claims.subject);
-    if (subject) {
-      await this.audit({
-        actor: `portal:${subject.vendorId}:${subject.portalUserId}`,
-        action: 'portal.sign_out',
-        target: `vendors/${subject.vendorId}/portal-users/${subject.portalUserId}`,
-        vendorIds: [subject.vendorId],
-        before: null,
-        after: { address: this.deps.clientAddress(req) },
-      });
-    }
+    if (subject) await this.audited('portal.sign_out', subject.vendorId, subject.portalUserId, this.deps.clientAddress(req));
   }
 
-  private audited(caller: PortalCaller, action: string, address: string): Promise<void> {
-    return this.audit({
-      actor: caller.actor,
+  /** Sign-in and sign-out are on record, as the portal user, under their vendor. */
+  private audited(action: string, vendorId: string, portalUserId: string, address: string): Promise<void> {
+    return audited(this.deps.audit, {
+      actor: portalActor(vendorId, portalUserId),
       action,
-      target: `vendors/${caller.vendor.id}/portal-users/${caller.user.id}`,
-      vendorIds: [caller.vendor.id],
+      target: `vendors/${vendorId}/portal-users/${portalUserId}`,
+      vendorIds: [vendorId],
       before: null,
       after: { address },
     });
-  }
-
-  /** Sign-in and sign-out are on record; without the audit log neither happens (503). */
-  private async audit(entry: Parameters<AuditLog['append']>[0]): Promise<void> {
-    try {
-      await this.deps.audit.append(entry);
-    } catch (err) {
-      throw storeUnavailable('audit log', err);
-    }
   }
 }

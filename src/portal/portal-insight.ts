@@ -30,12 +30,11 @@ const RANGES = {
 type Range = keyof typeof RANGES;
 const USAGE_KEPT_MS = 30_000;
 const USAGE_ANSWERS_KEPT = 1000;
-const STATUS_CLASSES = new Set<string>(['1xx', '2xx', '3xx', '4xx', '5xx']);
 const API_ID = /^(GET|POST|PUT|DELETE)[\x21-\x7e]{1,200}$/;
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+/** A request id or a page cursor: printable ASCII, no spaces. */
+const PRINTABLE = /^[\x21-\x7e]{1,200}$/;
 const MAX_PAGE = 200;
 const DEFAULT_PAGE = 50;
-const CURSOR = /^[\x21-\x7e]{1,200}$/;
 /**
  * Request-log listings and usage reads one portal user may make per minute. A listing under a
  * rare filter scans up to 20,000 logged entries in Redis (about 60 ms of its one thread) and a
@@ -82,10 +81,10 @@ function requestLogQuery(req: Request): RequestLogQuery {
   if (limit < 1 || limit > MAX_PAGE) throw refuse('limit', `a whole number from 1 to ${MAX_PAGE}`);
   const fromMs = instant(req, 'from');
   const toMs = instant(req, 'to');
-  const after = text(req, 'after', CURSOR, "the previous page's next");
+  const after = text(req, 'after', PRINTABLE, "the previous page's next");
   return {
     limit,
-    ...(status !== undefined && STATUS_CLASSES.has(status) ? { status: status as StatusClass } : {}),
+    ...(status === undefined ? {} : { status: status as StatusClass }),
     ...(apiId === undefined ? {} : { apiId }),
     ...(fromMs === undefined ? {} : { fromMs }),
     ...(toMs === undefined ? {} : { toMs }),
@@ -145,24 +144,26 @@ export function registerPortalInsight(api: Router, deps: PortalInsightDeps): voi
       }
     }
     // What is left is read now, not kept: it is the one number a vendor watches move.
-    const limit = await deps.service.getVendor(vendor.id);
-    const keys = limit.keys.filter((key) => key.status === 'active' && (key.expiresAt === undefined || Date.parse(key.expiresAt) > now()));
+    const keys = (await deps.service.writer.index())
+      .keysOf(vendor.id)
+      .filter((key) => key.status === 'active' && (key.expiresAt === undefined || Date.parse(key.expiresAt) > now()));
     const allowances = await Promise.all(keys.map(async (key) => ({ keyId: key.id, prefix: key.prefix, ...(await deps.allowance(vendor.rateLimit, key.id)) })));
-    res.json({ ...(entry.answer as object), rateLimit: { ...limit.effectiveRateLimit, keys: allowances } });
+    res.json({ ...(entry.answer as object), rateLimit: { ...deps.service.effectiveRateLimit(vendor), keys: allowances } });
   });
 
   api.get(`${PORTAL_API}/requests`, async function readRequests(req, res) {
     const { vendor, user } = portalCaller(res);
-    if (!deps.requestLog) throw new GatewayError('not_found', 'The request log is off on this gateway (portal.requestLog.enabled).');
-    const requestId = text(req, 'requestId', REQUEST_ID, 'a request id (the X-Request-Id header of the answer)');
+    const log = deps.requestLog;
+    if (!log) throw new GatewayError('not_found', 'The request log is off on this gateway (portal.requestLog.enabled).');
+    const requestId = text(req, 'requestId', PRINTABLE, 'a request id (the X-Request-Id header of the answer)');
     if (requestId !== undefined) {
-      const found = await readLog(() => (deps.requestLog as RequestLog).find(vendor.id, requestId));
+      const found = await readLog(() => log.find(vendor.id, requestId));
       res.json({ items: found ? [found] : [], next: null });
       return;
     }
     const query = requestLogQuery(req);
     await spendPortalLimit(scanningReads, user.id, 'usage and request-log reads');
-    res.json(await readLog(() => (deps.requestLog as RequestLog).list(vendor.id, query)));
+    res.json(await readLog(() => log.list(vendor.id, query)));
   });
 }
 

@@ -50,6 +50,9 @@ export function portalSessions(options: PortalSessionOptions): SignedSessions {
 /** A session's subject: the vendor it is scoped to and the portal user (a vendor id holds no `:`). */
 export const portalSubject = (vendorId: string, portalUserId: string): string => `${vendorId}:${portalUserId}`;
 
+/** A portal user's audit label: `portal:<vendorId>:<portalUserId>`. */
+export const portalActor = (vendorId: string, portalUserId: string): string => `portal:${vendorId}:${portalUserId}`;
+
 export function parsePortalSubject(subject: string): { vendorId: string; portalUserId: string } | null {
   const at = subject.indexOf(':');
   if (at <= 0 || at === subject.length - 1) return null;

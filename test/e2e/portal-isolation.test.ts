@@ -312,45 +312,32 @@ describe('what one instance does ends access on the other within 1 s', () => {
     }
   });
 
-  it('a vendor dropped by a whole-document write on instance 1 and made again under its id: the old portal user is gone everywhere', async () => {
-    const vendorId = `dropped-${process.pid}`;
-    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'First organisation' })).status).toBe(201);
-    const user = await invitePortalUser(one, vendorId);
-    const session = await PortalSession.signIn(two, user.token);
-    const document = (await (await adminCall(one, 'GET', '/v1/access')).json()) as { vendors: Array<{ id: string }> };
-    document.vendors = document.vendors.filter((vendor) => vendor.id !== vendorId);
-    expect((await adminCall(one, 'PUT', '/v1/access', document)).status).toBe(200);
-    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'Another organisation' })).status).toBe(201);
-    await within(1000, async () => {
-      for (const [, instance] of instances) {
-        if ((await session.call(instance, 'GET', '/portal/api/keys')).status !== 401) return false;
-        if ((await new PortalSession().call(instance, 'POST', '/portal/api/session', { token: user.token })).status !== 401) return false;
-        if (JSON.stringify(await (await adminCall(instance, 'GET', `/v1/vendors/${vendorId}/portal-users`)).json()) !== '[]') return false;
-      }
-      return true;
-    });
-  });
-
-  it('the same when the whole-document write is big enough to be staged and swapped in whole', async () => {
-    const vendorId = `dropped-bulk-${process.pid}`;
-    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'First organisation' })).status).toBe(201);
-    const user = await invitePortalUser(one, vendorId);
-    const session = await PortalSession.signIn(two, user.token);
-    const document = (await (await adminCall(one, 'GET', '/v1/access')).json()) as { vendors: Array<{ id: string }>; users: Array<{ id: string }> };
-    document.vendors = document.vendors.filter((vendor) => vendor.id !== vendorId);
-    // More than the 1,000 operations past which a whole-document write is swapped in whole.
-    for (let i = 0; i < 1001; i++) document.users.push({ id: `bulk-user-${i}`, permissions: [] } as { id: string });
-    expect((await adminCall(one, 'PUT', '/v1/access', document)).status).toBe(200);
-    expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'Another organisation' })).status).toBe(201);
-    await within(1000, async () => {
-      for (const [, instance] of instances) {
-        if ((await session.call(instance, 'GET', '/portal/api/keys')).status !== 401) return false;
-        if ((await new PortalSession().call(instance, 'POST', '/portal/api/session', { token: user.token })).status !== 401) return false;
-        if (JSON.stringify(await (await adminCall(instance, 'GET', `/v1/vendors/${vendorId}/portal-users`)).json()) !== '[]') return false;
-      }
-      return true;
-    });
-  });
+  it.each([
+    ['small enough to be written as operations', 'dropped', 0],
+    // More than the 1,000 operations past which a whole-document write is staged and swapped in whole.
+    ['big enough to be staged and swapped in whole', 'dropped-bulk', 1001],
+  ])(
+    'a vendor dropped by a whole-document write (%s) on instance 1 and made again under its id: the old portal user is gone everywhere',
+    async (_size, name, extraUsers) => {
+      const vendorId = `${name}-${process.pid}`;
+      expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'First organisation' })).status).toBe(201);
+      const user = await invitePortalUser(one, vendorId);
+      const session = await PortalSession.signIn(two, user.token);
+      const document = (await (await adminCall(one, 'GET', '/v1/access')).json()) as { vendors: Array<{ id: string }>; users: Array<{ id: string }> };
+      document.vendors = document.vendors.filter((vendor) => vendor.id !== vendorId);
+      for (let i = 0; i < extraUsers; i++) document.users.push({ id: `bulk-user-${i}`, permissions: [] } as { id: string });
+      expect((await adminCall(one, 'PUT', '/v1/access', document)).status).toBe(200);
+      expect((await adminCall(one, 'POST', '/v1/vendors', { id: vendorId, name: 'Another organisation' })).status).toBe(201);
+      await within(1000, async () => {
+        for (const [, instance] of instances) {
+          if ((await session.call(instance, 'GET', '/portal/api/keys')).status !== 401) return false;
+          if ((await new PortalSession().call(instance, 'POST', '/portal/api/session', { token: user.token })).status !== 401) return false;
+          if (JSON.stringify(await (await adminCall(instance, 'GET', `/v1/vendors/${vendorId}/portal-users`)).json()) !== '[]') return false;
+        }
+        return true;
+      });
+    },
+  );
 
   it('a vendor suspended on instance 1: 403 on every instance, for the session and for signing in', async () => {
     const vendorId = `suspended-${process.pid}`;

@@ -143,12 +143,13 @@ export class AccessService {
     });
   }
 
+  /** What the rate-limit step applies (policies/rate-limit): so no reader need show "none" while a default is in force. */
+  effectiveRateLimit(vendor: VendorRecord): EffectiveRateLimit {
+    return vendor.rateLimit ? { ...vendor.rateLimit, source: 'vendor' } : { ...this.defaultRateLimit, source: 'default' };
+  }
+
   private async vendorView(index: AccessIndex, vendor: VendorRecord): Promise<VendorView> {
-    // What the rate-limit step applies (policies/rate-limit): so the UI need not show "none" while a default is in force.
-    const effectiveRateLimit: EffectiveRateLimit = vendor.rateLimit
-      ? { ...vendor.rateLimit, source: 'vendor' }
-      : { ...this.defaultRateLimit, source: 'default' };
-    return { ...vendor, keys: await this.withLastUse(index.keysOf(vendor.id).map(keyView)), effectiveRateLimit };
+    return { ...vendor, keys: await this.withLastUse(index.keysOf(vendor.id).map(keyView)), effectiveRateLimit: this.effectiveRateLimit(vendor) };
   }
 
   async listVendors(page: PageRequest = {}): Promise<Page<VendorView>> {

@@ -11,7 +11,7 @@ import { createLogger } from '../../logging/logger';
 import type { RateLimit } from '../../access/model';
 import { newContext, setContext } from '../../request/context';
 import { startRedisServer, type RedisServerHandle } from '../../../test/support/redis-server';
-import { rateLimit, rateLimiters } from './rate-limit';
+import { rateLimit, RateLimiters } from './rate-limit';
 import type { RateLimitConfig } from './rate-limit.schema';
 import { TestRedisClients, whenReady } from '../../../test/support/redis-clients';
 
@@ -42,7 +42,7 @@ async function startInstance(
     });
     next();
   });
-  app.use(rateLimit({ limiters: rateLimiters(config, redis), logger: createLogger('silent'), onLimited: (v) => limited.push(v) }));
+  app.use(rateLimit({ limiters: new RateLimiters(config, redis), logger: createLogger('silent'), onLimited: (v) => limited.push(v) }));
   app.get('/', (_req, res) => {
     res.send('ok');
   });

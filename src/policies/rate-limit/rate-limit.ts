@@ -40,7 +40,10 @@ export interface KeyAllowance {
   readonly resetsInSeconds: number;
 }
 
-/** Limiters are built once per distinct policy, not per request. */
+/**
+ * The limiters of one gateway, built once per distinct policy, not per request, and shared by the
+ * step and the readers of what is left (the vendor portal). Null Redis: counters in this process.
+ */
 export class RateLimiters {
   private readonly byPolicy = new Map<string, PolicyLimiter>();
   /** Per vendor policy record, so a request finds its limiter without building the policy's key. */
@@ -103,11 +106,6 @@ export class RateLimiters {
 
 function rateLimitHeader(res: RateLimiterRes): string {
   return `${POLICY_NAME};r=${Math.max(0, res.remainingPoints)};t=${Math.ceil(res.msBeforeNext / 1000)}`;
-}
-
-/** The limiters of one gateway: built once, shared by the step and the readers of what is left. Null Redis: counters in this process. */
-export function rateLimiters(config: RateLimitConfig, redis: RedisClient | null): RateLimiters {
-  return new RateLimiters(config, redis);
 }
 
 export function rateLimit(deps: RateLimitDeps): RequestHandler {
